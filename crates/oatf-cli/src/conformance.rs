@@ -1,0 +1,65 @@
+//! `oatf conformance [DIR]`: runs a conformance suite in the OATF fixture layout.
+
+use std::path::PathBuf;
+
+use oatf_conformance::{FILTER_ENV, Filter, KNOWN_FAILURES_FILE, KnownFailures, run_suite};
+
+/// Arguments of `oatf conformance`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// Suite directory (parse/, validate/, normalize/, roundtrip/, evaluate/, verdict/, primitives/).
+    /// Default: the corpus bundled with this source tree.
+    dir: Option<PathBuf>,
+    /// Known-failures file (`ID reason` per line). Default: `known-failures.txt` in the suite directory.
+    #[arg(long, value_name = "FILE")]
+    known_failures: Option<PathBuf>,
+    /// Ignore any known-failures file: every failing case fails the run.
+    #[arg(long)]
+    strict: bool,
+    /// Only cases whose id or file contains a term; `-term` excludes (e.g. `DUR-,-DUR-004`).
+    /// Default: the OATF_CONFORMANCE environment variable.
+    #[arg(long, value_name = "TERMS")]
+    filter: Option<String>,
+}
+
+/// The corpus of this source tree, found relative to the crate at build time.
+fn bundled_corpus() -> PathBuf {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../conformance");
+    path.canonicalize().unwrap_or(path)
+}
+
+pub(crate) fn run(args: Args) -> u8 {
+    let dir = args.dir.unwrap_or_else(bundled_corpus);
+    if !dir.is_dir() {
+        eprintln!("error: {} is not a directory", dir.display());
+        return 2;
+    }
+    let known = if args.strict {
+        KnownFailures::none()
+    } else {
+        let path = args
+            .known_failures
+            .unwrap_or_else(|| dir.join(KNOWN_FAILURES_FILE));
+        match KnownFailures::load(&path) {
+            Ok(known) => known,
+            Err(message) => {
+                eprintln!("error: {message}");
+                return 2;
+            }
+        }
+    };
+    let filter = match args.filter {
+        Some(terms) => Filter::parse(&terms),
+        None => Filter::from_env(),
+    };
+    if !filter.is_empty() {
+        eprintln!("note: running the cases selected by the filter ({FILTER_ENV} or --filter)");
+    }
+    let report = run_suite(&dir, &filter, &known);
+    println!("{report}");
+    if report.results.is_empty() {
+        eprintln!("error: no case found under {}", dir.display());
+        return 1;
+    }
+    u8::from(!report.is_success())
+}

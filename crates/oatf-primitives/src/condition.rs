@@ -1,0 +1,526 @@
+//! Conditions (SDK §2.11, §2.13, §5.3): the types, their compiled form and `evaluate_condition`.
+
+use std::borrow::Cow;
+use std::cmp::Ordering;
+use std::fmt;
+
+use regex::{Regex, RegexBuilder};
+use serde::de::{self, Deserializer};
+use serde::ser::Serializer;
+use serde::{Deserialize, Serialize};
+use serde_json::{Number, Value};
+
+use crate::value::{compare_numbers, deep_equal, write_compact_sorted};
+
+/// The operator keys of a [`MatchCondition`], in the spec's order.
+pub const OPERATORS: [&str; 10] = [
+    "contains",
+    "starts_with",
+    "ends_with",
+    "regex",
+    "any_of",
+    "gt",
+    "lt",
+    "gte",
+    "lte",
+    "exists",
+];
+
+/// A condition: a bare value compared by deep equality, or an operator object (SDK §2.13).
+///
+/// An object whose keys are all operator names is a [`MatchCondition`]; any other value, including an
+/// object without operator keys, is an equality operand. An object that mixes operator keys with other
+/// keys is rejected when deserializing, since it is neither.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Condition {
+    /// Deep equality with this value.
+    Equals(Value),
+    /// Every present operator must hold.
+    Match(MatchCondition),
+}
+
+/// An operator object (SDK §2.11). Present operators combine with AND.
+///
+/// Numeric operands keep their JSON representation, so an integer bound stays an integer through a
+/// round trip and compares exactly.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MatchCondition {
+    /// Substring match (case-sensitive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contains: Option<String>,
+    /// Prefix match (case-sensitive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub starts_with: Option<String>,
+    /// Suffix match (case-sensitive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ends_with: Option<String>,
+    /// RE2 regular expression, matched anywhere in the value (partial match).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regex: Option<String>,
+    /// Matches if the value deeply equals any element.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub any_of: Option<Vec<Value>>,
+    /// Greater than.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gt: Option<Number>,
+    /// Less than.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lt: Option<Number>,
+    /// Greater than or equal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gte: Option<Number>,
+    /// Less than or equal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lte: Option<Number>,
+    /// Whether the path must resolve (`true`) or must not (`false`); decided during resolution.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exists: Option<bool>,
+}
+
+impl MatchCondition {
+    /// Whether no operator is present (V-rules require at least one).
+    pub fn is_empty(&self) -> bool {
+        *self == MatchCondition::default()
+    }
+
+    /// `Some(b)` when `exists: b` is the only operator present.
+    pub fn lone_exists(&self) -> Option<bool> {
+        let exists = self.exists?;
+        let rest = MatchCondition {
+            exists: None,
+            ..self.clone()
+        };
+        rest.is_empty().then_some(exists)
+    }
+}
+
+impl Condition {
+    /// Builds a condition from a JSON value with the classification of SDK §2.13.
+    pub fn from_value(value: Value) -> Result<Self, ConditionError> {
+        Condition::deserialize(value)
+            .map_err(|e| ConditionError::new(ConditionErrorKind::Invalid, e.to_string()))
+    }
+
+    /// The condition as a JSON value, as it is written in a document.
+    pub fn to_value(&self) -> Value {
+        match self {
+            Condition::Equals(value) => value.clone(),
+            Condition::Match(m) => serde_json::to_value(m).unwrap_or(Value::Null),
+        }
+    }
+}
+
+impl Serialize for Condition {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Condition::Equals(value) => value.serialize(serializer),
+            Condition::Match(m) => m.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Condition {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        let Value::Object(map) = &value else {
+            return Ok(Condition::Equals(value));
+        };
+        let operators = map
+            .keys()
+            .filter(|k| OPERATORS.contains(&k.as_str()))
+            .count();
+        if operators == 0 {
+            return Ok(Condition::Equals(value));
+        }
+        if operators != map.len() {
+            let other = map
+                .keys()
+                .find(|k| !OPERATORS.contains(&k.as_str()))
+                .map_or("", String::as_str);
+            return Err(de::Error::custom(format_args!(
+                "condition mixes operators with the unknown key `{other}`, expected one of {}",
+                OPERATORS.join(", ")
+            )));
+        }
+        MatchCondition::deserialize(value)
+            .map(Condition::Match)
+            .map_err(de::Error::custom)
+    }
+}
+
+/// Bounds on regular expressions (spec-decisions item 17).
+///
+/// RE2 semantics make matching linear in the input, so instead of a time limit the compiled size and the
+/// length of the matched text are bounded. A pattern over the size limits does not compile; a text over
+/// `max_input_len` is an evaluation error (`regex_timeout` in the evaluator's terms).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RegexLimits {
+    /// Compiled program size limit in bytes (`regex::RegexBuilder::size_limit`).
+    pub size_limit: usize,
+    /// Lazy DFA cache size limit in bytes (`regex::RegexBuilder::dfa_size_limit`).
+    pub dfa_size_limit: usize,
+    /// Nesting limit of the pattern syntax.
+    pub nest_limit: u32,
+    /// The longest text, in bytes, a regex is run against.
+    pub max_input_len: usize,
+}
+
+impl Default for RegexLimits {
+    fn default() -> Self {
+        RegexLimits {
+            size_limit: 1 << 20,
+            dfa_size_limit: 2 << 20,
+            nest_limit: 100,
+            max_input_len: 16 << 20,
+        }
+    }
+}
+
+impl RegexLimits {
+    /// Compiles `pattern` within these limits.
+    pub fn compile(&self, pattern: &str) -> Result<Regex, ConditionError> {
+        RegexBuilder::new(pattern)
+            .size_limit(self.size_limit)
+            .dfa_size_limit(self.dfa_size_limit)
+            .nest_limit(self.nest_limit)
+            .build()
+            .map_err(|e| match e {
+                regex::Error::CompiledTooBig(limit) => ConditionError::new(
+                    ConditionErrorKind::RegexTooLarge,
+                    format!("regex {pattern:?} compiles to more than {limit} bytes"),
+                ),
+                other => ConditionError::new(
+                    ConditionErrorKind::InvalidRegex,
+                    format!("invalid regex {pattern:?}: {other}"),
+                ),
+            })
+    }
+}
+
+/// Why a condition could not be compiled or evaluated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConditionError {
+    kind: ConditionErrorKind,
+    message: String,
+}
+
+/// The kind of a [`ConditionError`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ConditionErrorKind {
+    /// The value is not a condition (for example an object mixing operators and other keys).
+    Invalid,
+    /// The `regex` operand is not a valid RE2 pattern.
+    InvalidRegex,
+    /// The `regex` operand compiles beyond [`RegexLimits`].
+    RegexTooLarge,
+    /// The text a regex would run against is longer than [`RegexLimits::max_input_len`].
+    RegexInputTooLong,
+}
+
+impl ConditionError {
+    pub(crate) fn new(kind: ConditionErrorKind, message: String) -> Self {
+        ConditionError { kind, message }
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> ConditionErrorKind {
+        self.kind
+    }
+
+    /// A human-readable description.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for ConditionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ConditionError {}
+
+/// A condition compiled once (regex built, operands prepared) and evaluated against many values.
+///
+/// ```
+/// use oatf_primitives::{CompiledCondition, Condition};
+/// use serde_json::json;
+///
+/// let condition = Condition::from_value(json!({"regex": "rm -rf", "starts_with": "sudo"}))?;
+/// let compiled = CompiledCondition::new(&condition)?;
+/// assert!(compiled.evaluate(&json!("sudo rm -rf /"))?);
+/// assert!(!compiled.evaluate(&json!("rm -rf /"))?);
+/// # Ok::<(), oatf_primitives::ConditionError>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct CompiledCondition {
+    inner: Compiled,
+    max_input_len: usize,
+}
+
+#[derive(Clone, Debug)]
+enum Compiled {
+    Equals(Value),
+    Ops(Box<Ops>),
+}
+
+/// A numeric operand with the orderings of `value.cmp(operand)` that satisfy its operator.
+type NumericBound = (Number, fn(Ordering) -> bool);
+
+#[derive(Clone, Debug)]
+struct Ops {
+    contains: Option<Box<str>>,
+    starts_with: Option<Box<str>>,
+    ends_with: Option<Box<str>>,
+    regex: Option<Regex>,
+    any_of: Option<Box<[Value]>>,
+    numeric: Box<[NumericBound]>,
+    exists: Option<bool>,
+    lone_exists: Option<bool>,
+}
+
+impl CompiledCondition {
+    /// Compiles `condition` with the default [`RegexLimits`].
+    pub fn new(condition: &Condition) -> Result<Self, ConditionError> {
+        Self::with_limits(condition, &RegexLimits::default())
+    }
+
+    /// Compiles `condition` with explicit regex limits.
+    pub fn with_limits(
+        condition: &Condition,
+        limits: &RegexLimits,
+    ) -> Result<Self, ConditionError> {
+        let inner = match condition {
+            Condition::Equals(value) => Compiled::Equals(value.clone()),
+            Condition::Match(m) => {
+                let bound = |operand: &Option<Number>, holds: fn(Ordering) -> bool| {
+                    operand.clone().map(|n| (n, holds))
+                };
+                let numeric: Vec<NumericBound> = [
+                    bound(&m.gt, Ordering::is_gt),
+                    bound(&m.lt, Ordering::is_lt),
+                    bound(&m.gte, Ordering::is_ge),
+                    bound(&m.lte, Ordering::is_le),
+                ]
+                .into_iter()
+                .flatten()
+                .collect();
+                Compiled::Ops(Box::new(Ops {
+                    contains: m.contains.as_deref().map(Into::into),
+                    starts_with: m.starts_with.as_deref().map(Into::into),
+                    ends_with: m.ends_with.as_deref().map(Into::into),
+                    regex: m.regex.as_deref().map(|p| limits.compile(p)).transpose()?,
+                    any_of: m.any_of.clone().map(Vec::into_boxed_slice),
+                    numeric: numeric.into_boxed_slice(),
+                    exists: m.exists,
+                    lone_exists: m.lone_exists(),
+                }))
+            }
+        };
+        Ok(CompiledCondition {
+            inner,
+            max_input_len: limits.max_input_len,
+        })
+    }
+
+    /// `Some(b)` when the condition is exactly `{exists: b}`: it is then decided by resolution alone.
+    pub fn lone_exists(&self) -> Option<bool> {
+        match &self.inner {
+            Compiled::Ops(ops) => ops.lone_exists,
+            Compiled::Equals(_) => None,
+        }
+    }
+
+    /// Evaluates the condition against a resolved value (SDK §5.3 with spec-decisions item 14).
+    ///
+    /// `exists: true` holds and `exists: false` fails against any resolved value; the other operators
+    /// must all hold. The only error is a text longer than [`RegexLimits::max_input_len`] for `regex`.
+    pub fn evaluate(&self, value: &Value) -> Result<bool, ConditionError> {
+        match &self.inner {
+            Compiled::Equals(expected) => Ok(deep_equal(expected, value)),
+            Compiled::Ops(ops) => ops.evaluate(value, self.max_input_len),
+        }
+    }
+
+    /// Evaluates the condition against the outcome of resolving a path (SDK §5.4 steps b and c):
+    /// `None` means the path did not resolve, which satisfies only a lone `exists: false`.
+    pub fn evaluate_resolution(&self, resolved: Option<&Value>) -> Result<bool, ConditionError> {
+        match resolved {
+            Some(value) => self.evaluate(value),
+            None => Ok(self.lone_exists() == Some(false)),
+        }
+    }
+}
+
+impl Ops {
+    fn evaluate(&self, value: &Value, max_input_len: usize) -> Result<bool, ConditionError> {
+        if self.exists == Some(false) {
+            return Ok(false);
+        }
+        for (operand, holds) in &*self.numeric {
+            let Value::Number(n) = value else {
+                return Ok(false);
+            };
+            if !compare_numbers(n, operand).is_some_and(holds) {
+                return Ok(false);
+            }
+        }
+        if let Some(any_of) = &self.any_of
+            && !any_of.iter().any(|candidate| deep_equal(candidate, value))
+        {
+            return Ok(false);
+        }
+        let has_string_operator = self.contains.is_some()
+            || self.starts_with.is_some()
+            || self.ends_with.is_some()
+            || self.regex.is_some();
+        if !has_string_operator {
+            return Ok(true);
+        }
+        // Non-strings are coerced once to compact JSON with sorted keys (spec-decisions item 13).
+        let text: Cow<'_, str> = match value {
+            Value::String(s) => Cow::Borrowed(s),
+            other => {
+                let mut out = String::new();
+                write_compact_sorted(other, &mut out);
+                Cow::Owned(out)
+            }
+        };
+        let text_holds = self.contains.as_deref().is_none_or(|n| text.contains(n))
+            && self
+                .starts_with
+                .as_deref()
+                .is_none_or(|p| text.starts_with(p))
+            && self.ends_with.as_deref().is_none_or(|s| text.ends_with(s));
+        if !text_holds {
+            return Ok(false);
+        }
+        if let Some(regex) = &self.regex {
+            if text.len() > max_input_len {
+                return Err(ConditionError::new(
+                    ConditionErrorKind::RegexInputTooLong,
+                    format!(
+                        "text of {} bytes exceeds the regex input limit of {max_input_len} bytes",
+                        text.len()
+                    ),
+                ));
+            }
+            if !regex.is_match(&text) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+}
+
+/// Evaluates `condition` against a resolved `value` (SDK §5.3).
+///
+/// A convenience over [`CompiledCondition`]: it compiles on every call, and a condition that cannot be
+/// compiled or evaluated (an invalid regex) is `false`. Compile once to evaluate many values.
+pub fn evaluate_condition(condition: &Condition, value: &Value) -> bool {
+    CompiledCondition::new(condition)
+        .and_then(|c| c.evaluate(value))
+        .unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[track_caller]
+    fn check(condition: Value, value: Value, expect: bool) {
+        let condition = Condition::from_value(condition).unwrap();
+        assert_eq!(
+            evaluate_condition(&condition, &value),
+            expect,
+            "{condition:?} on {value}"
+        );
+    }
+
+    #[test]
+    fn classification_of_objects() {
+        let c = Condition::from_value(json!({"a": 1})).unwrap();
+        assert_eq!(c, Condition::Equals(json!({"a": 1})));
+        let c = Condition::from_value(json!({"contains": "x"})).unwrap();
+        assert!(matches!(c, Condition::Match(_)));
+        let err = Condition::from_value(json!({"contains": "x", "a": 1})).unwrap_err();
+        assert!(err.message().contains("unknown key `a`"), "{err}");
+        let err = Condition::from_value(json!({"contains": 5})).unwrap_err();
+        assert_eq!(err.kind(), ConditionErrorKind::Invalid);
+    }
+
+    #[test]
+    fn operators_combine_with_and() {
+        check(
+            json!({"contains": "secret", "regex": "key_[0-9]+"}),
+            json!("secret key_12"),
+            true,
+        );
+        check(
+            json!({"contains": "secret", "regex": "key_[0-9]+"}),
+            json!("secret key_x"),
+            false,
+        );
+        check(json!({"gt": 1, "lt": 3}), json!(2.5), true);
+        check(json!({"gte": 2, "lte": 2}), json!(2.0), true);
+        check(json!({"gt": 1}), json!("5"), false);
+        check(json!({"exists": true, "contains": "a"}), json!("abc"), true);
+        check(
+            json!({"exists": false, "contains": "a"}),
+            json!("abc"),
+            false,
+        );
+    }
+
+    #[test]
+    fn string_operators_coerce_to_sorted_compact_json() {
+        check(
+            json!({"contains": r#"{"a":2,"b":1}"#}),
+            json!({"b": 1, "a": 2}),
+            true,
+        );
+        check(json!({"starts_with": "4"}), json!(42), true);
+        check(json!({"regex": "^null$"}), json!(null), true);
+        check(json!({"ends_with": "e"}), json!(true), true);
+    }
+
+    #[test]
+    fn regex_input_limit_is_an_error() {
+        let condition = Condition::from_value(json!({"regex": "a"})).unwrap();
+        let limits = RegexLimits {
+            max_input_len: 4,
+            ..RegexLimits::default()
+        };
+        let compiled = CompiledCondition::with_limits(&condition, &limits).unwrap();
+        assert!(compiled.evaluate(&json!("aaaa")).unwrap());
+        let err = compiled.evaluate(&json!("aaaaa")).unwrap_err();
+        assert_eq!(err.kind(), ConditionErrorKind::RegexInputTooLong);
+    }
+
+    #[test]
+    fn regex_size_limit_rejects_huge_programs() {
+        let condition = Condition::from_value(json!({"regex": "(\\w{100}){100}"})).unwrap();
+        let err = CompiledCondition::new(&condition).unwrap_err();
+        assert_eq!(err.kind(), ConditionErrorKind::RegexTooLarge);
+        let condition = Condition::from_value(json!({"regex": "(?=a)"})).unwrap();
+        let err = CompiledCondition::new(&condition).unwrap_err();
+        assert_eq!(err.kind(), ConditionErrorKind::InvalidRegex);
+    }
+
+    #[test]
+    fn lone_exists_is_decided_by_resolution() {
+        let exists_false = Condition::from_value(json!({"exists": false})).unwrap();
+        let compiled = CompiledCondition::new(&exists_false).unwrap();
+        assert_eq!(compiled.lone_exists(), Some(false));
+        assert!(compiled.evaluate_resolution(None).unwrap());
+        assert!(!compiled.evaluate_resolution(Some(&Value::Null)).unwrap());
+        let combined = Condition::from_value(json!({"exists": false, "contains": "x"})).unwrap();
+        let compiled = CompiledCondition::new(&combined).unwrap();
+        assert_eq!(compiled.lone_exists(), None);
+        assert!(!compiled.evaluate_resolution(None).unwrap());
+    }
+}

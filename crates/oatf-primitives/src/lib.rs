@@ -1,0 +1,55 @@
+//! The execution primitives of OATF (SDK §5.1–§5.4, §5.9): dot-paths, durations, conditions and
+//! match predicates, plus the value semantics they share.
+//!
+//! This crate is the bottom of the workspace. It works on [`serde_json::Value`] alone: it knows nothing
+//! of YAML, CEL, documents, clocks or I/O. Everything that is evaluated many times has a compiled form
+//! built once ([`SimplePath`], [`WildcardPath`], [`CompiledCondition`], [`CompiledPredicate`]); the
+//! functions named after the spec ([`resolve_simple_path`], [`evaluate_condition`], …) are thin
+//! conveniences over them. Resolution is by reference: no message is cloned.
+//!
+//! ```
+//! use oatf_primitives::{CompiledPredicate, MatchPredicate, parse_duration};
+//! use serde_json::json;
+//!
+//! let predicate = MatchPredicate::from_value(json!({"arguments.command": {"contains": "rm"}}))?;
+//! let compiled = CompiledPredicate::new(&predicate)?;
+//! assert!(compiled.evaluate(&json!({"arguments": {"command": "rm -rf /"}}))?);
+//! assert_eq!(parse_duration("PT1M")?.as_secs(), 60);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Input safety
+//! - Paths have at most [`MAX_PATH_DEPTH`] (64) segments; wildcard traversal uses an explicit stack.
+//! - Regexes have RE2 semantics (linear-time matching) and are bounded by [`RegexLimits`]: compiled size
+//!   1 MiB, lazy DFA 2 MiB, syntax nesting 100, matched text 16 MiB.
+//! - Deep equality and compact JSON coercion descend at most 512 levels into a value.
+//!
+//! Tests: unit tests beside each module; the conformance corpus in `conformance/primitives/` is run by
+//! `oatf-conformance`.
+//!
+//! # Crate features
+//! None.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod condition;
+mod duration;
+mod path;
+mod predicate;
+mod protocol;
+mod re2;
+mod value;
+
+pub use condition::{
+    CompiledCondition, Condition, ConditionError, ConditionErrorKind, MatchCondition, OPERATORS,
+    RegexLimits, evaluate_condition,
+};
+pub use duration::{DurationError, parse_duration};
+pub use path::{
+    MAX_PATH_DEPTH, PathError, PathErrorKind, SimplePath, WildcardPath, check_simple_path,
+    check_wildcard_path, resolve_simple_path, resolve_wildcard_path,
+};
+pub use predicate::{CompiledPredicate, MatchPredicate, evaluate_predicate};
+pub use protocol::extract_protocol;
+pub use re2::{RegexSyntaxError, check_regex};
+pub use value::{deep_equal, to_compact_sorted_json, write_compact_sorted};

@@ -1,0 +1,140 @@
+//! Project automation: `cargo xtask ci` runs what CI runs; `cargo xtask layering` checks the crate graph.
+//!
+//! The layering rules are the "Architecture invariant" lines of ARCHITECTURE.md, checked with `cargo tree`
+//! (absences, as rust-analyzer does): a new edge between crates is a deliberate change made here and there.
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a command-line tool talks on stdout and stderr"
+)]
+
+use std::collections::BTreeSet;
+use std::process::{Command, ExitCode};
+
+/// `(package, cargo tree extra args, crates that must not appear in its normal dependency tree)`.
+const RULES: &[(&str, &[&str], &[&str])] = &[
+    (
+        "oatf-primitives",
+        &[],
+        &[
+            "oatf-model",
+            "oatf-eval",
+            "oatf-runtime",
+            "oatf-cel",
+            "oatf-sdk",
+            "serde-saphyr",
+            "cel",
+            "clap",
+            "miette",
+        ],
+    ),
+    (
+        "oatf-model",
+        &[],
+        &[
+            "oatf-eval",
+            "oatf-runtime",
+            "oatf-cel",
+            "oatf-sdk",
+            "cel",
+            "clap",
+        ],
+    ),
+    (
+        "oatf-eval",
+        &["--no-default-features"],
+        &[
+            "oatf-runtime",
+            "oatf-cel",
+            "oatf-sdk",
+            "serde-saphyr",
+            "cel",
+            "clap",
+        ],
+    ),
+    (
+        "oatf-eval",
+        &[],
+        &["oatf-runtime", "oatf-cel", "oatf-sdk", "cel", "clap"],
+    ),
+    (
+        "oatf-runtime",
+        &[],
+        &["oatf-eval", "oatf-cel", "oatf-sdk", "cel", "clap"],
+    ),
+    ("oatf-cel", &[], &["oatf-runtime", "oatf-sdk", "clap"]),
+    ("oatf-sdk", &[], &["clap", "oatf-conformance", "oatf-cli"]),
+    (
+        "oatf-sdk",
+        &["--no-default-features"],
+        &["clap", "cel", "oatf-cel", "serde-saphyr"],
+    ),
+];
+
+fn main() -> ExitCode {
+    let task = std::env::args().nth(1).unwrap_or_default();
+    let ok = match task.as_str() {
+        "layering" => layering(),
+        "ci" => run("bash", &[".ci/run"]),
+        _ => {
+            eprintln!("usage: cargo xtask <ci|layering>");
+            eprintln!("  ci        run every check CI runs (.ci/run)");
+            eprintln!("  layering  check the crate graph against ARCHITECTURE.md");
+            false
+        }
+    };
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn run(program: &str, args: &[&str]) -> bool {
+    Command::new(program)
+        .args(args)
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// The names of the crates in `package`'s normal dependency tree.
+fn tree(package: &str, extra: &[&str]) -> Result<BTreeSet<String>, String> {
+    let output = Command::new(env!("CARGO"))
+        .args([
+            "tree", "--quiet", "-e", "normal", "--prefix", "none", "--format", "{p}", "-p", package,
+        ])
+        .args(extra)
+        .output()
+        .map_err(|e| format!("cannot run cargo tree: {e}"))?;
+    if !output.status.success() {
+        return Err(String::from_utf8_lossy(&output.stderr).into_owned());
+    }
+    Ok(String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .map(str::to_owned)
+        .collect())
+}
+
+fn layering() -> bool {
+    let mut ok = true;
+    for (package, extra, forbidden) in RULES {
+        let flags = extra.join(" ");
+        match tree(package, extra) {
+            Ok(names) => {
+                let found: Vec<&&str> = forbidden.iter().filter(|f| names.contains(**f)).collect();
+                if found.is_empty() {
+                    println!("ok   {package} {flags}");
+                } else {
+                    println!("FAIL {package} {flags} depends on {found:?}");
+                    ok = false;
+                }
+            }
+            Err(message) => {
+                println!("FAIL {package} {flags}: {message}");
+                ok = false;
+            }
+        }
+    }
+    ok
+}
