@@ -1,5 +1,559 @@
-//! CEL evaluation for OATF expression indicators (SDK §4.3, §6.1), on the `cel` crate.
+//! The default CEL engine for OATF expression indicators (SDK §4.3, §6.1), on the `cel` crate.
 //!
-//! This crate will own a `CelEvaluator` implementation for `oatf-eval` and the CEL syntax hook that
-//! `oatf-model` uses for V-014. It is the only crate of the workspace that depends on a CEL engine.
+//! This crate owns [`CelEngine`], the implementation of [`oatf_eval::CelEvaluator`]: the CEL
+//! environment is built once per engine, each expression is compiled once into a program, and each
+//! evaluation binds `message` and the indicator's variables in a fresh context. It also owns the CEL
+//! syntax check used by V-014 ([`check_cel_syntax`]). It must not know about documents, YAML or
+//! traces; `oatf-eval` does not depend on it (the evaluator sees only the trait).
+//!
+//! ```
+//! use std::sync::Arc;
+//! use oatf_cel::CelEngine;
+//! use oatf_eval::{CompiledIndicator, EvalOptions, IndicatorResult};
+//! use oatf_model::Indicator;
+//! use serde_json::json;
+//!
+//! let options = EvalOptions::new().with_cel_evaluator(Arc::new(CelEngine::new()));
+//! let indicator: Indicator = serde_json::from_value(json!({
+//!     "target": "",
+//!     "expression": {"cel": "message.count + 1 > limit", "variables": {"limit": "policy.limit"}}
+//! }))?;
+//! let compiled = CompiledIndicator::new(&indicator, &options)?;
+//! let verdict = compiled.evaluate(&json!({"count": 10, "policy": {"limit": 5}}));
+//! assert_eq!(verdict.result, IndicatorResult::Matched);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Supported functions (SDK §6.1 partial compliance)
+//! The CEL standard library of the `cel` crate (0.15) with its `strings` extension: `size`,
+//! `contains`, `startsWith`, `endsWith`, `matches`, the macros `has`, `exists`, `exists_one`, `all`,
+//! `filter`, `map`, the conversions `int`, `uint`, `double`, `string`, `bytes`, `type`, and the string
+//! extension functions (`lowerAscii`, `upperAscii`, `split`, `join`, `replace`, `trim`, …). The
+//! `timestamp` and `duration` types are not supported (the crate's `chrono` feature is off). Calling a
+//! function the engine does not define is an error of kind `unsupported_method` (spec-decisions 19).
+//!
+//! `matches` uses RE2 semantics (the `regex` crate), finds a match anywhere in the string (add `^…$`
+//! for a full match), and is backed by a per-engine cache of compiled, size-limited regexes.
+//!
+//! Numbers: JSON integers become CEL `int` (or `uint` beyond `i64`), other numbers `double`, so
+//! `message.count + 1` works. In this CEL dialect `1 == 1.0` is `true` (numeric equality across
+//! types), unlike cel-go's strict type checking.
+//!
+//! # Input safety
+//! - Expressions longer than [`CelLimits::max_expression_len`] (16 KiB) or whose brackets nest deeper
+//!   than [`CelLimits::max_nesting`] (64) are rejected before parsing.
+//! - Parsing runs on a dedicated thread with a large stack (once per expression); a parsed expression
+//!   whose syntax tree is deeper than [`CelLimits::max_ast_depth`] (32) is rejected, so evaluation
+//!   recursion fits in a 2 MiB thread stack even in unoptimized builds.
+//! - Messages nested deeper than 128 levels are an evaluation error, not a deep recursion.
+//! - Any panic of the `cel` crate is caught and reported as `cel_error`.
+//! - There is no evaluation time budget in the `cel` crate: nested comprehensions over large lists
+//!   are O(n^k). Bound message sizes upstream.
+//!
+//! Tests: unit tests in this file; the `evaluate/` conformance corpus is run by `oatf-conformance`.
+//!
+//! # Crate features
+//! None.
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+use std::collections::HashMap;
+use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, Mutex};
+
+use cel::common::ast::{EntryExpr, Expr, IdedExpr};
+use cel::extractors::This;
+use cel::objects::{Key, Map};
+use cel::{Context, Env, ExecutionError, Program, Value as CelValue};
+use oatf_eval::{CelEvaluator, CompiledCel, EvaluationError, EvaluationErrorKind as Kind};
+use oatf_primitives::RegexLimits;
+use regex::Regex;
+use serde_json::Value;
+
+/// The deepest message nesting converted into a CEL value.
+const MAX_MESSAGE_DEPTH: usize = 128;
+
+/// The most regexes kept by one engine's `matches` cache before it is cleared.
+const REGEX_CACHE_CAPACITY: usize = 256;
+
+/// Stack of the thread that parses expressions; only touched pages are committed.
+const PARSE_STACK_BYTES: usize = 256 << 20;
+
+/// Marks a `matches` failure caused by a regex bound (reported as `regex_timeout`).
+const REGEX_BOUND_MARKER: &str = "regex bound exceeded: ";
+
+/// Bounds applied by a [`CelEngine`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CelLimits {
+    /// The longest expression accepted, in bytes (default 16 KiB).
+    pub max_expression_len: usize,
+    /// The deepest nesting of `(`, `[` and `{` accepted (default 64).
+    pub max_nesting: usize,
+    /// The deepest parsed syntax tree accepted (default 32).
+    pub max_ast_depth: usize,
+    /// Bounds of the regexes of `matches`.
+    pub regex: RegexLimits,
+}
+
+impl Default for CelLimits {
+    fn default() -> Self {
+        CelLimits {
+            max_expression_len: 16 << 10,
+            max_nesting: 64,
+            max_ast_depth: 32,
+            regex: RegexLimits::default(),
+        }
+    }
+}
+
+/// The default [`CelEvaluator`]: a CEL environment built once, shared by the programs it compiles.
+///
+/// `Send + Sync`; cloning shares the environment and the regex cache.
+#[derive(Clone)]
+pub struct CelEngine {
+    env: Arc<Env>,
+    regexes: Arc<RegexCache>,
+    limits: CelLimits,
+}
+
+impl fmt::Debug for CelEngine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CelEngine")
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for CelEngine {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl CelEngine {
+    /// An engine with the default [`CelLimits`].
+    pub fn new() -> Self {
+        Self::with_limits(CelLimits::default())
+    }
+
+    /// An engine with explicit limits.
+    pub fn with_limits(limits: CelLimits) -> Self {
+        let mut env = Env::stdlib();
+        // The strings extension only adds overloads; a clash would leave the standard library intact.
+        let _ = env.add_extension(cel::extensions::strings);
+        CelEngine {
+            env: Arc::new(env),
+            regexes: Arc::new(RegexCache {
+                limits: limits.regex,
+                compiled: Mutex::new(HashMap::new()),
+            }),
+            limits,
+        }
+    }
+
+    /// The limits of this engine.
+    pub fn limits(&self) -> &CelLimits {
+        &self.limits
+    }
+
+    /// How many compiled regexes the `matches` cache holds.
+    pub fn cached_regexes(&self) -> usize {
+        self.regexes.len()
+    }
+
+    /// Parses `expression` within the limits: the syntax check of V-014, and the first step of
+    /// [`CelEvaluator::compile`].
+    fn parse(&self, expression: &str) -> Result<Program, EvaluationError> {
+        check_bounds(expression, &self.limits)?;
+        let env = Arc::clone(&self.env);
+        let source = expression.to_owned();
+        let max_depth = self.limits.max_ast_depth;
+        // The parser (ANTLR) and the syntax tree's drop recurse deeply in unoptimized builds: parse on
+        // a thread with a large stack, and drop a rejected tree there too.
+        let parsed = std::thread::Builder::new()
+            .name(String::from("oatf-cel-parse"))
+            .stack_size(PARSE_STACK_BYTES)
+            .spawn(move || {
+                let program = env.compile(&source).map_err(|e| {
+                    EvaluationError::new(Kind::CelError, parse_diagnostic(&e.to_string()))
+                })?;
+                let depth = ast_depth(program.expression());
+                if depth > max_depth {
+                    return Err(EvaluationError::new(
+                        Kind::CelError,
+                        format!("expression nests {depth} levels deep, more than the limit of {max_depth}"),
+                    ));
+                }
+                Ok(program)
+            })
+            .map_err(|e| {
+                EvaluationError::new(Kind::CelError, format!("cannot start the CEL parser: {e}"))
+            })?
+            .join();
+        parsed.unwrap_or_else(|_| {
+            Err(EvaluationError::new(
+                Kind::CelError,
+                "the CEL parser panicked",
+            ))
+        })
+    }
+}
+
+impl CelEvaluator for CelEngine {
+    fn compile(
+        &self,
+        expression: &str,
+        variables: &[&str],
+    ) -> Result<Box<dyn CompiledCel>, EvaluationError> {
+        let program = self.parse(expression)?;
+        let functions = program
+            .references()
+            .functions()
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        Ok(Box::new(CelProgram {
+            program,
+            env: Arc::clone(&self.env),
+            regexes: Arc::clone(&self.regexes),
+            variables: variables.iter().map(|v| (*v).to_owned()).collect(),
+            functions,
+        }))
+    }
+}
+
+/// The V-014 hook of the model: `validate_with(ValidateOptions::new().with_cel_check(Arc::new(engine)))`.
+impl oatf_model::CelSyntaxCheck for CelEngine {
+    fn check(&self, expression: &str) -> Result<(), String> {
+        self.parse(expression)
+            .map(drop)
+            .map_err(|e| e.message().to_owned())
+    }
+}
+
+/// Checks the syntax of a CEL expression within the default limits (V-014).
+///
+/// Returns the parser's diagnostic (first line) on failure.
+pub fn check_cel_syntax(expression: &str) -> Result<(), String> {
+    thread_local! {
+        static ENGINE: CelEngine = CelEngine::new();
+    }
+    ENGINE
+        .with(|engine| engine.parse(expression).map(drop))
+        .map_err(|e| e.message().to_owned())
+}
+
+/// A program compiled by a [`CelEngine`].
+struct CelProgram {
+    program: Program,
+    env: Arc<Env>,
+    regexes: Arc<RegexCache>,
+    variables: Vec<String>,
+    functions: Vec<String>,
+}
+
+impl CompiledCel for CelProgram {
+    fn evaluate(
+        &self,
+        message: &Value,
+        variables: &[(&str, &Value)],
+    ) -> Result<bool, EvaluationError> {
+        let outcome = catch_unwind(AssertUnwindSafe(|| self.run(message, variables)));
+        outcome.unwrap_or_else(|_| {
+            Err(EvaluationError::new(
+                Kind::CelError,
+                "the CEL engine panicked while evaluating",
+            ))
+        })
+    }
+}
+
+impl CelProgram {
+    fn run(&self, message: &Value, variables: &[(&str, &Value)]) -> Result<bool, EvaluationError> {
+        let mut context = Context::with_env(Arc::clone(&self.env));
+        context.add_variable_from_value("message", to_cel(message, 0)?);
+        for name in &self.variables {
+            // Declared variables that the caller did not bind are `null` (spec-decisions 15).
+            let value = variables
+                .iter()
+                .find(|(n, _)| n == name)
+                .map_or(Ok(CelValue::Null), |(_, v)| to_cel(v, 0))?;
+            context.add_variable_from_value(name.as_str(), value);
+        }
+        let regexes = Arc::clone(&self.regexes);
+        let matches = move |This(text): This<Arc<String>>, pattern: Arc<String>| {
+            regexes.is_match(&text, &pattern)
+        };
+        if context.add_function("matches", matches).is_err() {
+            return Err(EvaluationError::new(
+                Kind::CelError,
+                "cannot register `matches` in the CEL context",
+            ));
+        }
+        match self.program.execute(&context) {
+            Ok(CelValue::Bool(b)) => Ok(b),
+            Ok(other) => Err(EvaluationError::new(
+                Kind::TypeError,
+                format!(
+                    "the expression evaluated to a {}, expected a bool",
+                    type_name(&other)
+                ),
+            )),
+            Err(error) => Err(self.execution_error(&error)),
+        }
+    }
+
+    fn execution_error(&self, error: &ExecutionError) -> EvaluationError {
+        match error {
+            ExecutionError::NoSuchKey(key) => {
+                EvaluationError::new(Kind::CelError, format!("no such key: {key}"))
+            }
+            ExecutionError::UndeclaredReference(name)
+                if self.functions.iter().any(|f| f == name.as_str()) =>
+            {
+                EvaluationError::new(
+                    Kind::UnsupportedMethod,
+                    format!("the CEL function `{name}` is not supported by this evaluator"),
+                )
+            }
+            ExecutionError::FunctionError { function, message }
+                if function == "matches" && message.starts_with(REGEX_BOUND_MARKER) =>
+            {
+                EvaluationError::new(Kind::RegexTimeout, message.clone())
+            }
+            other => EvaluationError::new(Kind::CelError, first_line(&other.to_string())),
+        }
+    }
+}
+
+/// Compiled `matches` regexes of one engine.
+struct RegexCache {
+    limits: RegexLimits,
+    compiled: Mutex<HashMap<String, Arc<Regex>>>,
+}
+
+impl RegexCache {
+    fn len(&self) -> usize {
+        self.compiled.lock().map_or(0, |m| m.len())
+    }
+
+    fn get(&self, pattern: &str) -> Result<Arc<Regex>, ExecutionError> {
+        if let Ok(map) = self.compiled.lock()
+            && let Some(regex) = map.get(pattern)
+        {
+            return Ok(Arc::clone(regex));
+        }
+        let regex = Arc::new(
+            self.limits
+                .compile(pattern)
+                .map_err(|e| ExecutionError::function_error("matches", e.message()))?,
+        );
+        if let Ok(mut map) = self.compiled.lock() {
+            if map.len() >= REGEX_CACHE_CAPACITY {
+                map.clear();
+            }
+            map.insert(pattern.to_owned(), Arc::clone(&regex));
+        }
+        Ok(regex)
+    }
+
+    fn is_match(&self, text: &str, pattern: &str) -> Result<bool, ExecutionError> {
+        if text.len() > self.limits.max_input_len {
+            return Err(ExecutionError::function_error(
+                "matches",
+                format!(
+                    "{REGEX_BOUND_MARKER}text of {} bytes exceeds the regex input limit of {} bytes",
+                    text.len(),
+                    self.limits.max_input_len
+                ),
+            ));
+        }
+        Ok(self.get(pattern)?.is_match(text))
+    }
+}
+
+/// Rejects expressions over the size and bracket-nesting limits before they reach the parser.
+fn check_bounds(expression: &str, limits: &CelLimits) -> Result<(), EvaluationError> {
+    if expression.len() > limits.max_expression_len {
+        return Err(EvaluationError::new(
+            Kind::CelError,
+            format!(
+                "expression of {} bytes exceeds the limit of {} bytes",
+                expression.len(),
+                limits.max_expression_len
+            ),
+        ));
+    }
+    let bytes = expression.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                if depth > limits.max_nesting {
+                    return Err(EvaluationError::new(
+                        Kind::CelError,
+                        format!(
+                            "brackets nest deeper than the limit of {} at byte {i}",
+                            limits.max_nesting
+                        ),
+                    ));
+                }
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            b'"' | b'\'' => {
+                i = skip_string(bytes, i);
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
+/// The index just past the string literal starting at `start` (single, double or triple quoted; a
+/// backslash escapes the next byte). An unterminated literal runs to the end.
+fn skip_string(bytes: &[u8], start: usize) -> usize {
+    let quote = bytes.get(start).copied().unwrap_or(b'"');
+    let triple = bytes.get(start + 1) == Some(&quote) && bytes.get(start + 2) == Some(&quote);
+    let mut i = start + if triple { 3 } else { 1 };
+    while let Some(&b) = bytes.get(i) {
+        if b == b'\\' {
+            i += 2;
+            continue;
+        }
+        if b == quote {
+            if !triple {
+                return i + 1;
+            }
+            if bytes.get(i + 1) == Some(&quote) && bytes.get(i + 2) == Some(&quote) {
+                return i + 3;
+            }
+        }
+        i += 1;
+    }
+    bytes.len()
+}
+
+/// The depth of a syntax tree, computed with an explicit stack.
+fn ast_depth(root: &IdedExpr) -> usize {
+    let mut deepest = 0;
+    let mut stack: Vec<(&IdedExpr, usize)> = vec![(root, 1)];
+    while let Some((node, depth)) = stack.pop() {
+        deepest = deepest.max(depth);
+        let next = depth + 1;
+        match &node.expr {
+            Expr::Call(call) => {
+                stack.extend(call.target.as_deref().map(|t| (t, next)));
+                stack.extend(call.args.iter().map(|a| (a, next)));
+            }
+            Expr::Comprehension(c) => {
+                for child in [
+                    &c.iter_range,
+                    &c.accu_init,
+                    &c.loop_cond,
+                    &c.loop_step,
+                    &c.result,
+                ] {
+                    stack.push((child, next));
+                }
+            }
+            Expr::List(list) => stack.extend(list.elements.iter().map(|e| (e, next))),
+            Expr::Map(map) => push_entries(&mut stack, &map.entries, next),
+            Expr::Struct(s) => push_entries(&mut stack, &s.entries, next),
+            Expr::Select(select) => stack.push((&select.operand, next)),
+            Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => {}
+        }
+    }
+    deepest
+}
+
+fn push_entries<'a>(
+    stack: &mut Vec<(&'a IdedExpr, usize)>,
+    entries: &'a [cel::common::ast::IdedEntryExpr],
+    depth: usize,
+) {
+    for entry in entries {
+        match &entry.expr {
+            EntryExpr::StructField(field) => stack.push((&field.value, depth)),
+            EntryExpr::MapEntry(e) => {
+                stack.push((&e.key, depth));
+                stack.push((&e.value, depth));
+            }
+        }
+    }
+}
+
+/// Converts a JSON value to a CEL value: integers to `int` (`uint` beyond `i64`), other numbers to
+/// `double`, objects to maps with string keys.
+fn to_cel(value: &Value, depth: usize) -> Result<CelValue, EvaluationError> {
+    if depth > MAX_MESSAGE_DEPTH {
+        return Err(EvaluationError::new(
+            Kind::CelError,
+            format!("the message nests deeper than {MAX_MESSAGE_DEPTH} levels"),
+        ));
+    }
+    Ok(match value {
+        Value::Null => CelValue::Null,
+        Value::Bool(b) => CelValue::Bool(*b),
+        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => CelValue::Int(i),
+            (None, Some(u)) => CelValue::UInt(u),
+            (None, None) => CelValue::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        Value::String(s) => CelValue::String(Arc::new(s.clone())),
+        Value::Array(items) => CelValue::List(Arc::new(
+            items
+                .iter()
+                .map(|item| to_cel(item, depth + 1))
+                .collect::<Result<Vec<_>, _>>()?,
+        )),
+        Value::Object(map) => {
+            let mut out = HashMap::with_capacity(map.len());
+            for (key, item) in map {
+                out.insert(Key::String(Arc::new(key.clone())), to_cel(item, depth + 1)?);
+            }
+            CelValue::Map(Map { map: Arc::new(out) })
+        }
+    })
+}
+
+fn type_name(value: &CelValue) -> &'static str {
+    match value {
+        CelValue::List(_) => "list",
+        CelValue::Map(_) => "map",
+        CelValue::Function(..) => "function",
+        CelValue::Int(_) => "int",
+        CelValue::UInt(_) => "uint",
+        CelValue::Float(_) => "double",
+        CelValue::String(_) => "string",
+        CelValue::Bytes(_) => "bytes",
+        CelValue::Bool(_) => "bool",
+        CelValue::Null => "null",
+        _ => "value",
+    }
+}
+
+/// A parser diagnostic in house style: `1:5: syntax error: …` instead of `ERROR: <input>:1:5: Syntax error: …`.
+fn parse_diagnostic(text: &str) -> String {
+    let line = first_line(text);
+    let line = line.strip_prefix("ERROR: ").unwrap_or(&line);
+    let line = line.strip_prefix("<input>:").unwrap_or(line);
+    line.replacen("Syntax error", "syntax error", 1)
+}
+
+/// The first line of a (possibly multi-line) diagnostic, at most 512 characters.
+fn first_line(text: &str) -> String {
+    text.lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or(text)
+        .chars()
+        .take(512)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

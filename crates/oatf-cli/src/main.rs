@@ -14,6 +14,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod conformance;
+mod normalize;
+mod validate;
 
 /// Work with Open Agent Threat Format documents.
 #[derive(Debug, Parser)]
@@ -27,12 +29,18 @@ struct Cli {
 enum Command {
     /// Run a conformance suite in the OATF fixture layout (default: the bundled corpus).
     Conformance(conformance::Args),
+    /// Parse and validate documents, printing every diagnostic.
+    Validate(validate::Args),
+    /// Write the canonical (normalized) YAML form of a document to standard output.
+    Normalize(normalize::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let code = match cli.command {
         Command::Conformance(args) => conformance::run(args),
+        Command::Validate(args) => validate::run(args),
+        Command::Normalize(args) => normalize::run(args),
     };
     ExitCode::from(code)
 }

@@ -1,12 +1,72 @@
-//! Indicator evaluation and attack verdicts (SDK §4, §6; format §6).
+//! Indicator evaluation and attack verdicts (SDK §4, §6; format §6, §9).
 //!
-//! This crate will own `evaluate_pattern`, `evaluate_expression`, `evaluate_indicator`, `compute_verdict`,
-//! the compiled forms of indicators and attacks (built once, evaluated against any number of messages),
-//! the `CelEvaluator`, `SemanticEvaluator` and `GenerationProvider` extension points, and whole-trace evaluation.
+//! This crate owns [`evaluate_pattern`], [`evaluate_expression`], [`evaluate_indicator`] and
+//! [`compute_verdict`], the compiled forms they are built on ([`CompiledIndicator`],
+//! [`CompiledAttack`]: paths parsed, regexes built and CEL programs compiled once, then evaluated
+//! against any number of messages by reference), the verdict and error types (SDK §2.19, §7.3), and
+//! the extension points [`CelEvaluator`], [`SemanticEvaluator`] and [`GenerationProvider`].
 //!
-//! It must not depend on a YAML parser, a CEL engine or a command-line library: a small tool can embed just
-//! the evaluator and feed it indicators as JSON (`cargo tree -p oatf-eval --no-default-features` shows none).
+//! It must not depend on a YAML parser, a CEL engine or a command-line library: a small tool can embed
+//! just the evaluator and feed it indicators as JSON (`cargo tree -p oatf-eval --no-default-features`
+//! shows none). The default CEL engine lives in `oatf-cel`.
+//!
+//! ```
+//! use oatf_eval::{CompiledIndicator, EvalOptions, IndicatorResult};
+//! use oatf_model::Indicator;
+//! use serde_json::json;
+//!
+//! let indicator: Indicator = serde_json::from_value(json!({
+//!     "id": "OATF-001-01",
+//!     "target": "arguments.command",
+//!     "pattern": {"regex": "(id_rsa|passwd)"}
+//! }))?;
+//! let compiled = CompiledIndicator::new(&indicator, &EvalOptions::new())?;
+//! let verdict = compiled.evaluate(&json!({"arguments": {"command": "cat /etc/passwd"}}));
+//! assert_eq!(verdict.result, IndicatorResult::Matched);
+//! assert_eq!(verdict.evidence.as_deref(), Some("cat /etc/passwd"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Input safety
+//! - Messages are only borrowed: resolution and evaluation never clone them.
+//! - Paths have at most 64 segments and wildcard fan-out is traversed with an explicit stack
+//!   (`oatf-primitives`).
+//! - Regexes have RE2 semantics and are bounded by [`RegexLimits`] (compiled size, input length); a
+//!   text over the input bound is an error of kind `regex_timeout` (spec-decisions 17).
+//! - Evidence is truncated to [`DEFAULT_EVIDENCE_CHARS`] characters by default.
+//! - Bounding CEL work is the [`CelEvaluator`]'s job (`oatf-cel` bounds expression size and nesting).
+//!
+//! Tests: unit tests beside each module; the `evaluate/` and `verdict/` conformance corpus is run by
+//! `oatf-conformance`.
 //!
 //! # Crate features
-//! None yet.
+//! None.
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod attack;
+mod error;
+mod extension;
+mod indicator;
+mod verdict;
+
+#[cfg(test)]
+mod tests;
+
+pub use attack::CompiledAttack;
+pub use error::{EvaluationError, EvaluationErrorKind, GenerationError, GenerationErrorKind};
+pub use extension::{CelEvaluator, CompiledCel, GenerationProvider, SemanticEvaluator};
+pub use indicator::{
+    CompiledIndicator, DEFAULT_EVIDENCE_CHARS, DEFAULT_SEMANTIC_THRESHOLD, EvalOptions,
+    evaluate_expression, evaluate_indicator, evaluate_pattern,
+};
+/// The model types that appear in this crate's signatures, for users of `oatf-eval` alone.
+pub use oatf_model::{
+    Attack, CorrelationLogic, Direction, Document, ExpressionMatch, Indicator, PatternMatch,
+    SemanticExamples, SemanticIntentClass, SemanticMatch,
+};
+pub use oatf_primitives::RegexLimits;
+pub use verdict::{
+    AttackResult, AttackVerdict, EvaluationSummary, IndicatorResult, IndicatorVerdict,
+    compute_verdict, compute_verdict_for_ids,
+};

@@ -1,8 +1,83 @@
-//! Runtime primitives for tools that play the attacker (SDK §5.5–§5.11).
+//! Runtime primitives for tools that play the attacker (SDK §5.5–§5.8, §5.10): everything needed to
+//! run the phases of an attack.
 //!
-//! This crate will own `evaluate_trigger` with `TriggerState`, `compute_effective_state`,
-//! `interpolate_template`, `interpolate_value`, `evaluate_extractor` and `select_response`:
-//! everything a tool needs to run the phases of an attack.
+//! This crate owns phase advancement ([`evaluate_trigger`], [`CompiledTrigger`], [`TriggerState`]),
+//! state inheritance ([`compute_effective_state`]), template interpolation ([`interpolate_template`],
+//! [`interpolate_value`], [`Template`], [`ValueTemplate`]), value extraction ([`evaluate_extractor`],
+//! [`CompiledExtractor`]) and response dispatch ([`select_response`], [`ResponseSelector`]).
+//! It builds on `oatf-primitives` (paths, predicates, durations) and the `oatf-model` types.
 //!
-//! It must not know about transports, clocks or I/O: the caller observes messages and time and passes them in.
+//! It must not know about transports, clocks, CEL, indicators or I/O, and must not depend on
+//! `oatf-eval` or `oatf-cel`: the caller observes messages and time and passes them in.
+//! Everything evaluated repeatedly has a compiled form built once; the functions named after the spec
+//! are conveniences that compile on every call. Messages are read by reference, never cloned.
+//!
+//! ```
+//! use std::collections::HashMap;
+//! use std::time::Duration;
+//! use oatf_model::{Extractor, ExtractorSource, Trigger};
+//! use oatf_runtime::{CompiledExtractor, CompiledTrigger, ProtocolEvent, TriggerState, interpolate_template};
+//! use serde_json::json;
+//!
+//! // Phase 1 advances on the first `tools/call` of `login`, capturing its password.
+//! let trigger: Trigger = serde_json::from_value(json!({"event": "tools/call", "match": {"name": "login"}}))?;
+//! let extractor: Extractor = serde_json::from_value(json!({
+//!     "name": "password", "source": "request", "type": "json_path", "selector": "$.arguments.password",
+//! }))?;
+//! let (trigger, extractor) = (CompiledTrigger::new(&trigger)?, CompiledExtractor::new(&extractor)?);
+//!
+//! let params = json!({"name": "login", "arguments": {"password": "hunter2"}});
+//! let mut extracted = HashMap::new();
+//! if let Some(value) = extractor.evaluate(&params, ExtractorSource::Request) {
+//!     extracted.insert(extractor.name().to_owned(), value);
+//! }
+//! let mut state = TriggerState::new();
+//! let event = ProtocolEvent::new("tools/call", &params);
+//! assert!(trigger.evaluate(Some(event), Duration::from_secs(2), &mut state).is_advanced());
+//!
+//! // Phase 2 echoes it back.
+//! let (text, warnings) = interpolate_template("leaked: {{password}}", &extracted, None, None);
+//! assert_eq!(text, "leaked: hunter2");
+//! assert!(warnings.is_empty());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Input safety
+//! - Templates are scanned once, left to right, in linear time; substituted values are never
+//!   re-scanned, so extracted attacker content cannot inject template expressions.
+//! - [`interpolate_value`] descends at most [`MAX_INTERPOLATION_DEPTH`] (128) levels; deeper strings
+//!   are left as written.
+//! - Regexes (extractor selectors and predicate operators) have RE2 semantics (linear-time matching)
+//!   and are bounded by [`RegexLimits`](oatf_primitives::RegexLimits): compiled size, lazy DFA size,
+//!   syntax nesting, and the length of the text matched (a longer text matches nothing).
+//! - JSONPath is RFC 9535 (serde_json_path): no scripting; evaluation is bounded by the message.
+//! - No function panics on any input: invalid selectors, durations and enumeration values are
+//!   [`CompileError`]s in the compiled forms and "never matches" in the conveniences; counts saturate.
+//!
+//! Tests: unit tests beside each module; the conformance corpus in `conformance/primitives/`
+//! (`interpolate-template`, `interpolate-value`, `evaluate-extractor`, `select-response`,
+//! `evaluate-trigger`, `compute-effective-state`) is run by `oatf-conformance`.
+//!
+//! # Crate features
+//! None.
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod error;
+mod extractor;
+mod response;
+mod state;
+mod template;
+mod trigger;
+
+pub use error::{CompileError, CompileErrorKind};
+pub use extractor::{CompiledExtractor, evaluate_extractor};
+pub use response::{ResponseSelector, select_response};
+pub use state::compute_effective_state;
+pub use template::{
+    ExtractorLookup, MAX_INTERPOLATION_DEPTH, Template, TemplateDiagnostic, TemplateDiagnosticKind,
+    ValueTemplate, interpolate_template, interpolate_value, interpolate_value_in_place,
+};
+pub use trigger::{
+    AdvanceReason, CompiledTrigger, ProtocolEvent, TriggerResult, TriggerState, evaluate_trigger,
+};

@@ -31,3 +31,78 @@ pub use oatf_primitives::{
     evaluate_condition, evaluate_predicate, extract_protocol, parse_duration, resolve_simple_path,
     resolve_wildcard_path,
 };
+
+/// Runtime primitives for tools that play the attacker (SDK §5.5–§5.8, §5.10): triggers, effective
+/// state, templates, extractors and response dispatch, with their compiled forms and errors.
+pub mod runtime {
+    pub use oatf_runtime::*;
+}
+
+pub use oatf_runtime::{
+    AdvanceReason, CompiledExtractor, CompiledTrigger, ProtocolEvent, ResponseSelector, Template,
+    TemplateDiagnostic, TriggerResult, TriggerState, ValueTemplate, compute_effective_state,
+    evaluate_extractor, evaluate_trigger, interpolate_template, interpolate_value, select_response,
+};
+
+/// Indicator evaluation and verdicts (SDK §4, §6): compiled indicators and attacks, extension points,
+/// verdict and error types, with the model types their signatures use.
+pub mod eval {
+    pub use oatf_eval::*;
+}
+
+pub use oatf_eval::{
+    AttackResult, AttackVerdict, CelEvaluator, CompiledAttack, CompiledCel, CompiledIndicator,
+    DEFAULT_EVIDENCE_CHARS, DEFAULT_SEMANTIC_THRESHOLD, EvalOptions, EvaluationError,
+    EvaluationErrorKind, EvaluationSummary, GenerationError, GenerationErrorKind,
+    GenerationProvider, IndicatorResult, IndicatorVerdict, RegexLimits, SemanticEvaluator,
+    compute_verdict, compute_verdict_for_ids, evaluate_expression, evaluate_indicator,
+    evaluate_pattern,
+};
+
+#[cfg(feature = "cel")]
+pub use oatf_cel::{CelEngine, CelLimits, check_cel_syntax};
+
+/// The document model and pipeline (SDK §2, §3, §7): parse, validate, normalize, serialize, load.
+pub mod model {
+    pub use oatf_model::*;
+}
+
+pub use oatf_model::{
+    Action, ActionKind, Actor, Attack, CelSyntaxCheck, Classification, Closed, ClosedEnum,
+    Correlation, Diagnostic, DiagnosticSeverity, Document, Execution, ExpressionMatch, Extractor,
+    Indicator, NormalizedDocument, ParseError, ParseErrorKind, ParseErrors, PatternMatch, Phase,
+    SemanticMatch, Severity, Trigger, ValidateOptions, ValidationError, ValidationResult,
+    known_modes, known_protocols, normalize, normalized, validate_with,
+};
+#[cfg(feature = "yaml")]
+pub use oatf_model::{LoadError, Loaded, ParseOptions, load_with, parse, parse_with, serialize};
+
+/// The validation options of this build: with the `cel` feature, CEL expressions are syntax-checked for
+/// V-014 by [`CelEngine`]; without it each expression gets a warning that its syntax was not checked.
+pub fn default_validate_options() -> ValidateOptions {
+    let options = ValidateOptions::new();
+    #[cfg(feature = "cel")]
+    let options = options.with_cel_check(std::sync::Arc::new(CelEngine::new()));
+    options
+}
+
+/// The evaluation options of this build: with the `cel` feature, expression indicators are evaluated by
+/// [`CelEngine`]; without it they evaluate to `skipped`. No semantic evaluator is installed (SDKs must not
+/// ship one, format §6.4): add yours with [`EvalOptions::with_semantic_evaluator`].
+pub fn default_eval_options() -> EvalOptions {
+    let options = EvalOptions::new();
+    #[cfg(feature = "cel")]
+    let options = options.with_cel_evaluator(std::sync::Arc::new(CelEngine::new()));
+    options
+}
+
+/// Validates a parsed document (SDK §3.2) with [`default_validate_options`].
+pub fn validate(document: &Document) -> ValidationResult {
+    validate_with(document, &default_validate_options())
+}
+
+/// Parses, validates and normalizes a document (SDK §3.5) with [`default_validate_options`].
+#[cfg(feature = "yaml")]
+pub fn load(input: &str) -> Result<Loaded, LoadError> {
+    load_with(input, &default_validate_options())
+}

@@ -43,11 +43,6 @@ impl Outcome {
             Outcome::fail(render(expected), render(actual))
         }
     }
-
-    /// A case whose SDK function has not been implemented yet: a failure, never a pass or a skip.
-    pub(crate) fn not_implemented(what: &str) -> Self {
-        Outcome::fail("an implementation", format!("not implemented yet: {what}"))
-    }
 }
 
 /// Renders a value compactly for reports.

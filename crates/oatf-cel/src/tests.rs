@@ -1,0 +1,199 @@
+//! Unit tests of the CEL engine.
+
+use serde_json::{Value, json};
+
+use super::*;
+
+#[track_caller]
+fn run(expression: &str, message: Value) -> Result<bool, EvaluationError> {
+    let engine = CelEngine::new();
+    let program = engine.compile(expression, &[])?;
+    program.evaluate(&message, &[])
+}
+
+#[track_caller]
+fn check(expression: &str, message: Value, expect: Result<bool, Kind>) {
+    let actual = run(expression, message).map_err(|e| e.kind());
+    assert_eq!(actual, expect, "{expression}");
+}
+
+#[test]
+fn arithmetic_on_json_integers() {
+    check("message.count + 1 == 3", json!({"count": 2}), Ok(true));
+    check("message.count * 2 > 3", json!({"count": 2}), Ok(true));
+    check("message.ratio > 0.5", json!({"ratio": 0.75}), Ok(true));
+    // Beyond i64 a JSON integer is a CEL uint.
+    check(
+        "message.big == 18446744073709551615u",
+        json!({"big": u64::MAX}),
+        Ok(true),
+    );
+}
+
+#[test]
+fn int_double_equality_is_numeric_in_this_dialect() {
+    // Documented behaviour of the `cel` crate: numeric equality across int and double.
+    check("1 == 1.0", json!({}), Ok(true));
+    check("message.n == 1.0", json!({"n": 1}), Ok(true));
+}
+
+#[test]
+fn missing_field_is_cel_error() {
+    check(
+        "message.missing == 'x'",
+        json!({"present": "x"}),
+        Err(Kind::CelError),
+    );
+    check("has(message.missing)", json!({"present": "x"}), Ok(false));
+}
+
+#[test]
+fn non_bool_result_is_type_error() {
+    check(
+        "size(message.tools)",
+        json!({"tools": [1]}),
+        Err(Kind::TypeError),
+    );
+    check("message.name", json!({"name": "x"}), Err(Kind::TypeError));
+}
+
+#[test]
+fn unknown_function_is_unsupported_method() {
+    check(
+        "message.name.frobnicate('x')",
+        json!({"name": "x"}),
+        Err(Kind::UnsupportedMethod),
+    );
+    check("frobnicate(1)", json!({}), Err(Kind::UnsupportedMethod));
+    // An unknown identifier is not a function.
+    check("nobody == 1", json!({}), Err(Kind::CelError));
+}
+
+#[test]
+fn syntax_errors_are_cel_errors() {
+    let engine = CelEngine::new();
+    let err = engine
+        .compile("message.tools.exists(t, t.name ==", &[])
+        .err();
+    assert_eq!(err.map(|e| e.kind()), Some(Kind::CelError));
+    assert!(check_cel_syntax("size(message.tools) > 1").is_ok());
+    let err = check_cel_syntax("size(message.tools) >")
+        .err()
+        .unwrap_or_default();
+    assert!(err.starts_with("1:"), "{err}");
+    let hook: &dyn oatf_model::CelSyntaxCheck = &engine;
+    assert!(hook.check("message.a == 1").is_ok());
+    assert!(hook.check("message.a ==").is_err());
+}
+
+#[test]
+fn nested_paren_bomb_is_rejected_before_parsing() {
+    let bomb = "(".repeat(10_000);
+    let err = check_cel_syntax(&bomb).err().unwrap_or_default();
+    assert!(err.contains("nest deeper"), "{err}");
+    let balanced = format!("{}true{}", "(".repeat(60), ")".repeat(60));
+    // Within the bracket limit the parser runs; its own recursion limit may still refuse it.
+    let _ = check_cel_syntax(&balanced);
+    // Parentheses inside string literals do not count.
+    let in_string = format!("'{}' == ''", "(".repeat(1000));
+    assert_eq!(check_cel_syntax(&in_string), Ok(()));
+}
+
+#[test]
+fn deep_operator_chains_are_rejected() {
+    let chain = vec!["1"; 500].join(" + ");
+    let err = check_cel_syntax(&format!("{chain} > 0"))
+        .err()
+        .unwrap_or_default();
+    assert!(err.contains("levels deep"), "{err}");
+    let short = ["1"; 10].join(" + ");
+    check(&format!("{short} == 10"), json!({}), Ok(true));
+}
+
+#[test]
+fn one_megabyte_expression_is_rejected() {
+    let huge = format!("'{}' == ''", "a".repeat(1 << 20));
+    let err = check_cel_syntax(&huge).err().unwrap_or_default();
+    assert!(err.contains("exceeds the limit"), "{err}");
+}
+
+#[test]
+fn variables_are_bound_and_null_when_unresolved() {
+    let engine = CelEngine::new();
+    let program = engine.compile("cmd.startsWith('rm') && other == null", &["cmd", "other"]);
+    let program = program.ok();
+    let message = json!({});
+    let rm = json!("rm -rf /");
+    let outcome = program
+        .as_ref()
+        .map(|p| p.evaluate(&message, &[("cmd", &rm)]).map_err(|e| e.kind()));
+    assert_eq!(outcome, Some(Ok(true)));
+}
+
+#[test]
+fn matches_uses_a_cache_of_compiled_regexes() {
+    let engine = CelEngine::new();
+    let program = engine
+        .compile(
+            "message.name.matches('^ex[a-z]+$') && matches(message.name, 'c$')",
+            &[],
+        )
+        .ok();
+    for i in 0..100 {
+        let message = json!({"name": if i % 2 == 0 { "exec" } else { "ls" }});
+        let outcome = program.as_ref().map(|p| p.evaluate(&message, &[]).ok());
+        assert_eq!(outcome, Some(Some(i % 2 == 0)));
+    }
+    assert_eq!(engine.cached_regexes(), 2);
+    // RE2 semantics: lookaround is not supported, an error rather than a panic.
+    check("'a'.matches('(?=a)')", json!({}), Err(Kind::CelError));
+}
+
+#[test]
+fn matches_input_over_the_limit_is_regex_timeout() {
+    let limits = CelLimits {
+        regex: RegexLimits {
+            max_input_len: 4,
+            ..RegexLimits::default()
+        },
+        ..CelLimits::default()
+    };
+    let engine = CelEngine::with_limits(limits);
+    let outcome = engine
+        .compile("message.s.matches('a')", &[])
+        .and_then(|p| p.evaluate(&json!({"s": "aaaaaaaa"}), &[]));
+    assert_eq!(outcome.map_err(|e| e.kind()), Err(Kind::RegexTimeout));
+}
+
+#[test]
+fn standard_functions_and_macros() {
+    let message = json!({"tools": [{"name": "a", "description": "IMPORTANT: x"}, {"name": "b", "description": "ok"}]});
+    for expression in [
+        "size(message.tools) == 2",
+        "message.tools.exists(t, t.description.contains('IMPORTANT'))",
+        "message.tools.all(t, size(t.name) == 1)",
+        "message.tools.filter(t, t.name == 'a').size() == 1",
+        "message.tools.map(t, t.name) == ['a', 'b']",
+        "message.tools[0].description.startsWith('IMP')",
+        "message.tools[1].description.endsWith('ok')",
+        "'ABC'.lowerAscii() == 'abc'",
+    ] {
+        check(expression, message.clone(), Ok(true));
+    }
+}
+
+#[test]
+fn deep_messages_are_an_error() {
+    let mut message = json!(1);
+    for _ in 0..200 {
+        message = json!([message]);
+    }
+    check("true", message, Err(Kind::CelError));
+}
+
+#[test]
+fn engine_is_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<CelEngine>();
+    assert_send_sync::<CelProgram>();
+}

@@ -1,0 +1,288 @@
+//! `oatf validate FILE...`: parses and validates documents, printing every diagnostic.
+
+use std::io::Read as _;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use miette::{NamedSource, Report};
+use oatf::{Diagnostic, ParseError, ValidateOptions, ValidationError};
+use serde_json::{Value, json};
+
+/// Arguments of `oatf validate`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// Documents to validate; `-` reads standard input.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// Output format: `text` (diagnostics with source snippets) or `json` (for machines).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+/// Output formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Format {
+    /// Human-readable diagnostics with source snippets.
+    Text,
+    /// One JSON document describing every file.
+    Json,
+}
+
+/// The validation options the CLI uses: with the CEL syntax checker installed.
+pub(crate) fn options() -> ValidateOptions {
+    ValidateOptions::new().with_cel_check(Arc::new(oatf::check_cel_syntax))
+}
+
+/// Reads a file, or standard input for `-`.
+pub(crate) fn read_input(path: &PathBuf) -> Result<(String, String), String> {
+    if path.as_os_str() == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| format!("cannot read standard input: {e}"))?;
+        return Ok(("<stdin>".to_owned(), text));
+    }
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {name}: {e}"))?;
+    let text = String::from_utf8(bytes).map_err(|_| format!("{name} is not valid utf-8"))?;
+    Ok((name, text))
+}
+
+/// A diagnostic as the report shows it: the message as the headline (the code, path and labels are
+/// shown by the renderer), with the code, severity and labels of the original.
+#[derive(Debug)]
+struct Shown {
+    message: String,
+    code: Option<String>,
+    severity: Option<miette::Severity>,
+    labels: Vec<miette::LabeledSpan>,
+}
+
+impl std::fmt::Display for Shown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Shown {}
+
+impl miette::Diagnostic for Shown {
+    fn code<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        self.code
+            .as_ref()
+            .map(|c| Box::new(c) as Box<dyn std::fmt::Display>)
+    }
+
+    fn severity(&self) -> Option<miette::Severity> {
+        self.severity
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
+        Some(Box::new(self.labels.iter().cloned()))
+    }
+}
+
+/// Renders one diagnostic with a snippet of its source.
+pub(crate) fn render<D: miette::Diagnostic>(
+    diagnostic: &D,
+    headline: String,
+    name: &str,
+    source: &str,
+) -> String {
+    let shown = Shown {
+        message: headline,
+        code: diagnostic.code().map(|c| c.to_string()),
+        severity: diagnostic.severity(),
+        labels: diagnostic
+            .labels()
+            .map(Iterator::collect)
+            .unwrap_or_default(),
+    };
+    let report = Report::new(shown).with_source_code(NamedSource::new(name, source.to_owned()));
+    format!("{report:?}")
+}
+
+/// Writes to standard output, ignoring a closed pipe (`oatf validate x | head`).
+pub(crate) fn out(text: &str) {
+    use std::io::Write as _;
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+}
+
+/// The headline of a parse error: its message and, for V-020 findings, the rule.
+pub(crate) fn parse_headline(e: &ParseError) -> String {
+    with_path(e.message(), e.path())
+}
+
+/// A message followed by the dot-path it is about.
+pub(crate) fn with_path(message: &str, path: Option<&str>) -> String {
+    match path.filter(|p| !p.is_empty()) {
+        Some(path) => format!("{message} (at `{path}`)"),
+        None => message.to_owned(),
+    }
+}
+
+fn location(line: Option<usize>, column: Option<usize>) -> Value {
+    match (line, column) {
+        (Some(line), Some(column)) => json!({"line": line, "column": column}),
+        _ => Value::Null,
+    }
+}
+
+fn parse_error_json(e: &ParseError) -> Value {
+    json!({
+        "rule": e.rule(),
+        "kind": e.kind().as_str(),
+        "path": e.path(),
+        "message": e.message(),
+        "location": location(e.line(), e.column()),
+    })
+}
+
+fn validation_error_json(e: &ValidationError) -> Value {
+    let l = e.location();
+    json!({
+        "rule": e.rule(),
+        "spec_ref": e.spec_ref(),
+        "path": e.path(),
+        "message": e.message(),
+        "location": location(l.map(|l| l.line), l.map(|l| l.column)),
+    })
+}
+
+fn warning_json(d: &Diagnostic) -> Value {
+    let l = d.location();
+    json!({
+        "code": d.code(),
+        "path": d.path(),
+        "message": d.message(),
+        "location": location(l.map(|l| l.line), l.map(|l| l.column)),
+    })
+}
+
+/// The outcome of one file.
+enum Outcome {
+    Valid,
+    Invalid,
+    Unreadable,
+}
+
+fn check_file(
+    path: &PathBuf,
+    format: Format,
+    options: &ValidateOptions,
+    reports: &mut Vec<Value>,
+) -> Outcome {
+    let (name, source) = match read_input(path) {
+        Ok(input) => input,
+        Err(message) => {
+            match format {
+                Format::Text => eprintln!("error: {message}"),
+                Format::Json => {
+                    reports.push(json!({"file": path.display().to_string(), "io_error": message}))
+                }
+            }
+            return Outcome::Unreadable;
+        }
+    };
+    let document = match oatf::parse(&source) {
+        Ok(document) => document,
+        Err(errors) => {
+            match format {
+                Format::Text => {
+                    for error in errors.iter() {
+                        out(&render(error, parse_headline(error), &name, &source));
+                        out("\n");
+                    }
+                    out(&format!(
+                        "{name}: invalid ({} parse error{})\n",
+                        errors.len(),
+                        plural(errors.len())
+                    ));
+                }
+                Format::Json => reports.push(json!({
+                    "file": name,
+                    "valid": false,
+                    "parse_errors": errors.iter().map(parse_error_json).collect::<Vec<_>>(),
+                    "errors": [],
+                    "warnings": [],
+                })),
+            }
+            return Outcome::Invalid;
+        }
+    };
+    let result = oatf::validate_with(&document, options);
+    match format {
+        Format::Text => {
+            for error in &result.errors {
+                out(&render(
+                    error,
+                    with_path(error.message(), Some(error.path())),
+                    &name,
+                    &source,
+                ));
+                out("\n");
+            }
+            for warning in &result.warnings {
+                out(&render(
+                    warning,
+                    with_path(warning.message(), warning.path()),
+                    &name,
+                    &source,
+                ));
+                out("\n");
+            }
+            let (e, w) = (result.errors.len(), result.warnings.len());
+            if result.is_valid() {
+                out(&format!("{name}: valid ({w} warning{})\n", plural(w)));
+            } else {
+                out(&format!(
+                    "{name}: invalid ({e} error{}, {w} warning{})\n",
+                    plural(e),
+                    plural(w)
+                ));
+            }
+        }
+        Format::Json => reports.push(json!({
+            "file": name,
+            "valid": result.is_valid(),
+            "parse_errors": [],
+            "errors": result.errors.iter().map(validation_error_json).collect::<Vec<_>>(),
+            "warnings": result.warnings.iter().map(warning_json).collect::<Vec<_>>(),
+        })),
+    }
+    if result.is_valid() {
+        Outcome::Valid
+    } else {
+        Outcome::Invalid
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+pub(crate) fn run(args: Args) -> u8 {
+    let options = options();
+    let mut reports = Vec::new();
+    let (mut invalid, mut unreadable) = (false, false);
+    for path in &args.files {
+        match check_file(path, args.format, &options, &mut reports) {
+            Outcome::Valid => {}
+            Outcome::Invalid => invalid = true,
+            Outcome::Unreadable => unreadable = true,
+        }
+    }
+    if args.format == Format::Json {
+        let text = serde_json::to_string_pretty(&Value::Array(reports))
+            .unwrap_or_else(|_| "[]".to_owned());
+        out(&text);
+        out("\n");
+    }
+    if unreadable {
+        2
+    } else if invalid {
+        1
+    } else {
+        0
+    }
+}

@@ -1,0 +1,211 @@
+//! `parse` (SDK §3.1): strict YAML 1.2 → [`Document`].
+
+use std::sync::Arc;
+
+use serde::Deserialize;
+
+use crate::error::{ParseError, ParseErrors};
+use crate::types::Document;
+use crate::types::missing::CollectGuard;
+use crate::yaml::de::NodeDe;
+use crate::yaml::node::{self, Limits};
+
+/// Limits applied while reading YAML.
+///
+/// ```
+/// let options = oatf_model::ParseOptions::default().max_input_bytes(1024);
+/// assert!(oatf_model::parse_with(&"#".repeat(2048), &options).is_err());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseOptions {
+    max_input_bytes: usize,
+    max_depth: usize,
+}
+
+impl ParseOptions {
+    /// The default input size limit: 10 MiB.
+    pub const DEFAULT_MAX_INPUT_BYTES: usize = 10 * 1024 * 1024;
+    /// The default nesting limit: 128 levels.
+    pub const DEFAULT_MAX_DEPTH: usize = 128;
+
+    /// Sets the largest accepted input, in bytes.
+    #[must_use]
+    pub fn max_input_bytes(mut self, bytes: usize) -> Self {
+        self.max_input_bytes = bytes;
+        self
+    }
+
+    /// Sets the deepest accepted nesting of mappings and sequences (at most 1024).
+    #[must_use]
+    pub fn max_depth(mut self, depth: usize) -> Self {
+        self.max_depth = depth.min(1024);
+        self
+    }
+}
+
+impl Default for ParseOptions {
+    fn default() -> Self {
+        ParseOptions {
+            max_input_bytes: Self::DEFAULT_MAX_INPUT_BYTES,
+            max_depth: Self::DEFAULT_MAX_DEPTH,
+        }
+    }
+}
+
+/// Parses a YAML string into an unvalidated [`Document`] (SDK §3.1) with the default [`ParseOptions`].
+///
+/// Fails for invalid YAML, an empty input, more than one document, a root that is not a mapping,
+/// scalars of the wrong type, unknown non-`x-` keys, and the constructs of V-020 (anchors, aliases,
+/// merge keys, custom tags), which are reported with `rule() == Some("V-020")` beside any other error
+/// (spec-decisions 1, 6). Everything else, including missing `oatf`/`attack`/`execution` and unknown
+/// values of closed enumerations, is left to [`validate`](crate::validate).
+///
+/// ```
+/// let document = oatf_model::parse("oatf: \"0.1\"\nattack:\n  severity: extreme\n")?;
+/// assert_eq!(document.attack.and_then(|a| a.severity).map(|s| s.level().as_str().to_owned()),
+///            Some("extreme".to_owned()));
+/// # Ok::<(), oatf_model::ParseErrors>(())
+/// ```
+pub fn parse(input: &str) -> Result<Document, ParseErrors> {
+    parse_with(input, &ParseOptions::default())
+}
+
+/// [`parse`] with explicit limits.
+pub fn parse_with(input: &str, options: &ParseOptions) -> Result<Document, ParseErrors> {
+    let read = node::read(
+        input,
+        Limits {
+            max_input_bytes: options.max_input_bytes,
+            max_depth: options.max_depth,
+        },
+    );
+    let mut errors = read.errors;
+    let mut document = None;
+    // A syntax failure leaves no tree; V-020 findings alone still let us look for other errors.
+    if let Some(root) = &read.root
+        && errors.iter().all(|e| e.rule.is_some())
+    {
+        let collect = CollectGuard::start();
+        match Document::deserialize(NodeDe {
+            node: root,
+            path: String::new(),
+        }) {
+            Ok(mut doc) => {
+                doc.source.missing_fields = collect.take_paths();
+                document = Some(doc);
+            }
+            Err(e) => {
+                let mut error = e.into_parse_error();
+                // `oatf: 0.1` (a float) is a type mismatch that is also a V-001 fault.
+                if error.path.as_deref() == Some("oatf") {
+                    error.rule = Some("V-001");
+                }
+                errors.push(error);
+            }
+        }
+    }
+    if let Some(mut doc) = document
+        && errors.is_empty()
+    {
+        doc.source.spans = Some(Arc::new(read.index));
+        return Ok(doc);
+    }
+    sort_errors(&mut errors);
+    Err(ParseErrors::new(errors).unwrap_or_else(|| {
+        ParseErrors::single(ParseError::new(
+            crate::ParseErrorKind::Syntax,
+            "the input could not be parsed",
+        ))
+    }))
+}
+
+fn sort_errors(errors: &mut [ParseError]) {
+    errors.sort_by_key(|e| {
+        (
+            e.span.as_ref().map_or(usize::MAX, |s| s.start),
+            e.rule.is_none(),
+        )
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Parses `input` and renders the outcome as one line per error (`rule|kind|path|line:col`) or
+    /// `ok <json>`.
+    #[track_caller]
+    fn check(input: &str, expect: &str) {
+        let actual = match parse(input) {
+            Ok(doc) => format!("ok {}", serde_json::to_string(&doc).unwrap_or_default()),
+            Err(errors) => errors
+                .iter()
+                .map(|e| {
+                    format!(
+                        "{}|{}|{}|{}:{}|{}",
+                        e.rule().unwrap_or("-"),
+                        e.kind(),
+                        e.path().unwrap_or("-"),
+                        e.line().unwrap_or(0),
+                        e.column().unwrap_or(0),
+                        e.message()
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+        };
+        assert_eq!(actual, expect, "input:\n{input}");
+    }
+
+    #[test]
+    fn minimal() {
+        check(
+            "oatf: \"0.1\"\nattack:\n  severity: high\n  execution:\n    mode: mcp_server\n    state: {tools: []}\n",
+            r#"ok {"oatf":"0.1","attack":{"severity":"high","execution":{"mode":"mcp_server","state":{"tools":[]}}}}"#,
+        );
+    }
+
+    #[test]
+    fn strict_scalars() {
+        check(
+            "oatf: \"0.1\"\nattack:\n  x-a: [yes, no, on, off, 012, 0x1F, 1.0, 1e3, ~, True, 1_000, .inf, -5]\n",
+            r#"ok {"oatf":"0.1","attack":{"x-a":["yes","no","on","off","012",31,1.0,1000.0,null,true,"1_000",".inf",-5]}}"#,
+        );
+    }
+
+    #[test]
+    fn unknown_key_and_type_mismatch() {
+        check(
+            "oatf: \"0.1\"\nattack:\n  bogus: 1\n",
+            "-|type_mismatch|attack.bogus|3:3|unknown field `bogus`, expected one of id, name, version, status, created, modified, author, description, grace_period, severity, impact, classification, references, execution, indicators, correlation",
+        );
+        check(
+            "oatf: \"0.1\"\nattack:\n  version: \"2\"\n",
+            "-|type_mismatch|attack.version|3:12|expected i64, found a string",
+        );
+    }
+
+    #[test]
+    fn anchors_reported_beside_other_errors() {
+        check(
+            "oatf: \"0.1\"\nattack:\n  name: &n x\n  author: *n\n  bogus: 1\n",
+            "V-020|syntax|attack.name|3:12|yaml anchors are not allowed in oatf documents\n\
+             V-020|syntax|attack.author|4:11|yaml aliases are not allowed in oatf documents\n\
+             -|type_mismatch|attack.bogus|5:3|unknown field `bogus`, expected one of id, name, version, status, created, modified, author, description, grace_period, severity, impact, classification, references, execution, indicators, correlation",
+        );
+    }
+
+    #[test]
+    fn document_level_failures() {
+        check("", "-|syntax|-|0:0|the input contains no yaml document");
+        check(
+            "a: 1\n---\nb: 2\n",
+            "-|syntax|-|2:1|more than one yaml document in the input",
+        );
+        check(
+            "- 1\n",
+            "-|type_mismatch||1:1|the document root must be a mapping, found a sequence",
+        );
+        check("a: 1\na: 2\n", "-|syntax|a|2:1|duplicate key `a`");
+    }
+}

@@ -1,0 +1,1738 @@
+//! `validate` (SDK §3.2): every V- rule and W- warning, collected, never stopping at the first.
+//!
+//! Paths follow spec-decisions 1a: the document as written, keys joined by `.`, list positions as
+//! `[N]`, predicate keys and variable names appended verbatim.
+
+mod registry;
+mod result;
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::sync::Arc;
+
+use oatf_primitives::{
+    Condition, MatchPredicate, check_regex, check_simple_path, check_wildcard_path,
+    extract_protocol, parse_duration,
+};
+use serde_json::Value;
+
+pub use registry::{is_known_surface, known_events, known_modes, known_protocols};
+pub use result::{
+    Diagnostic, DiagnosticSeverity, SourceLocation, ValidationError, ValidationResult,
+};
+
+use crate::span::SpanIndex;
+use crate::types::{
+    Action, Actor, Closed, ClosedEnum, Document, ElicitationAction, ElicitationMode, Execution,
+    ExtractorType, Indicator, IndicatorMethod, Phase, Severity,
+};
+
+/// The warning code emitted for each CEL expression whose syntax could not be checked because no
+/// [`CelSyntaxCheck`] was installed in [`ValidateOptions`].
+pub const CEL_UNCHECKED: &str = "W-014";
+
+/// Checks the syntax of CEL expressions for V-014; implemented outside the model (by `oatf-cel`).
+pub trait CelSyntaxCheck: Send + Sync {
+    /// `Ok(())` when `expression` parses; otherwise a lowercase description of the syntax error.
+    fn check(&self, expression: &str) -> Result<(), String>;
+}
+
+/// Any function with the right signature is a checker, for example `oatf_cel::check_cel_syntax`:
+///
+/// ```
+/// use std::sync::Arc;
+/// fn never_ok(_: &str) -> Result<(), String> { Err("no".to_owned()) }
+/// let options = oatf_model::ValidateOptions::new().with_cel_check(Arc::new(never_ok));
+/// # let _ = options;
+/// ```
+impl<F> CelSyntaxCheck for F
+where
+    F: Fn(&str) -> Result<(), String> + Send + Sync,
+{
+    fn check(&self, expression: &str) -> Result<(), String> {
+        self(expression)
+    }
+}
+
+/// Options of [`validate_with`].
+#[derive(Clone)]
+pub struct ValidateOptions {
+    cel: Option<Arc<dyn CelSyntaxCheck>>,
+    binding_warnings: bool,
+}
+
+impl Default for ValidateOptions {
+    fn default() -> Self {
+        ValidateOptions {
+            cel: None,
+            binding_warnings: true,
+        }
+    }
+}
+
+impl fmt::Debug for ValidateOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ValidateOptions")
+            .field("cel", &self.cel.as_ref().map(|_| "installed"))
+            .field("binding_warnings", &self.binding_warnings)
+            .finish()
+    }
+}
+
+impl ValidateOptions {
+    /// Default options: no CEL checker (each expression gets a [`CEL_UNCHECKED`] warning), binding
+    /// warnings on.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Installs the CEL syntax checker used for V-014.
+    #[must_use]
+    pub fn with_cel_check(mut self, check: Arc<dyn CelSyntaxCheck>) -> Self {
+        self.cel = Some(check);
+        self
+    }
+
+    /// Turns the unrecognized-binding warnings (W-002, W-003, V-018, V-029) on or off.
+    #[must_use]
+    pub fn binding_warnings(mut self, on: bool) -> Self {
+        self.binding_warnings = on;
+        self
+    }
+}
+
+/// Validates a parsed document with default options (SDK §3.2).
+///
+/// ```
+/// let document = oatf_model::parse("oatf: \"0.1\"\nattack:\n  severity: extreme\n")?;
+/// let result = oatf_model::validate(&document);
+/// let rules: Vec<_> = result.errors.iter().map(|e| (e.rule(), e.path())).collect();
+/// assert_eq!(rules, [("V-004", "attack.execution"), ("V-005", "attack.severity")]);
+/// # Ok::<(), oatf_model::ParseErrors>(())
+/// ```
+pub fn validate(document: &Document) -> ValidationResult {
+    validate_with(document, &ValidateOptions::default())
+}
+
+/// Validates a parsed document (SDK §3.2).
+pub fn validate_with(document: &Document, options: &ValidateOptions) -> ValidationResult {
+    let mut v = Validator {
+        options,
+        result: ValidationResult::default(),
+        spans: document.source.spans.as_deref(),
+        actors: Vec::new(),
+        missing: HashSet::new(),
+    };
+    for path in document.missing_fields() {
+        if let Some(rule) = missing_rule(path) {
+            let field = path.rsplit('.').next().unwrap_or(path);
+            v.error(
+                rule,
+                path.clone(),
+                format!("required field `{field}` is missing"),
+            );
+        }
+    }
+    v.missing = document
+        .missing_fields()
+        .iter()
+        .filter(|p| missing_rule(p).is_some())
+        .cloned()
+        .collect();
+    v.document(document);
+    v.finish()
+}
+
+/// The spec section of each rule (SDK §3.2 table).
+fn spec_ref(rule: &str) -> &'static str {
+    match rule {
+        "V-001" | "V-020" => "§11.1.1",
+        "V-002" => "§11.1.2",
+        "V-003" => "§11.1.3",
+        "V-004" => "§11.1.4",
+        "V-005" => "§11.1.5",
+        "V-006" => "§11.1.9",
+        "V-007" => "§11.1.7, §11.1.8",
+        "V-008" | "V-009" | "V-011" | "V-038" => "§11.1.7",
+        "V-010" => "§11.1.10",
+        "V-012" => "§11.1.11",
+        "V-013" => "§6.2",
+        "V-014" | "V-026" => "§6.3",
+        "V-015" | "V-042" => "§5.5",
+        "V-016" => "§5.7",
+        "V-017" => "§4.3",
+        "V-018" | "V-029" => "§7",
+        "V-019" | "V-040" => "§5.3",
+        "V-021" => "§6.1, §6.2, §6.4",
+        "V-022" => "§6.4",
+        "V-023" | "V-035" | "V-045" | "V-046" => "§4.2",
+        "V-024" | "V-025" | "V-048" | "V-049" => "§6.1",
+        "V-027" => "§5.4",
+        "V-028" | "V-030" | "V-031" | "V-034" => "§5.1",
+        "V-032" | "V-037" => "§5.5",
+        "V-033" => "§11.1.14",
+        "V-036" => "§5.2",
+        "V-039" => "§11.1.15",
+        "V-041" => "§11.1.16",
+        "V-043" | "V-044" => "§5.2",
+        "V-047" => "§2.3a",
+        _ => "§11.1",
+    }
+}
+
+/// An actor as normalization will see it (single- and multi-phase forms become `default`).
+struct ActorInfo {
+    name: String,
+    mode: Option<String>,
+    extractors: HashSet<String>,
+}
+
+struct Validator<'a> {
+    options: &'a ValidateOptions,
+    result: ValidationResult,
+    spans: Option<&'a SpanIndex>,
+    actors: Vec<ActorInfo>,
+    /// Required fields missing in the source: reported once, then their placeholder values are
+    /// not checked again.
+    missing: HashSet<String>,
+}
+
+/// The rule reporting a missing required field (spec-decisions 1: parse keeps going, validate
+/// reports). Fields without a rule of their own fall under V-004 (required fields present).
+fn missing_rule(path: &str) -> Option<&'static str> {
+    let (parent, field) = match path.rsplit_once('.') {
+        Some(split) => split,
+        None => ("", path),
+    };
+    let last = parent.rsplit('.').next().unwrap_or("");
+    Some(match field {
+        // An empty `phases` list is reported by V-007 and V-031 already.
+        "phases" => return None,
+        "name" | "mode" if last.starts_with("actors[") => "V-031",
+        "name" if last.starts_with("extractors[") => "V-037",
+        "source" | "type" | "level" => "V-005",
+        "selector" => "V-015",
+        "target" => "V-021",
+        "cel" => "V-014",
+        _ => "V-004",
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small pattern checks
+// ---------------------------------------------------------------------------------------------
+
+/// `[a-z][a-z0-9_]*`
+fn is_lower_ident(s: &str) -> bool {
+    let mut bytes = s.bytes();
+    matches!(bytes.next(), Some(b'a'..=b'z'))
+        && bytes.all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+}
+
+/// `[a-z][a-z0-9_]*_(server|client)` (V-034).
+fn is_mode(s: &str) -> bool {
+    s.strip_suffix("_server")
+        .or_else(|| s.strip_suffix("_client"))
+        .is_some_and(is_lower_ident)
+}
+
+/// `[_a-zA-Z][_a-zA-Z0-9]*` (V-039).
+fn is_cel_ident(s: &str) -> bool {
+    let mut bytes = s.bytes();
+    matches!(bytes.next(), Some(b) if b == b'_' || b.is_ascii_alphabetic())
+        && bytes.all(|b| b == b'_' || b.is_ascii_alphanumeric())
+}
+
+/// `[A-Z][A-Z0-9-]*` followed by `-` and at least `min_digits` digits; returns the prefix.
+fn split_numbered(s: &str, min_digits: usize) -> Option<&str> {
+    let dash = s.rfind('-')?;
+    let (prefix, digits) = (&s[..dash], &s[dash + 1..]);
+    let digits_ok = digits.len() >= min_digits && digits.bytes().all(|b| b.is_ascii_digit());
+    let mut pb = prefix.bytes();
+    let prefix_ok = matches!(pb.next(), Some(b'A'..=b'Z'))
+        && pb.all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'-');
+    (digits_ok && prefix_ok).then_some(prefix)
+}
+
+/// `^[A-Z][A-Z0-9-]*-[0-9]{3,}$` (V-023).
+fn is_attack_id(s: &str) -> bool {
+    split_numbered(s, 3).is_some()
+}
+
+fn key(path: &str, k: &str) -> String {
+    if path.is_empty() {
+        k.to_owned()
+    } else {
+        format!("{path}.{k}")
+    }
+}
+
+fn idx(path: &str, i: usize) -> String {
+    format!("{path}[{i}]")
+}
+
+fn shown(s: &str) -> String {
+    let mut out: String = s.chars().take(80).collect();
+    if out.len() < s.len() {
+        out.push('…');
+    }
+    out
+}
+
+/// A template reference found in a string.
+enum TemplateRef<'s> {
+    /// `{{name}}` or `{{actor.name}}` or `{{request.x}}`.
+    Name(&'s str),
+    /// `{{` without a closing `}}`, or an empty `{{}}`.
+    Malformed(&'static str),
+}
+
+/// Scans the template references of a string; `\{{` is an escape, not a reference (V-016).
+fn template_refs(s: &str) -> Vec<TemplateRef<'_>> {
+    let mut refs = Vec::new();
+    let mut rest = s;
+    let mut consumed = 0usize;
+    while let Some(pos) = rest.find("{{") {
+        let absolute = consumed + pos;
+        let escaped = absolute > 0 && s.as_bytes().get(absolute - 1) == Some(&b'\\');
+        let after = &rest[pos + 2..];
+        if escaped {
+            consumed = absolute + 2;
+            rest = after;
+            continue;
+        }
+        match after.find("}}") {
+            Some(end) => {
+                let name = after[..end].trim();
+                if name.is_empty() {
+                    refs.push(TemplateRef::Malformed("empty template reference `{{}}`"));
+                } else {
+                    refs.push(TemplateRef::Name(name));
+                }
+                consumed = absolute + 2 + end + 2;
+                rest = &after[end + 2..];
+            }
+            None => {
+                refs.push(TemplateRef::Malformed("unclosed template reference `{{`"));
+                break;
+            }
+        }
+    }
+    refs
+}
+
+/// Number of explicit capture groups in a regex, when it parses.
+fn capture_groups(pattern: &str) -> Option<usize> {
+    regex_syntax::ParserBuilder::new()
+        .nest_limit(100)
+        .build()
+        .parse(pattern)
+        .ok()
+        .map(|hir| hir.properties().explicit_captures_len())
+}
+
+/// The binding dispatch lists of a state value (spec-decisions 7): `(path, list)`.
+fn dispatch_lists<'v>(state: &'v Value, base: &str) -> Vec<(String, &'v Vec<Value>)> {
+    let mut lists = Vec::new();
+    let Some(object) = state.as_object() else {
+        return lists;
+    };
+    for owner in ["tools", "prompts"] {
+        if let Some(Value::Array(items)) = object.get(owner) {
+            for (i, item) in items.iter().enumerate() {
+                if let Some(Value::Array(responses)) = item.get("responses") {
+                    lists.push((key(&idx(&key(base, owner), i), "responses"), responses));
+                }
+            }
+        }
+    }
+    for name in [
+        "sampling_responses",
+        "elicitation_responses",
+        "task_responses",
+        "tool_responses",
+    ] {
+        if let Some(Value::Array(entries)) = object.get(name) {
+            lists.push((key(base, name), entries));
+        }
+    }
+    lists
+}
+
+// ---------------------------------------------------------------------------------------------
+// The walk
+// ---------------------------------------------------------------------------------------------
+
+impl Validator<'_> {
+    fn locate(&self, path: &str) -> Option<SourceLocation> {
+        let location = self.spans?.locate(path)?;
+        Some(SourceLocation {
+            span: location.span.clone(),
+            line: location.line,
+            column: location.column,
+        })
+    }
+
+    fn error(&mut self, rule: &'static str, path: impl Into<String>, message: impl Into<String>) {
+        let path = path.into();
+        if self.missing.contains(&path) {
+            return;
+        }
+        let location = self.locate(&path);
+        self.result.errors.push(ValidationError {
+            rule,
+            spec_ref: spec_ref(rule),
+            message: message.into(),
+            path,
+            location,
+        });
+    }
+
+    fn warn(&mut self, code: &str, path: impl Into<String>, message: impl Into<String>) {
+        let path = path.into();
+        if self.missing.contains(&path) {
+            return;
+        }
+        let location = self.locate(&path);
+        self.result.warnings.push(Diagnostic {
+            severity: DiagnosticSeverity::Warning,
+            code: code.to_owned(),
+            path: Some(path),
+            message: message.into(),
+            location,
+        });
+    }
+
+    fn finish(mut self) -> ValidationResult {
+        if self.spans.is_some() {
+            // Stable sorts keep the walk order among findings at the same place.
+            self.result
+                .errors
+                .sort_by_key(|e| e.location.as_ref().map_or(usize::MAX, |l| l.span.start));
+            self.result
+                .warnings
+                .sort_by_key(|d| d.location.as_ref().map_or(usize::MAX, |l| l.span.start));
+        }
+        self.result
+    }
+
+    /// V-005 for a closed-enumeration value.
+    fn closed<T: ClosedEnum>(&mut self, value: &Closed<T>, path: String) {
+        if let Closed::Unknown(s) = value {
+            self.error(
+                "V-005",
+                path,
+                format!(
+                    "unknown {} `{}`, expected one of {}",
+                    T::LABEL,
+                    shown(s),
+                    T::expected()
+                ),
+            );
+        }
+    }
+
+    fn mode_value(&mut self, mode: &str, path: String) {
+        if !is_mode(mode) {
+            self.error(
+                "V-034",
+                path,
+                format!(
+                    "mode `{}` does not match `[a-z][a-z0-9_]*_(server|client)`",
+                    shown(mode)
+                ),
+            );
+        } else if self.options.binding_warnings && !known_modes().contains(&mode) {
+            self.warn(
+                "W-002",
+                path,
+                format!(
+                    "unrecognized mode `{}`; known modes are {}",
+                    shown(mode),
+                    known_modes().join(", ")
+                ),
+            );
+        }
+    }
+
+    fn document(&mut self, document: &Document) {
+        // V-001
+        match document.oatf.as_deref() {
+            None => self.error("V-001", "oatf", "required field `oatf` is missing"),
+            Some(crate::OATF_VERSION) => {}
+            Some(other) => self.error(
+                "V-001",
+                "oatf",
+                format!(
+                    "unsupported oatf version `{}`, expected \"0.1\"",
+                    shown(other)
+                ),
+            ),
+        }
+        // V-002, reported as W-001 (spec-decisions 2).
+        let keys = document.top_level_keys();
+        if keys.iter().any(|k| k == "oatf") && keys.first().is_some_and(|k| k != "oatf") {
+            self.warn(
+                "W-001",
+                "oatf",
+                "`oatf` should be the first key of the document (V-002)",
+            );
+        }
+        // V-003
+        let Some(attack) = &document.attack else {
+            match document.source.attack_not_mapping {
+                Some(found) => self.error(
+                    "V-003",
+                    "attack",
+                    format!("`attack` must be a mapping, found {found}"),
+                ),
+                None => self.error("V-003", "attack", "required field `attack` is missing"),
+            }
+            return;
+        };
+        // V-023
+        if let Some(id) = &attack.id
+            && !is_attack_id(id)
+        {
+            self.error(
+                "V-023",
+                "attack.id",
+                format!(
+                    "attack id `{}` does not match `^[A-Z][A-Z0-9-]*-[0-9]{{3,}}$`",
+                    shown(id)
+                ),
+            );
+        }
+        // V-035
+        if let Some(version) = attack.version
+            && version < 1
+        {
+            self.error(
+                "V-035",
+                "attack.version",
+                format!("version must be at least 1, found {version}"),
+            );
+        }
+        if let Some(status) = &attack.status {
+            self.closed(status, "attack.status".to_owned());
+        }
+        // V-046
+        if let Some(grace) = &attack.grace_period
+            && let Err(e) = parse_duration(grace)
+        {
+            self.error("V-046", "attack.grace_period", e.to_string());
+        }
+        if let Some(severity) = &attack.severity {
+            match severity {
+                Severity::Scalar(level) => self.closed(level, "attack.severity".to_owned()),
+                Severity::Object(object) => {
+                    self.closed(&object.level, "attack.severity.level".to_owned());
+                    // V-017
+                    if let Some(c) = object.confidence
+                        && !(0..=100).contains(&c)
+                    {
+                        self.error(
+                            "V-017",
+                            "attack.severity.confidence",
+                            format!("confidence must be within 0–100, found {c}"),
+                        );
+                    }
+                }
+            }
+        }
+        if let Some(impact) = &attack.impact {
+            let mut seen = HashSet::new();
+            for (i, item) in impact.iter().enumerate() {
+                let path = idx("attack.impact", i);
+                self.closed(item, path.clone());
+                // V-045
+                if !seen.insert(item.as_str()) {
+                    self.error(
+                        "V-045",
+                        path,
+                        format!("duplicate impact `{}`", shown(item.as_str())),
+                    );
+                }
+            }
+        }
+        if let Some(classification) = &attack.classification {
+            if let Some(category) = &classification.category {
+                self.closed(category, "attack.classification.category".to_owned());
+            }
+            for (i, mapping) in classification.mappings.iter().flatten().enumerate() {
+                if let Some(rel) = &mapping.relationship {
+                    let path = key(&idx("attack.classification.mappings", i), "relationship");
+                    self.closed(rel, path);
+                }
+            }
+        }
+        // V-004 and the execution profile.
+        match &attack.execution {
+            None => self.error(
+                "V-004",
+                "attack.execution",
+                "required field `execution` is missing",
+            ),
+            Some(execution) => self.execution(execution),
+        }
+        // V-006
+        if let Some(indicators) = &attack.indicators {
+            if indicators.is_empty() {
+                self.error(
+                    "V-006",
+                    "attack.indicators",
+                    "`indicators` must contain at least one entry",
+                );
+            }
+            let mode = attack.execution.as_ref().and_then(|e| e.mode.as_deref());
+            self.indicators(indicators, attack.id.as_deref(), mode);
+        }
+        // V-047
+        if let Some(correlation) = &attack.correlation {
+            if attack.indicators.is_none() {
+                self.error(
+                    "V-047",
+                    "attack.correlation",
+                    "`correlation` is only allowed when `indicators` is present",
+                );
+            }
+            if let Some(logic) = &correlation.logic {
+                self.closed(logic, "attack.correlation.logic".to_owned());
+            }
+        }
+    }
+
+    fn execution(&mut self, execution: &Execution) {
+        const BASE: &str = "attack.execution";
+        let forms = usize::from(execution.state.is_some())
+            + usize::from(execution.phases.is_some())
+            + usize::from(execution.actors.is_some());
+        // V-030
+        if forms != 1 {
+            self.error(
+                "V-030",
+                BASE,
+                if forms == 0 {
+                    "execution must have exactly one of `state`, `phases` or `actors`, found none"
+                } else {
+                    "execution must have exactly one of `state`, `phases` or `actors`, found several"
+                },
+            );
+        }
+        if execution.state.is_some() && execution.mode.is_none() {
+            self.error(
+                "V-030",
+                BASE,
+                "`execution.mode` is required with `execution.state`",
+            );
+        }
+        if let Some(mode) = &execution.mode {
+            self.mode_value(mode, key(BASE, "mode"));
+        }
+        // First pass: actor names and extractor names (for V-032, V-048, W-004, W-005).
+        self.actors = collect_actors(execution);
+
+        if let Some(state) = &execution.state {
+            let mode = execution.mode.clone();
+            self.state(state, &key(BASE, "state"), mode.as_deref(), 0);
+        }
+        if let Some(phases) = &execution.phases {
+            let path = key(BASE, "phases");
+            // V-007
+            if phases.is_empty() {
+                self.error(
+                    "V-007",
+                    path.clone(),
+                    "`phases` must contain at least one entry",
+                );
+            }
+            // V-028: mode-less multi-phase form.
+            if execution.mode.is_none() && execution.actors.is_none() {
+                let mut first: Option<&str> = None;
+                for (i, phase) in phases.iter().enumerate() {
+                    let p = idx(&path, i);
+                    match phase.mode.as_deref() {
+                        None => self.error(
+                            "V-028",
+                            key(&p, "mode"),
+                            "every phase needs `mode` when `execution.mode` is absent",
+                        ),
+                        Some(m) => match first {
+                            None => first = Some(m),
+                            Some(f) if f != m => self.error(
+                                "V-028",
+                                key(&p, "mode"),
+                                format!(
+                                    "phase mode `{}` differs from `{}`; different modes need the multi-actor form",
+                                    shown(m),
+                                    shown(f)
+                                ),
+                            ),
+                            Some(_) => {}
+                        },
+                    }
+                }
+            }
+            self.phases(phases, &path, execution.mode.as_deref(), false, 0);
+        }
+        if let Some(actors) = &execution.actors {
+            let path = key(BASE, "actors");
+            // V-007 (spec-decisions 8: an empty actors list)
+            if actors.is_empty() {
+                self.error(
+                    "V-007",
+                    path.clone(),
+                    "`actors` must contain at least one entry",
+                );
+            }
+            let mut names = HashSet::new();
+            for (i, actor) in actors.iter().enumerate() {
+                self.actor(actor, &idx(&path, i), i, &mut names);
+            }
+        }
+    }
+
+    fn actor(&mut self, actor: &Actor, path: &str, index: usize, names: &mut HashSet<String>) {
+        // V-031
+        if !is_lower_ident(&actor.name) {
+            self.error(
+                "V-031",
+                key(path, "name"),
+                format!(
+                    "actor name `{}` does not match `[a-z][a-z0-9_]*`",
+                    shown(&actor.name)
+                ),
+            );
+        }
+        if !names.insert(actor.name.clone()) {
+            self.error(
+                "V-031",
+                key(path, "name"),
+                format!("duplicate actor name `{}`", shown(&actor.name)),
+            );
+        }
+        self.mode_value(&actor.mode, key(path, "mode"));
+        let phases_path = key(path, "phases");
+        if actor.phases.is_empty() {
+            // V-007 and V-031 describe the same fault (spec-decisions 8).
+            self.error(
+                "V-007",
+                phases_path.clone(),
+                "an actor must have at least one phase",
+            );
+            self.error(
+                "V-031",
+                phases_path.clone(),
+                "an actor must have at least one phase",
+            );
+        }
+        for (i, phase) in actor.phases.iter().enumerate() {
+            // V-044
+            if let Some(mode) = &phase.mode
+                && *mode != actor.mode
+            {
+                self.error(
+                    "V-044",
+                    key(&idx(&phases_path, i), "mode"),
+                    format!(
+                        "phase mode `{}` must match the actor mode `{}`",
+                        shown(mode),
+                        shown(&actor.mode)
+                    ),
+                );
+            }
+        }
+        self.phases(&actor.phases, &phases_path, Some(&actor.mode), true, index);
+    }
+
+    fn phases(
+        &mut self,
+        phases: &[Phase],
+        path: &str,
+        inherited: Option<&str>,
+        multi_actor: bool,
+        actor: usize,
+    ) {
+        let count = phases.len();
+        let mut explicit: HashMap<&str, usize> = HashMap::new();
+        for (i, phase) in phases.iter().enumerate() {
+            let p = idx(path, i);
+            // V-008
+            if phase.trigger.is_none() && i + 1 != count {
+                self.error(
+                    "V-008",
+                    p.clone(),
+                    "only the last phase may be terminal (omit `trigger`)",
+                );
+            }
+            // V-009
+            if i == 0 && phase.state.is_none() {
+                self.error(
+                    "V-009",
+                    key(&p, "state"),
+                    "the first phase must include `state`",
+                );
+            }
+            // V-011 (and V-031 within an actor)
+            if let Some(name) = phase.name.as_deref() {
+                if explicit.contains_key(name) {
+                    let message = format!("duplicate phase name `{}`", shown(name));
+                    self.error("V-011", key(&p, "name"), message.clone());
+                    if multi_actor {
+                        self.error("V-031", key(&p, "name"), message);
+                    }
+                } else {
+                    explicit.insert(name, i);
+                }
+            }
+            let mode = phase.mode.as_deref().or(inherited);
+            if let Some(m) = &phase.mode {
+                self.mode_value(m, key(&p, "mode"));
+            }
+            if let Some(state) = &phase.state {
+                self.state(state, &key(&p, "state"), mode, actor);
+            }
+            if let Some(extractors) = &phase.extractors {
+                self.extractors(extractors, &key(&p, "extractors"));
+            }
+            if let Some(actions) = &phase.on_enter {
+                self.actions(actions, &key(&p, "on_enter"), actor);
+            }
+            if let Some(trigger) = &phase.trigger {
+                self.trigger(trigger, &key(&p, "trigger"), mode);
+            }
+        }
+        // V-011 (spec-decisions 10): a generated name that collides with an explicit one.
+        for (i, phase) in phases.iter().enumerate() {
+            if phase.name.is_none() {
+                let generated = format!("phase-{}", i + 1);
+                if let Some(&j) = explicit.get(generated.as_str()) {
+                    let message = format!(
+                        "phase name `{generated}` collides with the name generated for phase {}",
+                        i + 1
+                    );
+                    let at = key(&idx(path, j), "name");
+                    self.error("V-011", at.clone(), message.clone());
+                    if multi_actor {
+                        self.error("V-031", at, message);
+                    }
+                }
+            }
+        }
+    }
+
+    fn extractors(&mut self, extractors: &[crate::types::Extractor], path: &str) {
+        // V-038
+        if extractors.is_empty() {
+            self.error(
+                "V-038",
+                path,
+                "`extractors` must contain at least one entry",
+            );
+        }
+        for (i, extractor) in extractors.iter().enumerate() {
+            let p = idx(path, i);
+            // V-037
+            if !is_lower_ident(&extractor.name) {
+                self.error(
+                    "V-037",
+                    key(&p, "name"),
+                    format!(
+                        "extractor name `{}` does not match `[a-z][a-z0-9_]*`",
+                        shown(&extractor.name)
+                    ),
+                );
+            }
+            self.closed(&extractor.source, key(&p, "source"));
+            self.closed(&extractor.kind, key(&p, "type"));
+            let selector = key(&p, "selector");
+            match extractor.kind.known() {
+                Some(ExtractorType::JsonPath) => {
+                    // V-015
+                    if let Err(e) = serde_json_path::JsonPath::parse(&extractor.selector) {
+                        self.error(
+                            "V-015",
+                            selector,
+                            format!("invalid jsonpath: {}", lower_first(&e.to_string())),
+                        );
+                    }
+                }
+                Some(ExtractorType::Regex) => {
+                    // V-013, then V-042
+                    if let Err(e) = check_regex(&extractor.selector) {
+                        self.error(
+                            "V-013",
+                            selector,
+                            format!("invalid regular expression: {e}"),
+                        );
+                    } else if capture_groups(&extractor.selector).unwrap_or(0) == 0 {
+                        self.error(
+                            "V-042",
+                            selector,
+                            "a regex extractor selector needs a capture group",
+                        );
+                    }
+                }
+                None => {}
+            }
+        }
+    }
+
+    fn actions(&mut self, actions: &[Action], path: &str, actor: usize) {
+        // V-043
+        if actions.is_empty() {
+            self.error("V-043", path, "`on_enter` must contain at least one entry");
+        }
+        for (i, action) in actions.iter().enumerate() {
+            let p = idx(path, i);
+            // V-041 (spec-decisions 4: every action object)
+            let n = action.action_key_count();
+            if n != 1 {
+                let keys: Vec<&str> = action.action_keys().collect();
+                self.error(
+                    "V-041",
+                    p.clone(),
+                    if n == 0 {
+                        "an action must have exactly one non-`x-` key, found none".to_owned()
+                    } else {
+                        format!(
+                            "an action must have exactly one non-`x-` key, found {}",
+                            keys.join(", ")
+                        )
+                    },
+                );
+            }
+            if let Some(send) = &action.send {
+                self.templates_in_str(&send.method, &key(&key(&p, "send"), "method"), actor);
+                if let Some(params) = &send.params {
+                    self.templates(params, &key(&key(&p, "send"), "params"), actor);
+                }
+            }
+            if let Some(log) = &action.log {
+                self.templates_in_str(&log.message, &key(&key(&p, "log"), "message"), actor);
+                if let Some(level) = &log.level {
+                    self.closed(level, key(&key(&p, "log"), "level"));
+                }
+            }
+            for (k, v) in &action.binding {
+                self.templates(v, &key(&p, k), actor);
+            }
+        }
+    }
+
+    fn trigger(&mut self, trigger: &crate::types::Trigger, path: &str, mode: Option<&str>) {
+        // V-040
+        if trigger.event.is_none() && trigger.after.is_none() {
+            self.error("V-040", path, "a trigger needs `event` or `after`");
+        }
+        // V-019
+        if trigger.event.is_none() {
+            if trigger.count.is_some() {
+                self.error(
+                    "V-019",
+                    key(path, "count"),
+                    "`count` is only allowed together with `event`",
+                );
+            }
+            if trigger.match_.is_some() {
+                self.error(
+                    "V-019",
+                    key(path, "match"),
+                    "`match` is only allowed together with `event`",
+                );
+            }
+        }
+        // V-036
+        if let Some(after) = &trigger.after
+            && let Err(e) = parse_duration(after)
+        {
+            self.error("V-036", key(path, "after"), e.to_string());
+        }
+        if let Some(predicate) = &trigger.match_ {
+            self.predicate(predicate, &key(path, "match"));
+        }
+        // V-029 (a warning, spec-decisions 3)
+        if let (Some(event), Some(mode)) = (&trigger.event, mode)
+            && self.options.binding_warnings
+            && let Some(events) = known_events(mode)
+            && !events.contains(&event.as_str())
+        {
+            self.warn(
+                "V-029",
+                key(path, "event"),
+                format!(
+                    "event `{}` is not a known event of mode `{mode}`",
+                    shown(event)
+                ),
+            );
+        }
+    }
+
+    /// V-027 keys and V-013 regexes of a match predicate.
+    fn predicate(&mut self, predicate: &MatchPredicate, path: &str) {
+        for (k, condition) in predicate.entries() {
+            let p = key(path, k);
+            if let Err(e) = check_simple_path(k) {
+                self.error(
+                    "V-027",
+                    p.clone(),
+                    format!(
+                        "predicate key `{}` is not a simple dot-path ({e})",
+                        shown(k)
+                    ),
+                );
+            }
+            if let Condition::Match(m) = condition
+                && let Some(regex) = &m.regex
+                && let Err(e) = check_regex(regex)
+            {
+                self.error(
+                    "V-013",
+                    key(&p, "regex"),
+                    format!("invalid regular expression: {e}"),
+                );
+            }
+        }
+    }
+
+    /// Checks of a pass-through state value: dispatch lists (V-027, V-033, V-013, W-006), closed
+    /// binding values (V-005, spec-decisions 5) and templates (V-016, V-032, W-004).
+    fn state(&mut self, state: &Value, path: &str, _mode: Option<&str>, actor: usize) {
+        let Some(object) = state.as_object() else {
+            self.error("V-009", path, "`state` must be a mapping");
+            return;
+        };
+        for (list_path, entries) in dispatch_lists(state, path) {
+            let mut fallback = false;
+            for (i, entry) in entries.iter().enumerate() {
+                let p = idx(&list_path, i);
+                let when = entry.get("when").filter(|w| !w.is_null());
+                match when {
+                    None => {
+                        // V-033
+                        if fallback {
+                            self.error(
+                                "V-033",
+                                p.clone(),
+                                "only one response entry may omit `when`",
+                            );
+                        }
+                        fallback = true;
+                    }
+                    Some(w) => match MatchPredicate::from_value(w.clone()) {
+                        Ok(predicate) => self.predicate(&predicate, &key(&p, "when")),
+                        Err(e) => self.error(
+                            "V-027",
+                            key(&p, "when"),
+                            format!("invalid match predicate: {}", e.message()),
+                        ),
+                    },
+                }
+                // W-006
+                if entry.get("synthesize").is_some_and(|s| !s.is_null()) {
+                    self.warn(
+                        "W-006",
+                        key(&p, "synthesize"),
+                        "`synthesize` is reserved for a future version and has no effect in v0.1",
+                    );
+                }
+                // V-005 (spec-decisions 5)
+                if list_path.ends_with("elicitation_responses")
+                    && let Some(action) = entry.get("action").and_then(Value::as_str)
+                {
+                    self.closed(
+                        &Closed::<ElicitationAction>::from_name(action),
+                        key(&p, "action"),
+                    );
+                }
+            }
+        }
+        if let Some(Value::Array(elicitations)) = object.get("elicitations") {
+            for (i, e) in elicitations.iter().enumerate() {
+                let p = idx(&key(path, "elicitations"), i);
+                if let Some(mode) = e.get("mode").and_then(Value::as_str) {
+                    self.closed(&Closed::<ElicitationMode>::from_name(mode), key(&p, "mode"));
+                }
+                if let Some(w) = e.get("when").filter(|w| !w.is_null()) {
+                    match MatchPredicate::from_value(w.clone()) {
+                        Ok(predicate) => self.predicate(&predicate, &key(&p, "when")),
+                        Err(err) => self.error(
+                            "V-027",
+                            key(&p, "when"),
+                            format!("invalid match predicate: {}", err.message()),
+                        ),
+                    }
+                }
+            }
+        }
+        if let Some(rai) = object.get("run_agent_input")
+            && rai.get("synthesize").is_some_and(|s| !s.is_null())
+        {
+            self.warn(
+                "W-006",
+                key(&key(path, "run_agent_input"), "synthesize"),
+                "`synthesize` is reserved for a future version and has no effect in v0.1",
+            );
+        }
+        self.templates(state, path, actor);
+    }
+
+    /// Template checks over every string of a value (bounded, iterative).
+    fn templates(&mut self, value: &Value, path: &str, actor: usize) {
+        let mut stack: Vec<(String, &Value, usize)> = vec![(path.to_owned(), value, 0)];
+        while let Some((p, v, depth)) = stack.pop() {
+            match v {
+                Value::String(s) => self.templates_in_str(s, &p, actor),
+                Value::Array(items) if depth < 256 => {
+                    for (i, item) in items.iter().enumerate().rev() {
+                        stack.push((idx(&p, i), item, depth + 1));
+                    }
+                }
+                Value::Object(map) if depth < 256 => {
+                    let children: Vec<_> = map.iter().collect();
+                    for (k, item) in children.into_iter().rev() {
+                        stack.push((key(&p, k), item, depth + 1));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn templates_in_str(&mut self, s: &str, path: &str, actor: usize) {
+        if !s.contains("{{") {
+            return;
+        }
+        for reference in template_refs(s) {
+            match reference {
+                TemplateRef::Malformed(why) => self.error("V-016", path, why),
+                TemplateRef::Name(name) => self.template_name(name, path, actor),
+            }
+        }
+    }
+
+    fn template_name(&mut self, name: &str, path: &str, actor: usize) {
+        if name == "request"
+            || name == "response"
+            || name.starts_with("request.")
+            || name.starts_with("response.")
+        {
+            return;
+        }
+        match name.split_once('.') {
+            Some((actor_name, extractor)) => {
+                // V-032
+                match self.actors.iter().find(|a| a.name == actor_name) {
+                    None => self.error(
+                        "V-032",
+                        path,
+                        format!("template `{{{{{}}}}}` references unknown actor `{}`", shown(name), shown(actor_name)),
+                    ),
+                    Some(a) if !a.extractors.contains(extractor) => self.warn(
+                        "W-004",
+                        path,
+                        format!("template `{{{{{}}}}}` references an extractor actor `{}` does not define", shown(name), shown(actor_name)),
+                    ),
+                    Some(_) => {}
+                }
+            }
+            None => {
+                // W-004 (a)
+                let known = self
+                    .actors
+                    .get(actor)
+                    .is_some_and(|a| a.extractors.contains(name));
+                if !known {
+                    self.warn(
+                        "W-004",
+                        path,
+                        format!(
+                            "template `{{{{{}}}}}` references an undefined extractor",
+                            shown(name)
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    fn indicators(
+        &mut self,
+        indicators: &[Indicator],
+        attack_id: Option<&str>,
+        execution_mode: Option<&str>,
+    ) {
+        const BASE: &str = "attack.indicators";
+        let mut ids: HashMap<&str, usize> = HashMap::new();
+        let actor_protocols: Vec<String> = self
+            .actors
+            .iter()
+            .filter_map(|a| a.mode.as_deref().map(|m| extract_protocol(m).to_owned()))
+            .collect();
+        for (i, indicator) in indicators.iter().enumerate() {
+            let p = idx(BASE, i);
+            if let Some(id) = indicator.id.as_deref() {
+                // V-010
+                if ids.contains_key(id) {
+                    self.error(
+                        "V-010",
+                        key(&p, "id"),
+                        format!("duplicate indicator id `{}`", shown(id)),
+                    );
+                } else {
+                    ids.insert(id, i);
+                }
+                // V-024
+                if let Some(attack_id) = attack_id {
+                    let ok = split_numbered(id, 2).is_some_and(|prefix| {
+                        prefix == attack_id && split_numbered(prefix, 3).is_some()
+                    });
+                    if !ok {
+                        self.error(
+                            "V-024",
+                            key(&p, "id"),
+                            format!(
+                                "indicator id `{}` must be `{attack_id}-NN` (two or more digits)",
+                                shown(id)
+                            ),
+                        );
+                    }
+                }
+            }
+            self.indicator(indicator, &p, execution_mode, &actor_protocols);
+        }
+        // V-010 (spec-decisions 10): explicit ids equal to generated ones.
+        for (i, indicator) in indicators.iter().enumerate() {
+            if indicator.id.is_none() {
+                let generated = match attack_id {
+                    Some(a) => format!("{a}-{:02}", i + 1),
+                    None => format!("indicator-{:02}", i + 1),
+                };
+                if let Some(&j) = ids.get(generated.as_str()) {
+                    self.error(
+                        "V-010",
+                        key(&idx(BASE, j), "id"),
+                        format!("indicator id `{generated}` collides with the id generated for indicator {}", i + 1),
+                    );
+                }
+            }
+        }
+    }
+
+    fn indicator(
+        &mut self,
+        indicator: &Indicator,
+        p: &str,
+        execution_mode: Option<&str>,
+        actor_protocols: &[String],
+    ) {
+        // V-021
+        if let Err(e) = check_wildcard_path(&indicator.target) {
+            self.error(
+                "V-021",
+                key(p, "target"),
+                format!(
+                    "target `{}` is not a valid wildcard dot-path ({e})",
+                    shown(&indicator.target)
+                ),
+            );
+        }
+        // V-012
+        let keys = usize::from(indicator.pattern.is_some())
+            + usize::from(indicator.expression.is_some())
+            + usize::from(indicator.semantic.is_some());
+        if keys != 1 {
+            self.error(
+                "V-012",
+                p,
+                format!("an indicator needs exactly one of `pattern`, `expression`, `semantic`, found {keys}"),
+            );
+        }
+        // V-049
+        if let Some(method) = &indicator.method {
+            self.closed(method, key(p, "method"));
+            let present = match method.known() {
+                Some(IndicatorMethod::Pattern) => indicator.pattern.is_some(),
+                Some(IndicatorMethod::Expression) => indicator.expression.is_some(),
+                Some(IndicatorMethod::Semantic) => indicator.semantic.is_some(),
+                None => true,
+            };
+            if !present {
+                self.error(
+                    "V-049",
+                    key(p, "method"),
+                    format!(
+                        "`method: {}` needs a `{}` field on the indicator",
+                        method.as_str(),
+                        method.as_str()
+                    ),
+                );
+            }
+        }
+        if let Some(direction) = &indicator.direction {
+            self.closed(direction, key(p, "direction"));
+        }
+        if let Some(severity) = &indicator.severity {
+            self.closed(severity, key(p, "severity"));
+        }
+        // V-025
+        if let Some(c) = indicator.confidence
+            && !(0..=100).contains(&c)
+        {
+            self.error(
+                "V-025",
+                key(p, "confidence"),
+                format!("confidence must be within 0–100, found {c}"),
+            );
+        }
+        // Protocol: V-028, V-034, W-003.
+        let protocol = match &indicator.protocol {
+            Some(protocol) => {
+                if !is_lower_ident(protocol) {
+                    self.error(
+                        "V-034",
+                        key(p, "protocol"),
+                        format!(
+                            "protocol `{}` does not match `[a-z][a-z0-9_]*`",
+                            shown(protocol)
+                        ),
+                    );
+                } else if self.options.binding_warnings
+                    && !known_protocols().contains(&protocol.as_str())
+                {
+                    self.warn(
+                        "W-003",
+                        key(p, "protocol"),
+                        format!(
+                            "unrecognized protocol `{}`; known protocols are {}",
+                            shown(protocol),
+                            known_protocols().join(", ")
+                        ),
+                    );
+                }
+                Some(protocol.clone())
+            }
+            None => match execution_mode {
+                Some(mode) => Some(extract_protocol(mode).to_owned()),
+                None => {
+                    self.error(
+                        "V-028",
+                        key(p, "protocol"),
+                        "`protocol` is required on every indicator when `execution.mode` is absent",
+                    );
+                    None
+                }
+            },
+        };
+        if let Some(protocol) = &protocol {
+            // V-018 (a warning, spec-decisions 3)
+            if let Some(surface) = &indicator.surface
+                && self.options.binding_warnings
+                && is_known_surface(protocol, surface) == Some(false)
+            {
+                self.warn(
+                    "V-018",
+                    key(p, "surface"),
+                    format!(
+                        "surface `{}` is not a known operation of protocol `{protocol}`",
+                        shown(surface)
+                    ),
+                );
+            }
+            // W-005 (skipped while an actor's mode is missing: its protocol is unknown)
+            if !self.actors.is_empty()
+                && !actor_protocols
+                    .iter()
+                    .any(|a| a.is_empty() || a == protocol)
+            {
+                let at = if indicator.protocol.is_some() {
+                    key(p, "protocol")
+                } else {
+                    p.to_owned()
+                };
+                self.warn(
+                    "W-005",
+                    at,
+                    format!("no actor of the execution profile uses protocol `{protocol}`"),
+                );
+            }
+        }
+        // V-048
+        if let Some(actor) = &indicator.actor
+            && !self.actors.is_empty()
+            && !self.actors.iter().any(|a| &a.name == actor)
+        {
+            self.error(
+                "V-048",
+                key(p, "actor"),
+                format!("indicator references unknown actor `{}`", shown(actor)),
+            );
+        }
+        if let Some(pattern) = &indicator.pattern {
+            let pp = key(p, "pattern");
+            if let Some(target) = &pattern.target
+                && let Err(e) = check_wildcard_path(target)
+            {
+                self.error(
+                    "V-021",
+                    key(&pp, "target"),
+                    format!(
+                        "target `{}` is not a valid wildcard dot-path ({e})",
+                        shown(target)
+                    ),
+                );
+            }
+            if pattern.condition.is_none() && !pattern.is_shorthand() {
+                self.error(
+                    "V-012",
+                    pp.clone(),
+                    "a pattern needs `condition` or a condition operator",
+                );
+            }
+            if let Some(Condition::Match(m)) = &pattern.condition
+                && let Some(regex) = &m.regex
+                && let Err(e) = check_regex(regex)
+            {
+                self.error(
+                    "V-013",
+                    key(&key(&pp, "condition"), "regex"),
+                    format!("invalid regular expression: {e}"),
+                );
+            }
+            if let Some(regex) = &pattern.shorthand.regex
+                && let Err(e) = check_regex(regex)
+            {
+                self.error(
+                    "V-013",
+                    key(&pp, "regex"),
+                    format!("invalid regular expression: {e}"),
+                );
+            }
+        }
+        if let Some(expression) = &indicator.expression {
+            let ep = key(p, "expression");
+            // V-014
+            match &self.options.cel {
+                Some(check) => {
+                    if let Err(e) = check.check(&expression.cel) {
+                        self.error(
+                            "V-014",
+                            key(&ep, "cel"),
+                            format!("invalid cel expression: {e}"),
+                        );
+                    }
+                }
+                None => self.warn(
+                    CEL_UNCHECKED,
+                    key(&ep, "cel"),
+                    "cel syntax not checked: no cel checker is installed (V-014)",
+                ),
+            }
+            for (name, path) in expression.variables.iter().flat_map(|v| v.iter()) {
+                let vp = key(&key(&ep, "variables"), name);
+                // V-039
+                if !is_cel_ident(name) {
+                    self.error(
+                        "V-039",
+                        vp.clone(),
+                        format!("variable name `{}` is not a cel identifier", shown(name)),
+                    );
+                }
+                // V-026
+                if let Err(e) = check_simple_path(path) {
+                    self.error(
+                        "V-026",
+                        vp,
+                        format!(
+                            "variable path `{}` is not a simple dot-path ({e})",
+                            shown(path)
+                        ),
+                    );
+                }
+            }
+        }
+        if let Some(semantic) = &indicator.semantic {
+            let sp = key(p, "semantic");
+            if let Some(target) = &semantic.target
+                && let Err(e) = check_wildcard_path(target)
+            {
+                self.error(
+                    "V-021",
+                    key(&sp, "target"),
+                    format!(
+                        "target `{}` is not a valid wildcard dot-path ({e})",
+                        shown(target)
+                    ),
+                );
+            }
+            if let Some(class) = &semantic.intent_class {
+                self.closed(class, key(&sp, "intent_class"));
+            }
+            // V-022
+            if let Some(t) = semantic.threshold
+                && !(0.0..=1.0).contains(&t)
+            {
+                self.error(
+                    "V-022",
+                    key(&sp, "threshold"),
+                    format!("threshold must be within 0.0–1.0, found {t}"),
+                );
+            }
+            // W-007
+            self.warn(
+                "W-007",
+                sp,
+                "semantic indicators are experimental and model-dependent; results may differ across tools",
+            );
+        }
+    }
+}
+
+fn lower_first(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(c) => c.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// The actors normalization will produce, with the extractor names each declares.
+fn collect_actors(execution: &Execution) -> Vec<ActorInfo> {
+    fn extractor_names(phases: &[Phase]) -> HashSet<String> {
+        phases
+            .iter()
+            .flat_map(|p| p.extractors.iter().flatten())
+            .map(|e| e.name.clone())
+            .collect()
+    }
+    if let Some(actors) = &execution.actors {
+        return actors
+            .iter()
+            .map(|a| ActorInfo {
+                name: a.name.clone(),
+                mode: Some(a.mode.clone()),
+                extractors: extractor_names(&a.phases),
+            })
+            .collect();
+    }
+    if let Some(phases) = &execution.phases {
+        let mode = execution
+            .mode
+            .clone()
+            .or_else(|| phases.first().and_then(|p| p.mode.clone()));
+        return vec![ActorInfo {
+            name: "default".to_owned(),
+            mode,
+            extractors: extractor_names(phases),
+        }];
+    }
+    if execution.state.is_some() {
+        return vec![ActorInfo {
+            name: "default".to_owned(),
+            mode: execution.mode.clone(),
+            extractors: HashSet::new(),
+        }];
+    }
+    Vec::new()
+}
+
+#[cfg(all(test, feature = "yaml"))]
+mod tests {
+    use super::*;
+
+    struct Cel;
+    impl CelSyntaxCheck for Cel {
+        fn check(&self, expression: &str) -> Result<(), String> {
+            if expression.trim_end().ends_with('+') {
+                Err("unexpected end of expression".to_owned())
+            } else {
+                Ok(())
+            }
+        }
+    }
+
+    /// Validates `body` (indented under `attack:`) and compares `CODE path` lines, errors then warnings.
+    #[track_caller]
+    fn check(body: &str, expect: &[&str]) {
+        let source = format!("oatf: \"0.1\"\nattack:\n{body}");
+        let document = match crate::parse(&source) {
+            Ok(d) => d,
+            Err(e) => panic!("does not parse: {e}\n{source}"),
+        };
+        let options = ValidateOptions::new().with_cel_check(Arc::new(Cel));
+        let result = validate_with(&document, &options);
+        let actual: Vec<String> = result
+            .errors
+            .iter()
+            .map(|e| format!("{} {}", e.rule(), e.path()))
+            .chain(
+                result
+                    .warnings
+                    .iter()
+                    .map(|w| format!("{} {}", w.code(), w.path().unwrap_or(""))),
+            )
+            .collect();
+        assert_eq!(actual, expect, "\n{source}");
+    }
+
+    const SINGLE: &str = "  execution:\n    mode: mcp_server\n    state: {tools: []}\n";
+
+    #[test]
+    fn valid_single_phase() {
+        check(SINGLE, &[]);
+    }
+
+    #[test]
+    fn envelope_rules() {
+        check(
+            &format!(
+                "  id: acme-1\n  version: 0\n  status: frozen\n  grace_period: 1h30m\n  severity: {{level: high, confidence: 101}}\n  impact: [data_tampering, data_tampering, oops]\n{SINGLE}  correlation: {{logic: most}}\n"
+            ),
+            &[
+                "V-023 attack.id",
+                "V-035 attack.version",
+                "V-005 attack.status",
+                "V-046 attack.grace_period",
+                "V-017 attack.severity.confidence",
+                "V-045 attack.impact[1]",
+                "V-005 attack.impact[2]",
+                "V-047 attack.correlation",
+                "V-005 attack.correlation.logic",
+            ],
+        );
+    }
+
+    #[test]
+    fn execution_forms() {
+        check("  execution: {}\n", &["V-030 attack.execution"]);
+        check(
+            "  execution:\n    state: {}\n    phases: [{state: {}}]\n",
+            &[
+                "V-030 attack.execution",
+                "V-030 attack.execution",
+                "V-028 attack.execution.phases[0].mode",
+            ],
+        );
+        check(
+            "  execution:\n    actors: []\n",
+            &["V-007 attack.execution.actors"],
+        );
+    }
+
+    #[test]
+    fn phases_and_triggers() {
+        check(
+            "  execution:\n    mode: mcp_server\n    phases:\n      - name: phase-2\n        trigger: {count: 2, after: 5x}\n      - extractors:\n          - {name: Bad, source: request, type: regex, selector: \"no group\"}\n          - {name: ok, source: request, type: json_path, selector: \"$[\"}\n        on_enter:\n          - {send: {method: x}, log: {message: y}}\n          - {delay_ms: 5, x-note: 1}\n        trigger: {event: tools/nope}\n      - state: {}\n",
+            &[
+                "V-009 attack.execution.phases[0].state",
+                "V-011 attack.execution.phases[0].name",
+                "V-019 attack.execution.phases[0].trigger.count",
+                "V-036 attack.execution.phases[0].trigger.after",
+                "V-037 attack.execution.phases[1].extractors[0].name",
+                "V-042 attack.execution.phases[1].extractors[0].selector",
+                "V-015 attack.execution.phases[1].extractors[1].selector",
+                "V-041 attack.execution.phases[1].on_enter[0]",
+                "V-029 attack.execution.phases[1].trigger.event",
+            ],
+        );
+    }
+
+    #[test]
+    fn multi_actor_rules() {
+        check(
+            "  execution:\n    actors:\n      - name: a\n        mode: mcp_server\n        phases:\n          - {name: p, mode: mcp_client, state: {}, trigger: {event: tools/call}}\n          - {name: p}\n      - name: a\n        mode: ghost_server\n        phases: []\n",
+            &[
+                "V-044 attack.execution.actors[0].phases[0].mode",
+                "V-011 attack.execution.actors[0].phases[1].name",
+                "V-031 attack.execution.actors[0].phases[1].name",
+                "V-031 attack.execution.actors[1].name",
+                "V-007 attack.execution.actors[1].phases",
+                "V-031 attack.execution.actors[1].phases",
+                "W-002 attack.execution.actors[1].mode",
+            ],
+        );
+    }
+
+    #[test]
+    fn dispatch_lists_and_templates() {
+        check(
+            "  execution:\n    mode: mcp_client\n    state:\n      sampling_responses:\n        - content: a\n        - content: \"{{nope}} {{ghost.x}} {{request.a}} \\\\{{lit\"\n          synthesize: {prompt: p}\n      elicitation_responses:\n        - when: {\"a..b\": 1, c: {regex: \"(\"}}\n          action: maybe\n      elicitations:\n        - {message: m, mode: sms}\n      roots: [\"{{unclosed\"]\n",
+            &[
+                "V-033 attack.execution.state.sampling_responses[1]",
+                "V-032 attack.execution.state.sampling_responses[1].content",
+                "V-027 attack.execution.state.elicitation_responses[0].when.a..b",
+                "V-013 attack.execution.state.elicitation_responses[0].when.c.regex",
+                "V-005 attack.execution.state.elicitation_responses[0].action",
+                "V-005 attack.execution.state.elicitations[0].mode",
+                "V-016 attack.execution.state.roots[0]",
+                "W-004 attack.execution.state.sampling_responses[1].content",
+                "W-006 attack.execution.state.sampling_responses[1].synthesize",
+            ],
+        );
+    }
+
+    #[test]
+    fn indicator_rules() {
+        check(
+            &format!(
+                "  id: ACME-001\n{SINGLE}  indicators:\n    - {{id: ACME-001-01, target: \"a[0]\", method: expression, pattern: {{regex: \"(?=x)\"}}, confidence: -1}}\n    - {{id: ACME-001-01, target: \"\", expression: {{cel: \"1 +\", variables: {{my-var: \"a[*]\"}}}}}}\n    - {{target: x, protocol: Bad, semantic: {{intent: i, threshold: 2.0}}, actor: ghost}}\n    - {{target: x, surface: nope, pattern: {{contains: a}}}}\n"
+            ),
+            &[
+                "V-021 attack.indicators[0].target",
+                "V-049 attack.indicators[0].method",
+                "V-013 attack.indicators[0].pattern.regex",
+                "V-025 attack.indicators[0].confidence",
+                "V-010 attack.indicators[1].id",
+                "V-014 attack.indicators[1].expression.cel",
+                "V-039 attack.indicators[1].expression.variables.my-var",
+                "V-026 attack.indicators[1].expression.variables.my-var",
+                "V-034 attack.indicators[2].protocol",
+                "V-022 attack.indicators[2].semantic.threshold",
+                "V-048 attack.indicators[2].actor",
+                "W-005 attack.indicators[2].protocol",
+                "W-007 attack.indicators[2].semantic",
+                "V-018 attack.indicators[3].surface",
+            ],
+        );
+    }
+
+    #[test]
+    fn missing_required_fields_and_top_level() {
+        check(
+            "  execution:\n    actors:\n      - phases: [{state: {}}]\n  indicators:\n    - pattern: {contains: a}\n      protocol: mcp\n",
+            &[
+                "V-031 attack.execution.actors[0].name",
+                "V-031 attack.execution.actors[0].mode",
+                "V-021 attack.indicators[0].target",
+            ],
+        );
+        let document = match crate::parse(
+            "attack:\n  execution: {mode: mcp_server, state: {}}\noatf: \"0.2\"\n",
+        ) {
+            Ok(d) => d,
+            Err(e) => panic!("{e}"),
+        };
+        let result = validate(&document);
+        let codes: Vec<_> = result
+            .errors
+            .iter()
+            .map(|e| e.rule())
+            .chain(result.warnings.iter().map(|w| w.code()))
+            .collect();
+        assert_eq!(codes, ["V-001", "W-001"]);
+    }
+
+    #[test]
+    fn cel_without_checker_warns() {
+        let document = match crate::parse(&format!(
+            "oatf: \"0.1\"\nattack:\n{SINGLE}  indicators:\n    - {{target: \"\", expression: {{cel: \"true\"}}}}\n"
+        )) {
+            Ok(d) => d,
+            Err(e) => panic!("{e}"),
+        };
+        let result = validate(&document);
+        assert!(result.is_valid());
+        let codes: Vec<_> = result.warnings.iter().map(|w| w.code()).collect();
+        assert_eq!(codes, [CEL_UNCHECKED]);
+    }
+}

@@ -1,0 +1,5 @@
+//! YAML reading and writing (feature `yaml`).
+
+pub(crate) mod de;
+pub(crate) mod emit;
+pub(crate) mod node;

@@ -1,0 +1,641 @@
+//! Strict YAML 1.2 reading: parser events → a tree of located nodes.
+//!
+//! The tree is built from the event stream of `granit-parser` (the parser under serde-saphyr) with an
+//! explicit stack, so nesting is bounded without recursion. Aliases are never expanded: each is
+//! recorded as a V-020 finding and replaced by a null placeholder, so an alias bomb costs nothing.
+//! Plain scalars are resolved with the YAML 1.2 core schema, strictly: only `true`/`false` (any case
+//! variant the schema lists) are booleans, `yes`/`no`/`on`/`off` stay strings, and numbers with a
+//! leading zero (`012`) or underscores stay strings. `.inf` and `.nan` stay strings too, because
+//! JSON values cannot hold them.
+
+use std::borrow::Cow;
+
+use serde_saphyr::granit_parser::{Event, Marker, Options, Parser, ScalarStyle, Span, Tag};
+
+use crate::error::{ParseError, ParseErrorKind};
+use crate::span::{Location, SpanIndex};
+
+/// A YAML node with its source location.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Node {
+    pub(crate) kind: NodeKind,
+    pub(crate) location: Location,
+}
+
+/// The value of a node.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum NodeKind {
+    Null,
+    Bool(bool),
+    Int(i64),
+    UInt(u64),
+    Float(f64),
+    Str(String),
+    Seq(Vec<Node>),
+    Map(Vec<(Key, Node)>),
+}
+
+/// A mapping key (always a scalar, read as its text).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Key {
+    pub(crate) text: String,
+    pub(crate) location: Location,
+}
+
+impl NodeKind {
+    /// How the kind is named in messages.
+    pub(crate) fn describe(&self) -> &'static str {
+        match self {
+            NodeKind::Null => "null",
+            NodeKind::Bool(_) => "a boolean",
+            NodeKind::Int(_) | NodeKind::UInt(_) => "an integer",
+            NodeKind::Float(_) => "a float",
+            NodeKind::Str(_) => "a string",
+            NodeKind::Seq(_) => "a sequence",
+            NodeKind::Map(_) => "a mapping",
+        }
+    }
+}
+
+/// Limits on the YAML reader.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Limits {
+    pub(crate) max_input_bytes: usize,
+    pub(crate) max_depth: usize,
+}
+
+/// The result of reading: the root node (when reading succeeded), the path index, and every finding.
+pub(crate) struct Read {
+    pub(crate) root: Option<Node>,
+    pub(crate) index: SpanIndex,
+    pub(crate) errors: Vec<ParseError>,
+}
+
+enum Frame {
+    Seq {
+        items: Vec<Node>,
+        start: Location,
+        path: String,
+    },
+    Map {
+        entries: Vec<(Key, Node)>,
+        pending: Option<Key>,
+        start: Location,
+        path: String,
+    },
+}
+
+struct Builder<'a> {
+    source: &'a str,
+    stack: Vec<Frame>,
+    root: Option<Node>,
+    index: SpanIndex,
+    errors: Vec<ParseError>,
+    limits: Limits,
+}
+
+/// Converts a marker to a byte offset, falling back to counting characters.
+fn byte_offset(source: &str, marker: &Marker) -> usize {
+    marker.byte_offset().unwrap_or_else(|| {
+        source
+            .char_indices()
+            .nth(marker.index())
+            .map_or(source.len(), |(i, _)| i)
+    })
+}
+
+fn location(source: &str, span: &Span) -> Location {
+    let start = byte_offset(source, &span.start);
+    let end = byte_offset(source, &span.end).max(start);
+    Location {
+        span: start..end,
+        line: span.start.line(),
+        column: span.start.col() + 1,
+    }
+}
+
+pub(crate) fn join_key(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+pub(crate) fn join_index(path: &str, index: usize) -> String {
+    format!("{path}[{index}]")
+}
+
+impl Builder<'_> {
+    fn finding(
+        &mut self,
+        kind: ParseErrorKind,
+        rule: Option<&'static str>,
+        message: String,
+        path: &str,
+        location: &Location,
+    ) {
+        self.errors.push(ParseError {
+            kind,
+            message,
+            path: Some(path.to_owned()),
+            line: Some(location.line),
+            column: Some(location.column),
+            span: Some(location.span.clone()),
+            rule,
+        });
+    }
+
+    /// The path of the node that starts now, or `None` when it is a mapping key.
+    fn next_path(&self) -> Option<String> {
+        match self.stack.last() {
+            None => Some(String::new()),
+            Some(Frame::Seq { items, path, .. }) => Some(join_index(path, items.len())),
+            Some(Frame::Map {
+                pending: Some(key),
+                path,
+                ..
+            }) => Some(join_key(path, &key.text)),
+            Some(Frame::Map { pending: None, .. }) => None,
+        }
+    }
+
+    fn is_key_position(&self) -> bool {
+        matches!(self.stack.last(), Some(Frame::Map { pending: None, .. }))
+    }
+
+    /// Records V-020 findings for anchors and custom tags on the node starting now.
+    fn check_properties(
+        &mut self,
+        anchor: usize,
+        tag: Option<&Tag>,
+        path: &str,
+        location: &Location,
+    ) {
+        if anchor != 0 {
+            self.finding(
+                ParseErrorKind::Syntax,
+                Some("V-020"),
+                "yaml anchors are not allowed in oatf documents".to_owned(),
+                path,
+                location,
+            );
+        }
+        if let Some(tag) = tag
+            && tag.is_custom()
+        {
+            let shown: String = tag.original().chars().take(64).collect();
+            self.finding(
+                ParseErrorKind::Syntax,
+                Some("V-020"),
+                format!("custom yaml tag `{shown}` is not allowed in oatf documents"),
+                path,
+                location,
+            );
+        }
+    }
+
+    /// Adds a finished node to its parent (or makes it the root).
+    fn attach(&mut self, path: String, node: Node) {
+        self.index.insert(path, node.location.clone());
+        match self.stack.last_mut() {
+            None => self.root = Some(node),
+            Some(Frame::Seq { items, .. }) => items.push(node),
+            Some(Frame::Map {
+                entries, pending, ..
+            }) => {
+                if let Some(key) = pending.take() {
+                    entries.push((key, node));
+                }
+            }
+        }
+    }
+
+    fn push_key(&mut self, text: String, plain: bool, location: Location) {
+        let mut duplicate = None;
+        let mut merge = None;
+        if let Some(Frame::Map { entries, path, .. }) = self.stack.last() {
+            if entries.iter().any(|(k, _)| k.text == text) {
+                duplicate = Some(join_key(path, &text));
+            }
+            // Only a plain `<<` is a merge key; a quoted "<<" is an ordinary key.
+            if plain && text == "<<" {
+                merge = Some(path.clone());
+            }
+        }
+        if let Some(path) = duplicate {
+            let shown: String = text.chars().take(64).collect();
+            self.finding(
+                ParseErrorKind::Syntax,
+                None,
+                format!("duplicate key `{shown}`"),
+                &path,
+                &location,
+            );
+        }
+        if let Some(path) = merge {
+            self.finding(
+                ParseErrorKind::Syntax,
+                Some("V-020"),
+                "yaml merge keys (`<<`) are not allowed in oatf documents".to_owned(),
+                &path,
+                &location,
+            );
+        }
+        if let Some(Frame::Map { pending, .. }) = self.stack.last_mut() {
+            *pending = Some(Key { text, location });
+        }
+    }
+
+    #[allow(
+        clippy::result_large_err,
+        reason = "one error ends the read; it is not on a hot path"
+    )]
+    fn start_collection(
+        &mut self,
+        is_map: bool,
+        anchor: usize,
+        tag: Option<&Tag>,
+        location: Location,
+    ) -> Result<(), ParseError> {
+        let Some(path) = self.next_path() else {
+            return Err(located(
+                ParseErrorKind::Syntax,
+                "mapping keys must be scalars".to_owned(),
+                self.key_parent_path(),
+                &location,
+            ));
+        };
+        if self.stack.len() >= self.limits.max_depth {
+            return Err(located(
+                ParseErrorKind::Syntax,
+                format!(
+                    "nesting is deeper than the limit of {} levels",
+                    self.limits.max_depth
+                ),
+                path,
+                &location,
+            ));
+        }
+        self.check_properties(anchor, tag, &path, &location);
+        self.stack.push(if is_map {
+            Frame::Map {
+                entries: Vec::new(),
+                pending: None,
+                start: location,
+                path,
+            }
+        } else {
+            Frame::Seq {
+                items: Vec::new(),
+                start: location,
+                path,
+            }
+        });
+        Ok(())
+    }
+
+    fn key_parent_path(&self) -> String {
+        match self.stack.last() {
+            Some(Frame::Map { path, .. } | Frame::Seq { path, .. }) => path.clone(),
+            None => String::new(),
+        }
+    }
+
+    fn end_collection(&mut self, end: &Location) {
+        let Some(frame) = self.stack.pop() else {
+            return;
+        };
+        let (kind, mut start, path) = match frame {
+            Frame::Seq { items, start, path } => (NodeKind::Seq(items), start, path),
+            Frame::Map {
+                entries,
+                start,
+                path,
+                ..
+            } => (NodeKind::Map(entries), start, path),
+        };
+        start.span = start.span.start..end.span.end.max(start.span.start);
+        self.attach(
+            path,
+            Node {
+                kind,
+                location: start,
+            },
+        );
+    }
+
+    fn scalar(
+        &mut self,
+        text: Cow<'_, str>,
+        style: ScalarStyle,
+        anchor: usize,
+        tag: Option<&Tag>,
+        location: Location,
+    ) {
+        if self.is_key_position() {
+            let path = self.key_parent_path();
+            self.check_properties(anchor, tag, &path, &location);
+            self.push_key(text.into_owned(), style == ScalarStyle::Plain, location);
+            return;
+        }
+        let path = self.next_path().unwrap_or_default();
+        self.check_properties(anchor, tag, &path, &location);
+        let forced_string = tag.is_some_and(|t| t.is_yaml_core_schema_tag("str"));
+        let kind = if style == ScalarStyle::Plain && !forced_string {
+            resolve_plain(&text)
+        } else {
+            NodeKind::Str(text.into_owned())
+        };
+        self.attach(path, Node { kind, location });
+    }
+
+    fn alias(&mut self, location: Location) {
+        if self.is_key_position() {
+            let path = self.key_parent_path();
+            self.finding(
+                ParseErrorKind::Syntax,
+                Some("V-020"),
+                "yaml aliases are not allowed in oatf documents".to_owned(),
+                &path,
+                &location,
+            );
+            self.push_key("*alias".to_owned(), false, location);
+            return;
+        }
+        let path = self.next_path().unwrap_or_default();
+        self.finding(
+            ParseErrorKind::Syntax,
+            Some("V-020"),
+            "yaml aliases are not allowed in oatf documents".to_owned(),
+            &path,
+            &location,
+        );
+        // Never expanded: a null placeholder keeps the tree shape.
+        self.attach(
+            path,
+            Node {
+                kind: NodeKind::Null,
+                location,
+            },
+        );
+    }
+}
+
+fn located(kind: ParseErrorKind, message: String, path: String, location: &Location) -> ParseError {
+    ParseError {
+        kind,
+        message,
+        path: Some(path),
+        line: Some(location.line),
+        column: Some(location.column),
+        span: Some(location.span.clone()),
+        rule: None,
+    }
+}
+
+/// Reads `source` into a node tree, collecting V-020 findings and duplicate keys on the way.
+pub(crate) fn read(source: &str, limits: Limits) -> Read {
+    let mut builder = Builder {
+        source,
+        stack: Vec::new(),
+        root: None,
+        index: SpanIndex::default(),
+        errors: Vec::new(),
+        limits,
+    };
+    if source.len() > limits.max_input_bytes {
+        builder.errors.push(ParseError::new(
+            ParseErrorKind::Syntax,
+            format!(
+                "input is {} bytes, more than the limit of {} bytes",
+                source.len(),
+                limits.max_input_bytes
+            ),
+        ));
+        return finish(builder, false);
+    }
+    let mut options = Options::default();
+    options.set_emit_comments(false);
+    options.emit_unresolved_aliases = true;
+    let flow_limit = limits.max_depth.saturating_add(2);
+    options.flow_nesting_limit = flow_limit;
+    options.block_nesting_limit = flow_limit;
+    let parser = Parser::new_from_str_with_options(source, options);
+    let mut documents = 0usize;
+    let mut fatal = false;
+    for item in parser {
+        let (event, span) = match item {
+            Ok(pair) => pair,
+            Err(error) => {
+                let offset = byte_offset(source, error.marker());
+                let mut e = ParseError::new(ParseErrorKind::Syntax, lowercase_first(&error.info()));
+                e.line = Some(error.marker().line());
+                e.column = Some(error.marker().col() + 1);
+                e.span = Some(offset..offset);
+                builder.errors.push(e);
+                fatal = true;
+                break;
+            }
+        };
+        let location = location(builder.source, &span);
+        let step = match event {
+            Event::DocumentStart(..) => {
+                documents += 1;
+                if documents > 1 {
+                    let mut e = ParseError::new(
+                        ParseErrorKind::Syntax,
+                        "more than one yaml document in the input",
+                    );
+                    e.line = Some(location.line);
+                    e.column = Some(location.column);
+                    e.span = Some(location.span.clone());
+                    builder.errors.push(e);
+                    fatal = true;
+                    break;
+                }
+                Ok(())
+            }
+            Event::MappingStart(_, anchor, tag) => {
+                builder.start_collection(true, anchor, tag.as_deref(), location)
+            }
+            Event::SequenceStart(_, anchor, tag) => {
+                builder.start_collection(false, anchor, tag.as_deref(), location)
+            }
+            Event::MappingEnd | Event::SequenceEnd => {
+                builder.end_collection(&location);
+                Ok(())
+            }
+            Event::Scalar(text, style, anchor, tag) => {
+                builder.scalar(text, style, anchor, tag.as_deref(), location);
+                Ok(())
+            }
+            Event::Alias(_) | Event::UnresolvedAlias(_) => {
+                builder.alias(location);
+                Ok(())
+            }
+            _ => Ok(()),
+        };
+        if let Err(e) = step {
+            builder.errors.push(e);
+            fatal = true;
+            break;
+        }
+    }
+    finish(builder, fatal)
+}
+
+fn finish(mut builder: Builder<'_>, fatal: bool) -> Read {
+    if !fatal && builder.errors.iter().all(|e| e.rule.is_some()) {
+        match &builder.root {
+            None => builder.errors.push(ParseError::new(
+                ParseErrorKind::Syntax,
+                "the input contains no yaml document",
+            )),
+            Some(Node {
+                kind: NodeKind::Null,
+                location,
+            }) => {
+                let location = location.clone();
+                builder.errors.push(located(
+                    ParseErrorKind::Syntax,
+                    "the document is empty".to_owned(),
+                    String::new(),
+                    &location,
+                ));
+            }
+            Some(Node {
+                kind: NodeKind::Map(_),
+                ..
+            }) => {}
+            Some(Node { kind, location }) => {
+                let message = format!(
+                    "the document root must be a mapping, found {}",
+                    kind.describe()
+                );
+                let location = location.clone();
+                builder.errors.push(located(
+                    ParseErrorKind::TypeMismatch,
+                    message,
+                    String::new(),
+                    &location,
+                ));
+            }
+        }
+    }
+    let root = if fatal { None } else { builder.root };
+    Read {
+        root,
+        index: builder.index,
+        errors: builder.errors,
+    }
+}
+
+fn lowercase_first(text: &str) -> String {
+    let mut chars = text.chars();
+    let mut out = String::with_capacity(text.len());
+    if let Some(first) = chars.next() {
+        out.extend(first.to_lowercase());
+    }
+    out.push_str(chars.as_str());
+    out.trim_end_matches('.').to_owned()
+}
+
+/// Resolves a plain scalar with the strict YAML 1.2 core schema.
+pub(crate) fn resolve_plain(text: &str) -> NodeKind {
+    match text {
+        "" | "~" | "null" | "Null" | "NULL" => return NodeKind::Null,
+        "true" | "True" | "TRUE" => return NodeKind::Bool(true),
+        "false" | "False" | "FALSE" => return NodeKind::Bool(false),
+        _ => {}
+    }
+    if let Some(kind) = resolve_int(text) {
+        return kind;
+    }
+    if is_float(text)
+        && let Ok(f) = text.parse::<f64>()
+        && f.is_finite()
+    {
+        return NodeKind::Float(f);
+    }
+    NodeKind::Str(text.to_owned())
+}
+
+fn resolve_int(text: &str) -> Option<NodeKind> {
+    if let Some(oct) = text.strip_prefix("0o") {
+        if !oct.is_empty() && oct.bytes().all(|b| (b'0'..=b'7').contains(&b)) {
+            return u64::from_str_radix(oct, 8).ok().map(int_kind);
+        }
+        return None;
+    }
+    if let Some(hex) = text.strip_prefix("0x") {
+        if !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return u64::from_str_radix(hex, 16).ok().map(int_kind);
+        }
+        return None;
+    }
+    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    // Strict profile: `012` is a string, not a number.
+    if digits.len() > 1 && digits.starts_with('0') {
+        return None;
+    }
+    if text.starts_with('-') {
+        return match text.parse::<i64>() {
+            Ok(i) => Some(NodeKind::Int(i)),
+            Err(_) => text
+                .parse::<f64>()
+                .ok()
+                .filter(|f| f.is_finite())
+                .map(NodeKind::Float),
+        };
+    }
+    match digits.parse::<u64>() {
+        Ok(u) => Some(int_kind(u)),
+        Err(_) => digits
+            .parse::<f64>()
+            .ok()
+            .filter(|f| f.is_finite())
+            .map(NodeKind::Float),
+    }
+}
+
+fn int_kind(u: u64) -> NodeKind {
+    match i64::try_from(u) {
+        Ok(i) => NodeKind::Int(i),
+        Err(_) => NodeKind::UInt(u),
+    }
+}
+
+/// `[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?`, without a leading-zero integer part.
+fn is_float(text: &str) -> bool {
+    let body = text.strip_prefix(['-', '+']).unwrap_or(text);
+    let (mantissa, exponent) = match body.find(['e', 'E']) {
+        Some(i) => (&body[..i], Some(&body[i + 1..])),
+        None => (body, None),
+    };
+    if let Some(exp) = exponent {
+        let digits = exp.strip_prefix(['-', '+']).unwrap_or(exp);
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return false;
+        }
+    }
+    let (int_part, frac_part) = match mantissa.find('.') {
+        Some(i) => (&mantissa[..i], Some(&mantissa[i + 1..])),
+        None => (mantissa, None),
+    };
+    if !int_part.bytes().all(|b| b.is_ascii_digit()) {
+        return false;
+    }
+    if int_part.len() > 1 && int_part.starts_with('0') {
+        return false;
+    }
+    match frac_part {
+        Some(frac) => {
+            frac.bytes().all(|b| b.is_ascii_digit()) && !(int_part.is_empty() && frac.is_empty())
+        }
+        None => !int_part.is_empty() && exponent.is_some(),
+    }
+}

@@ -1,0 +1,219 @@
+//! Value extraction (SDK §5.6, format §5.5): `evaluate_extractor` and its compiled form.
+
+use oatf_model::{Extractor, ExtractorSource, ExtractorType};
+use oatf_primitives::RegexLimits;
+use regex::Regex;
+use serde_json::Value;
+use serde_json_path::JsonPath;
+
+use crate::error::{CompileError, CompileErrorKind};
+
+/// An extractor compiled once (JSONPath parsed or regex built) and applied to many messages.
+///
+/// ```
+/// use oatf_model::{Extractor, ExtractorSource};
+/// use oatf_runtime::CompiledExtractor;
+/// use serde_json::json;
+///
+/// let extractor: Extractor = serde_json::from_value(json!({
+///     "name": "command", "source": "request", "type": "json_path", "selector": "$.arguments.command",
+/// }))?;
+/// let extractor = CompiledExtractor::new(&extractor)?;
+/// let request = json!({"name": "exec", "arguments": {"command": "id"}});
+/// assert_eq!(extractor.evaluate(&request, ExtractorSource::Request).as_deref(), Some("id"));
+/// assert_eq!(extractor.evaluate(&request, ExtractorSource::Response), None);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct CompiledExtractor {
+    name: Box<str>,
+    source: ExtractorSource,
+    selector: Selector,
+    max_input_len: usize,
+}
+
+#[derive(Clone, Debug)]
+enum Selector {
+    JsonPath(JsonPath),
+    Regex(Regex),
+}
+
+impl CompiledExtractor {
+    /// Compiles `extractor` with the default [`RegexLimits`].
+    pub fn new(extractor: &Extractor) -> Result<Self, CompileError> {
+        Self::with_limits(extractor, &RegexLimits::default())
+    }
+
+    /// Compiles `extractor` with explicit regex limits.
+    pub fn with_limits(extractor: &Extractor, limits: &RegexLimits) -> Result<Self, CompileError> {
+        let unknown = |e: oatf_model::UnknownVariant| {
+            CompileError::new(CompileErrorKind::UnknownVariant, e.to_string())
+        };
+        let source = extractor.source.to_known().map_err(unknown)?;
+        let selector = match extractor.kind.to_known().map_err(unknown)? {
+            ExtractorType::JsonPath => JsonPath::parse(&extractor.selector)
+                .map(Selector::JsonPath)
+                .map_err(|e| {
+                    CompileError::new(
+                        CompileErrorKind::InvalidJsonPath,
+                        format!("invalid JSONPath {:?}: {e}", extractor.selector),
+                    )
+                })?,
+            ExtractorType::Regex => limits
+                .compile(&extractor.selector)
+                .map(Selector::Regex)
+                .map_err(|e| CompileError::from_condition(&e, "invalid extractor selector"))?,
+        };
+        Ok(CompiledExtractor {
+            name: extractor.name.as_str().into(),
+            source,
+            selector,
+            max_input_len: limits.max_input_len,
+        })
+    }
+
+    /// The variable name the value is stored under.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The message direction the extractor reads.
+    pub fn source(&self) -> ExtractorSource {
+        self.source
+    }
+
+    /// Applies the extractor to `message` of direction `direction` (SDK §5.6): `None` when the
+    /// directions differ or nothing matched; see [`CompiledExtractor::extract`].
+    pub fn evaluate(&self, message: &Value, direction: ExtractorSource) -> Option<String> {
+        if self.source != direction {
+            return None;
+        }
+        self.extract(message)
+    }
+
+    /// Applies the extractor to `message` whatever its direction.
+    ///
+    /// - `json_path`: the first node in document order; a string as is, any other value as compact
+    ///   JSON with object keys in document order (spec-decisions 13). `None` when no node matches.
+    /// - `regex`: the first capture group of the first match in the message's text (a string message
+    ///   as is, any other as compact JSON in document order). `None` when the regex does not match,
+    ///   the group did not take part in the match, or the text is longer than
+    ///   [`RegexLimits::max_input_len`].
+    pub fn extract(&self, message: &Value) -> Option<String> {
+        match &self.selector {
+            Selector::JsonPath(path) => path.query(message).first().map(|node| match node {
+                Value::String(s) => s.clone(),
+                other => compact(other),
+            }),
+            Selector::Regex(regex) => {
+                let owned;
+                let text = match message {
+                    Value::String(s) => s.as_str(),
+                    other => {
+                        owned = compact(other);
+                        owned.as_str()
+                    }
+                };
+                if text.len() > self.max_input_len {
+                    return None;
+                }
+                let group = regex.captures(text)?.get(1)?;
+                Some(group.as_str().to_owned())
+            }
+        }
+    }
+}
+
+/// Compact JSON in document (insertion) order.
+fn compact(value: &Value) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+/// Applies `extractor` to `message` of direction `direction` (SDK §5.6).
+///
+/// A convenience that compiles on every call; an extractor that does not compile (an unknown
+/// `source` or `type`, an invalid selector) captures nothing. Compile once with
+/// [`CompiledExtractor`] to apply it to many messages.
+pub fn evaluate_extractor(
+    extractor: &Extractor,
+    message: &Value,
+    direction: ExtractorSource,
+) -> Option<String> {
+    if extractor.source != direction {
+        return None;
+    }
+    CompiledExtractor::new(extractor).ok()?.extract(message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[track_caller]
+    fn check(kind: &str, selector: &str, message: Value, expect: Option<&str>) {
+        let extractor: Extractor = serde_json::from_value(json!({
+            "name": "x", "source": "response", "type": kind, "selector": selector,
+        }))
+        .unwrap();
+        let actual = evaluate_extractor(&extractor, &message, ExtractorSource::Response);
+        assert_eq!(
+            actual.as_deref(),
+            expect,
+            "{kind} {selector:?} on {message}"
+        );
+        let request = evaluate_extractor(&extractor, &message, ExtractorSource::Request);
+        assert_eq!(request, None);
+    }
+
+    #[test]
+    fn json_path() {
+        check(
+            "json_path",
+            "$.a[*].b",
+            json!({"a": [{"b": "1"}, {"b": "2"}]}),
+            Some("1"),
+        );
+        check(
+            "json_path",
+            "$.o",
+            json!({"o": {"z": 1, "a": [null, 1.5]}}),
+            Some(r#"{"z":1,"a":[null,1.5]}"#),
+        );
+        check("json_path", "$.s", json!({"s": ""}), Some(""));
+        check("json_path", "$.n", json!({"n": false}), Some("false"));
+        check("json_path", "$.missing", json!({}), None);
+        check("json_path", "$[", json!({}), None);
+    }
+
+    #[test]
+    fn regex() {
+        check("regex", "id=([0-9]+)", json!("id=1 id=2"), Some("1"));
+        check("regex", "k=([a-z]*);", json!("k=;"), Some(""));
+        check(
+            "regex",
+            r#""b":"([^"]*)""#,
+            json!({"b": "x", "a": 1}),
+            Some("x"),
+        );
+        check("regex", r#"^\{"(\w)""#, json!({"b": 1, "a": 1}), Some("b"));
+        check("regex", "(a)?b", json!("b"), None);
+        check("regex", "no group", json!("no group"), None);
+        check("regex", "nothing (here)", json!("text"), None);
+        check("regex", "(", json!("("), None);
+    }
+
+    #[test]
+    fn unknown_enumeration_values_do_not_compile() {
+        let extractor: Extractor = serde_json::from_value(json!({
+            "name": "x", "source": "sideways", "type": "regex", "selector": "(a)",
+        }))
+        .unwrap();
+        let error = CompiledExtractor::new(&extractor).unwrap_err();
+        assert_eq!(error.kind(), CompileErrorKind::UnknownVariant);
+        assert_eq!(
+            evaluate_extractor(&extractor, &json!("a"), ExtractorSource::Request),
+            None
+        );
+    }
+}
