@@ -42,13 +42,16 @@
 //! # Input safety
 //! - Expressions longer than [`CelLimits::max_expression_len`] (16 KiB) or whose brackets nest deeper
 //!   than [`CelLimits::max_nesting`] (64) are rejected before parsing.
-//! - Parsing runs on a dedicated thread with a large stack (once per expression); a parsed expression
-//!   whose syntax tree is deeper than [`CelLimits::max_ast_depth`] (32) is rejected, so evaluation
-//!   recursion fits in a 2 MiB thread stack even in unoptimized builds.
+//! - Parsing runs on one dedicated thread with a large stack, started on first use and kept; a parsed
+//!   expression whose syntax tree is deeper than [`CelLimits::max_ast_depth`] (32) is rejected, so
+//!   evaluation recursion fits in a 2 MiB thread stack even in unoptimized builds.
 //! - Messages nested deeper than 128 levels are an evaluation error, not a deep recursion.
 //! - Any panic of the `cel` crate is caught and reported as `cel_error`.
-//! - There is no evaluation time budget in the `cel` crate: nested comprehensions over large lists
-//!   are O(n^k). Bound message sizes upstream.
+//! - Comprehensions (`all`, `exists`, `exists_one`, `map`, `filter`) share an iteration budget per
+//!   evaluation, [`CelLimits::max_iterations`] (default 1,000,000): each comprehension is charged the
+//!   size of the list or map it iterates when it starts, and an evaluation that would go over the
+//!   budget stops with a `cel_error` before running that comprehension. Nested comprehensions over
+//!   large lists (`xs.all(x, xs.all(y, …))`, O(n²)) are therefore bounded, whatever the message.
 //!
 //! Tests: unit tests in this file; the `evaluate/` conformance corpus is run by `oatf-conformance`.
 //!
@@ -60,12 +63,17 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, mpsc};
 
-use cel::common::ast::{EntryExpr, Expr, IdedExpr};
+use cel::common::ast::{CallExpr, EntryExpr, Expr, IdedExpr};
+use cel::common::types::{
+    CelBool, CelDouble, CelInt, CelList, CelMap, CelMapKey, CelNull, CelString, CelUInt,
+};
+use cel::common::value::CowVal;
+use cel::common::value::Val;
 use cel::extractors::This;
-use cel::objects::{Key, Map};
-use cel::{Context, Env, ExecutionError, Program, Value as CelValue};
+use cel::{Context, Env, ExecutionError, FunctionContext, Program, Value as CelValue};
 use oatf_eval::{CelEvaluator, CompiledCel, EvaluationError, EvaluationErrorKind as Kind};
 use oatf_primitives::RegexLimits;
 use regex::Regex;
@@ -92,6 +100,9 @@ pub struct CelLimits {
     pub max_nesting: usize,
     /// The deepest parsed syntax tree accepted (default 32).
     pub max_ast_depth: usize,
+    /// The most comprehension iterations (`all`, `exists`, `map`, …, nested ones multiplied) one
+    /// evaluation may run (default 1,000,000).
+    pub max_iterations: usize,
     /// Bounds of the regexes of `matches`.
     pub regex: RegexLimits,
 }
@@ -102,6 +113,7 @@ impl Default for CelLimits {
             max_expression_len: 16 << 10,
             max_nesting: 64,
             max_ast_depth: 32,
+            max_iterations: 1_000_000,
             regex: RegexLimits::default(),
         }
     }
@@ -139,11 +151,8 @@ impl CelEngine {
 
     /// An engine with explicit limits.
     pub fn with_limits(limits: CelLimits) -> Self {
-        let mut env = Env::stdlib();
-        // The strings extension only adds overloads; a clash would leave the standard library intact.
-        let _ = env.add_extension(cel::extensions::strings);
         CelEngine {
-            env: Arc::new(env),
+            env: shared_env(),
             regexes: Arc::new(RegexCache {
                 limits: limits.regex,
                 compiled: Mutex::new(HashMap::new()),
@@ -170,33 +179,72 @@ impl CelEngine {
         let source = expression.to_owned();
         let max_depth = self.limits.max_ast_depth;
         // The parser (ANTLR) and the syntax tree's drop recurse deeply in unoptimized builds: parse on
-        // a thread with a large stack, and drop a rejected tree there too.
-        let parsed = std::thread::Builder::new()
+        // the parser thread, which has a large stack, and drop a rejected tree there too.
+        on_parser_thread(move || {
+            let program = env.compile(&source).map_err(|e| {
+                EvaluationError::new(Kind::CelError, parse_diagnostic(&e.to_string()))
+            })?;
+            let depth = ast_depth(program.expression());
+            if depth > max_depth {
+                return Err(EvaluationError::new(
+                    Kind::CelError,
+                    format!(
+                        "expression nests {depth} levels deep, more than the limit of {max_depth}"
+                    ),
+                ));
+            }
+            Ok(program)
+        })
+    }
+}
+
+/// The standard library with the strings extension, built once per process and shared by every
+/// engine: building it costs more than validating a small document (docs/performance.md).
+fn shared_env() -> Arc<Env> {
+    static ENV: OnceLock<Arc<Env>> = OnceLock::new();
+    Arc::clone(ENV.get_or_init(|| {
+        let mut env = Env::stdlib();
+        // The strings extension only adds overloads; a clash would leave the standard library intact.
+        let _ = env.add_extension(cel::extensions::strings);
+        Arc::new(env)
+    }))
+}
+
+type ParseJob = Box<dyn FnOnce() + Send>;
+
+/// Runs `parse` on the process's CEL parser thread (stack of [`PARSE_STACK_BYTES`]), started on first
+/// use and kept: starting a thread with such a stack for every expression cost more than the parse
+/// itself (docs/performance.md). Parses from several threads take turns; a panic is caught and
+/// reported, and the thread goes on.
+fn on_parser_thread<T: Send + 'static>(
+    parse: impl FnOnce() -> Result<T, EvaluationError> + Send + 'static,
+) -> Result<T, EvaluationError> {
+    static PARSER: OnceLock<Result<mpsc::Sender<ParseJob>, String>> = OnceLock::new();
+    let parser = PARSER.get_or_init(|| {
+        let (jobs, queue) = mpsc::channel::<ParseJob>();
+        std::thread::Builder::new()
             .name(String::from("oatf-cel-parse"))
             .stack_size(PARSE_STACK_BYTES)
-            .spawn(move || {
-                let program = env.compile(&source).map_err(|e| {
-                    EvaluationError::new(Kind::CelError, parse_diagnostic(&e.to_string()))
-                })?;
-                let depth = ast_depth(program.expression());
-                if depth > max_depth {
-                    return Err(EvaluationError::new(
-                        Kind::CelError,
-                        format!("expression nests {depth} levels deep, more than the limit of {max_depth}"),
-                    ));
-                }
-                Ok(program)
-            })
-            .map_err(|e| {
-                EvaluationError::new(Kind::CelError, format!("cannot start the CEL parser: {e}"))
-            })?
-            .join();
-        parsed.unwrap_or_else(|_| {
-            Err(EvaluationError::new(
-                Kind::CelError,
-                "the CEL parser panicked",
-            ))
-        })
+            .spawn(move || queue.into_iter().for_each(|job| job()))
+            .map(|_| jobs)
+            .map_err(|e| e.to_string())
+    });
+    let unavailable = |why: &str| {
+        EvaluationError::new(Kind::CelError, format!("cannot run the CEL parser: {why}"))
+    };
+    let jobs = parser.as_ref().map_err(|e| unavailable(e))?;
+    let (reply, answer) = mpsc::sync_channel(1);
+    jobs.send(Box::new(move || {
+        let _ = reply.send(catch_unwind(AssertUnwindSafe(parse)));
+    }))
+    .map_err(|_| unavailable("the parser thread stopped"))?;
+    match answer.recv() {
+        Ok(Ok(parsed)) => parsed,
+        Ok(Err(_)) => Err(EvaluationError::new(
+            Kind::CelError,
+            "the CEL parser panicked",
+        )),
+        Err(_) => Err(unavailable("the parser thread stopped")),
     }
 }
 
@@ -213,8 +261,11 @@ impl CelEvaluator for CelEngine {
             .into_iter()
             .map(str::to_owned)
             .collect();
+        let mut budgeted = program.expression().clone();
+        charge_comprehensions(&mut budgeted);
         Ok(Box::new(CelProgram {
-            program,
+            budgeted,
+            max_iterations: self.limits.max_iterations,
             env: Arc::clone(&self.env),
             regexes: Arc::clone(&self.regexes),
             variables: variables.iter().map(|v| (*v).to_owned()).collect(),
@@ -246,7 +297,9 @@ pub fn check_cel_syntax(expression: &str) -> Result<(), String> {
 
 /// A program compiled by a [`CelEngine`].
 struct CelProgram {
-    program: Program,
+    /// The program's syntax tree with every comprehension's range charged to the iteration budget.
+    budgeted: IdedExpr,
+    max_iterations: usize,
     env: Arc<Env>,
     regexes: Arc<RegexCache>,
     variables: Vec<String>,
@@ -272,14 +325,14 @@ impl CompiledCel for CelProgram {
 impl CelProgram {
     fn run(&self, message: &Value, variables: &[(&str, &Value)]) -> Result<bool, EvaluationError> {
         let mut context = Context::with_env(Arc::clone(&self.env));
-        context.add_variable_from_value("message", to_cel(message, 0)?);
+        context.add_variable_as_val("message", to_cel(message, 0)?);
         for name in &self.variables {
             // Declared variables that the caller did not bind are `null` (spec-decisions 15).
             let value = variables
                 .iter()
                 .find(|(n, _)| n == name)
-                .map_or(Ok(CelValue::Null), |(_, v)| to_cel(v, 0))?;
-            context.add_variable_from_value(name.as_str(), value);
+                .map_or(Ok(Box::new(CelNull) as Box<dyn Val>), |(_, v)| to_cel(v, 0))?;
+            context.add_variable_as_val(name.as_str(), value);
         }
         let regexes = Arc::clone(&self.regexes);
         let matches = move |This(text): This<Arc<String>>, pattern: Arc<String>| {
@@ -291,7 +344,16 @@ impl CelProgram {
                 "cannot register `matches` in the CEL context",
             ));
         }
-        match self.program.execute(&context) {
+        if context
+            .add_function(CHARGE_FUNCTION, iteration_budget(self.max_iterations))
+            .is_err()
+        {
+            return Err(EvaluationError::new(
+                Kind::CelError,
+                "cannot register the iteration budget in the CEL context",
+            ));
+        }
+        match CelValue::resolve(&self.budgeted, &context) {
             Ok(CelValue::Bool(b)) => Ok(b),
             Ok(other) => Err(EvaluationError::new(
                 Kind::TypeError,
@@ -322,10 +384,103 @@ impl CelProgram {
             {
                 EvaluationError::new(Kind::RegexTimeout, message.clone())
             }
+            ExecutionError::FunctionError { function, message } if function == CHARGE_FUNCTION => {
+                EvaluationError::new(Kind::CelError, message.clone())
+            }
             other => EvaluationError::new(Kind::CelError, first_line(&other.to_string())),
         }
     }
 }
+
+/// The function wrapped around the range of every comprehension; `@` cannot start a CEL identifier,
+/// so an expression can neither call nor shadow it.
+const CHARGE_FUNCTION: &str = "@oatf_charge_iterations";
+
+/// Wraps the range of every comprehension of `expr` in [`CHARGE_FUNCTION`]. The loop condition and
+/// step are left alone: the `cel` crate recognizes their shapes to run `all`/`exists`/`map`/`filter`
+/// efficiently. The tree is at most [`CelLimits::max_ast_depth`] deep, so recursion is bounded.
+fn charge_comprehensions(expr: &mut IdedExpr) {
+    match &mut expr.expr {
+        Expr::Call(call) => {
+            if let Some(target) = call.target.as_deref_mut() {
+                charge_comprehensions(target);
+            }
+            call.args.iter_mut().for_each(charge_comprehensions);
+        }
+        Expr::Comprehension(c) => {
+            for child in [
+                &mut c.iter_range,
+                &mut c.accu_init,
+                &mut c.loop_cond,
+                &mut c.loop_step,
+                &mut c.result,
+            ] {
+                charge_comprehensions(child);
+            }
+            let range = std::mem::take(&mut c.iter_range);
+            c.iter_range = IdedExpr {
+                id: range.id,
+                expr: Expr::Call(CallExpr {
+                    func_name: CHARGE_FUNCTION.to_owned(),
+                    target: None,
+                    args: vec![range],
+                }),
+            };
+        }
+        Expr::List(list) => list.elements.iter_mut().for_each(charge_comprehensions),
+        Expr::Map(map) => charge_entries(&mut map.entries),
+        Expr::Struct(s) => charge_entries(&mut s.entries),
+        Expr::Select(select) => charge_comprehensions(&mut select.operand),
+        Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => {}
+    }
+}
+
+fn charge_entries(entries: &mut [cel::common::ast::IdedEntryExpr]) {
+    for entry in entries {
+        match &mut entry.expr {
+            EntryExpr::StructField(field) => charge_comprehensions(&mut field.value),
+            EntryExpr::MapEntry(e) => {
+                charge_comprehensions(&mut e.key);
+                charge_comprehensions(&mut e.value);
+            }
+        }
+    }
+}
+
+/// The [`CHARGE_FUNCTION`] of one evaluation: charges the size of each list or map a comprehension
+/// is about to iterate to a budget of `max` iterations and passes the value through unchanged.
+fn iteration_budget(max: usize) -> BuiltinFunction {
+    let spent = AtomicUsize::new(0);
+    Box::new(move |ftx: &mut FunctionContext<'_, '_>| {
+        let Some(range) = ftx.args.pop() else {
+            return Err(ExecutionError::invalid_argument_count(1, 0));
+        };
+        if range.as_iterable().is_some() {
+            let size = range.as_sizer().map_or(0, |s| {
+                usize::try_from(*s.size().inner()).unwrap_or(usize::MAX)
+            });
+            let total = spent.load(Ordering::Relaxed).saturating_add(size);
+            if total > max {
+                return Err(ExecutionError::function_error(
+                    CHARGE_FUNCTION,
+                    format!(
+                        "the expression needs more than the limit of {max} comprehension iterations"
+                    ),
+                ));
+            }
+            spent.store(total, Ordering::Relaxed);
+        }
+        Ok(range)
+    })
+}
+
+/// A function registered with raw access to its arguments (the `cel` crate's `Function`, which it
+/// does not export by name).
+type BuiltinFunction = Box<
+    dyn for<'c, 'a> Fn(&mut FunctionContext<'c, 'a>) -> Result<CowVal<'c, 'a>, ExecutionError>
+        + Send
+        + Sync,
+>;
 
 /// Compiled `matches` regexes of one engine.
 struct RegexCache {
@@ -489,7 +644,10 @@ fn push_entries<'a>(
 
 /// Converts a JSON value to a CEL value: integers to `int` (`uint` beyond `i64`), other numbers to
 /// `double`, objects to maps with string keys.
-fn to_cel(value: &Value, depth: usize) -> Result<CelValue, EvaluationError> {
+/// The CEL value of a JSON value, built directly as the `cel` crate's values and borrowing the
+/// message's strings: the `cel::Value` route converted the message twice and copied every string, which
+/// was most of the time of an expression indicator (docs/performance.md).
+fn to_cel<'v>(value: &'v Value, depth: usize) -> Result<Box<dyn Val + 'v>, EvaluationError> {
     if depth > MAX_MESSAGE_DEPTH {
         return Err(EvaluationError::new(
             Kind::CelError,
@@ -497,15 +655,15 @@ fn to_cel(value: &Value, depth: usize) -> Result<CelValue, EvaluationError> {
         ));
     }
     Ok(match value {
-        Value::Null => CelValue::Null,
-        Value::Bool(b) => CelValue::Bool(*b),
+        Value::Null => Box::new(CelNull),
+        Value::Bool(b) => Box::new(CelBool::from(*b)),
         Value::Number(n) => match (n.as_i64(), n.as_u64()) {
-            (Some(i), _) => CelValue::Int(i),
-            (None, Some(u)) => CelValue::UInt(u),
-            (None, None) => CelValue::Float(n.as_f64().unwrap_or(f64::NAN)),
+            (Some(i), _) => Box::new(CelInt::from(i)),
+            (None, Some(u)) => Box::new(CelUInt::from(u)),
+            (None, None) => Box::new(CelDouble::from(n.as_f64().unwrap_or(f64::NAN))),
         },
-        Value::String(s) => CelValue::String(Arc::new(s.clone())),
-        Value::Array(items) => CelValue::List(Arc::new(
+        Value::String(s) => Box::new(CelString::from(s.as_str())),
+        Value::Array(items) => Box::new(CelList::from(
             items
                 .iter()
                 .map(|item| to_cel(item, depth + 1))
@@ -514,9 +672,12 @@ fn to_cel(value: &Value, depth: usize) -> Result<CelValue, EvaluationError> {
         Value::Object(map) => {
             let mut out = HashMap::with_capacity(map.len());
             for (key, item) in map {
-                out.insert(Key::String(Arc::new(key.clone())), to_cel(item, depth + 1)?);
+                out.insert(
+                    CelMapKey::String(CelString::from(key.as_str())),
+                    to_cel(item, depth + 1)?,
+                );
             }
-            CelValue::Map(Map { map: Arc::new(out) })
+            Box::new(CelMap::from(out))
         }
     })
 }

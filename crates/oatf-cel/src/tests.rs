@@ -197,3 +197,133 @@ fn engine_is_send_and_sync() {
     assert_send_sync::<CelEngine>();
     assert_send_sync::<CelProgram>();
 }
+
+/// A message `{"xs": [0, 1, …, n-1]}`.
+fn list_message(n: usize) -> Value {
+    json!({ "xs": (0..n).collect::<Vec<_>>() })
+}
+
+#[test]
+fn nested_comprehensions_are_bounded_by_the_iteration_budget() {
+    let nested = "message.xs.all(x, message.xs.all(y, x == y || true))";
+    // 100 + 100² iterations: within the budget.
+    check(nested, list_message(100), Ok(true));
+    // The same expression over 1,000 and 10,000 elements is over a budget of 20,000: an error after
+    // at most the budget's work (`oatf-sdk/tests/hostile.rs` runs it with the default budget).
+    let engine = CelEngine::with_limits(CelLimits {
+        max_iterations: 20_000,
+        ..CelLimits::default()
+    });
+    let program = engine.compile(nested, &[]);
+    for n in [1_000, 10_000] {
+        let error = program
+            .as_ref()
+            .map_err(Clone::clone)
+            .and_then(|p| p.evaluate(&list_message(n), &[]))
+            .err();
+        assert_eq!(
+            error.as_ref().map(EvaluationError::kind),
+            Some(Kind::CelError)
+        );
+        assert!(
+            error.is_some_and(|e| e.message()
+                == "the expression needs more than the limit of 20000 comprehension iterations"),
+            "n = {n}"
+        );
+    }
+}
+
+#[test]
+fn iteration_budget_is_configurable_and_counts_every_comprehension_kind() {
+    let engine = CelEngine::with_limits(CelLimits {
+        max_iterations: 10,
+        ..CelLimits::default()
+    });
+    let eval = |expression: &str, message: Value| {
+        engine
+            .compile(expression, &[])
+            .and_then(|p| p.evaluate(&message, &[]))
+            .map_err(|e| e.kind())
+    };
+    // Just under: one comprehension over 10 elements.
+    assert_eq!(
+        eval("message.xs.all(x, x >= 0)", list_message(10)),
+        Ok(true)
+    );
+    // Just over, for each macro, and for maps (iterated by key).
+    for expression in [
+        "message.xs.all(x, x >= 0)",
+        "message.xs.exists(x, x < 0)",
+        "message.xs.exists_one(x, x == 0)",
+        "size(message.xs.map(x, x)) > 0",
+        "size(message.xs.filter(x, x > 0)) > 0",
+    ] {
+        assert_eq!(
+            eval(expression, list_message(11)),
+            Err(Kind::CelError),
+            "{expression}"
+        );
+    }
+    let map: serde_json::Map<String, Value> =
+        (0..11).map(|i| (format!("k{i}"), json!(i))).collect();
+    assert_eq!(
+        eval("message.m.all(k, k != '')", json!({ "m": map })),
+        Err(Kind::CelError)
+    );
+    // Two sequential comprehensions share the budget: 6 + 6 > 10.
+    assert_eq!(
+        eval(
+            "message.xs.all(x, x >= 0) && message.xs.all(x, x >= 0)",
+            list_message(6)
+        ),
+        Err(Kind::CelError)
+    );
+    // Each evaluation has its own budget.
+    assert_eq!(
+        eval("message.xs.all(x, x >= 0)", list_message(10)),
+        Ok(true)
+    );
+}
+
+#[test]
+fn every_json_type_is_bound_as_its_cel_value() {
+    // The message is bound without the `cel::Value` route (strings are borrowed): the values must be
+    // the same as before, for each JSON type.
+    let message = json!({
+        "nothing": null, "yes": true, "int": -3, "big": 18446744073709551615u64, "float": 0.5,
+        "text": "ünï", "list": [1, "a"], "map": {"k": "v"}
+    });
+    for expression in [
+        "message.nothing == null",
+        "message.yes",
+        "message.int + 1 == -2",
+        "message.big == 18446744073709551615u",
+        "message.float * 2.0 == 1.0",
+        "size(message.text) == 3 && message.text + '!' == 'ünï!'",
+        "message.list == [1, 'a'] && message.list[1] == 'a'",
+        "message.map == {'k': 'v'} && 'k' in message.map && !('x' in message.map)",
+        "message.exists(k, k == 'map') && size(message) == 8",
+    ] {
+        check(expression, message.clone(), Ok(true));
+    }
+}
+
+#[test]
+fn expressions_compile_from_many_threads_on_the_shared_parser() {
+    let engine = CelEngine::new();
+    std::thread::scope(|scope| {
+        for t in 0..4 {
+            let engine = &engine;
+            scope.spawn(move || {
+                for i in 0..20 {
+                    let program = engine.compile(&format!("message.n == {}", t * 100 + i), &[]);
+                    let outcome = program.and_then(|p| p.evaluate(&json!({"n": t * 100 + i}), &[]));
+                    assert_eq!(outcome.map_err(|e| e.kind()), Ok(true));
+                }
+                assert!(engine.compile("message.n ==", &[]).is_err());
+            });
+        }
+    });
+    // Engines share one standard environment instead of building it each time.
+    assert!(Arc::ptr_eq(&engine.env, &CelEngine::new().env));
+}

@@ -18,7 +18,7 @@ pub(crate) struct Args {
     strict: bool,
     /// Only cases whose id or file contains a term; `-term` excludes (e.g. `DUR-,-DUR-004`).
     /// Default: the OATF_CONFORMANCE environment variable.
-    #[arg(long, value_name = "TERMS")]
+    #[arg(long, value_name = "TERMS", allow_hyphen_values = true)]
     filter: Option<String>,
 }
 

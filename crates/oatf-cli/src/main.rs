@@ -1,7 +1,8 @@
 //! The `oatf` command: works with OATF documents and runs conformance suites.
 //!
 //! Each subcommand lives in its own module with an `Args` struct and a `run` function returning the
-//! process exit code. Exit codes: 0 success, 1 the input failed the check, 2 usage or I/O error.
+//! process exit code. Exit codes: 0 success, 1 the input failed the check, 2 usage or I/O error;
+//! `oatf evaluate` has its own (its `--help`): 0–3 by verdict, 64 usage, 65 invalid document, 66 input.
 #![forbid(unsafe_code)]
 #![allow(
     clippy::print_stdout,
@@ -13,8 +14,14 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod catalog;
 mod conformance;
+mod evaluate;
+mod frameworks;
+mod library;
 mod normalize;
+mod test_cmd;
+mod testing;
 mod validate;
 
 /// Work with Open Agent Threat Format documents.
@@ -33,14 +40,26 @@ enum Command {
     Validate(validate::Args),
     /// Write the canonical (normalized) YAML form of a document to standard output.
     Normalize(normalize::Args),
+    /// Check a threat library (valid documents, unique ids) and print its index or framework coverage.
+    Catalog(catalog::Args),
+    /// Run the test cases of a threat library (`NAME.test.yaml` beside `NAME.yaml`).
+    Test(test_cmd::Args),
+    /// Evaluate a recorded trace (JSON Lines) against a document's indicators and report the verdict.
+    Evaluate(evaluate::Args),
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => return ExitCode::from(evaluate::parse_error_code(&error)),
+    };
     let code = match cli.command {
         Command::Conformance(args) => conformance::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Normalize(args) => normalize::run(args),
+        Command::Evaluate(args) => evaluate::run(args),
+        Command::Catalog(args) => catalog::run(args),
+        Command::Test(args) => test_cmd::run(args),
     };
     ExitCode::from(code)
 }

@@ -34,18 +34,42 @@ pub(crate) fn options() -> ValidateOptions {
 }
 
 /// Reads a file, or standard input for `-`.
+///
+/// At most one byte more than the parser's input limit is read, so a huge file is rejected without
+/// being read whole; bytes that are not UTF-8 are reported with the place of the first invalid byte.
 pub(crate) fn read_input(path: &PathBuf) -> Result<(String, String), String> {
-    if path.as_os_str() == "-" {
-        let mut text = String::new();
+    let limit = oatf::ParseOptions::DEFAULT_MAX_INPUT_BYTES;
+    let (name, bytes) = if path.as_os_str() == "-" {
+        let mut bytes = Vec::new();
         std::io::stdin()
-            .read_to_string(&mut text)
+            .take(limit as u64 + 1)
+            .read_to_end(&mut bytes)
             .map_err(|e| format!("cannot read standard input: {e}"))?;
-        return Ok(("<stdin>".to_owned(), text));
+        ("<stdin>".to_owned(), bytes)
+    } else {
+        let name = path.display().to_string();
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|file| file.take(limit as u64 + 1).read_to_end(&mut bytes))
+            .map_err(|e| format!("cannot read {name}: {e}"))?;
+        (name, bytes)
+    };
+    if bytes.len() > limit {
+        return Err(format!(
+            "{name} is larger than the input limit of {limit} bytes"
+        ));
     }
-    let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {name}: {e}"))?;
-    let text = String::from_utf8(bytes).map_err(|_| format!("{name} is not valid utf-8"))?;
-    Ok((name, text))
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok((name, text)),
+        // `parse_bytes` words the error and locates the first invalid byte.
+        Err(e) => Err(match oatf::model::parse_bytes(e.as_bytes()) {
+            Err(errors) => errors.first().map_or_else(
+                || format!("{name} is not valid utf-8"),
+                |e| format!("{name}: {e}"),
+            ),
+            Ok(_) => format!("{name} is not valid utf-8"),
+        }),
+    }
 }
 
 /// A diagnostic as the report shows it: the message as the headline (the code, path and labels are

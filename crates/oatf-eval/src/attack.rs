@@ -1,14 +1,88 @@
 //! Compiled attacks: every indicator plus the correlation logic, and whole-trace evaluation.
 
-use oatf_model::{Attack, Closed, CorrelationLogic, Document};
+use std::time::Duration;
+
+use oatf_model::{Attack, Closed, CorrelationLogic, Document, Execution, Phase};
+use oatf_primitives::{extract_protocol, parse_duration};
 use serde_json::Value;
 
 use crate::EvaluationError;
 use crate::indicator::{CompiledIndicator, EvalOptions};
+use crate::trace::Accumulator;
 use crate::verdict::{
-    AttackResult, AttackVerdict, IndicatorResult, IndicatorVerdict, compute_verdict_for_ids,
-    generated_indicator_id,
+    AttackResult, AttackVerdict, IndicatorVerdict, compute_verdict_for_ids, generated_indicator_id,
 };
+
+/// The protocol role of an actor, from the suffix of its mode (format §6.1 `direction`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// `*_server`: incoming messages are requests, outgoing ones responses.
+    Server,
+    /// `*_client`: outgoing messages are requests, incoming ones responses.
+    Client,
+}
+
+/// What trace filtering needs of one declared actor: its name, protocol, role and terminal phases.
+#[derive(Clone, Debug)]
+pub(crate) struct CompiledActor {
+    pub(crate) name: String,
+    pub(crate) mode: String,
+    pub(crate) protocol: String,
+    pub(crate) role: Option<Role>,
+    /// Names of the phases without a trigger (the terminal phases, format §5).
+    pub(crate) terminal_phases: Vec<String>,
+}
+
+impl CompiledActor {
+    fn new(name: &str, mode: &str, phases: &[Phase]) -> Self {
+        let role = if mode.ends_with("_server") {
+            Some(Role::Server)
+        } else if mode.ends_with("_client") {
+            Some(Role::Client)
+        } else {
+            None
+        };
+        let terminal_phases = phases
+            .iter()
+            .enumerate()
+            .filter(|(_, phase)| phase.trigger.is_none())
+            .map(|(i, phase)| {
+                phase
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| format!("phase-{}", i + 1))
+            })
+            .collect();
+        CompiledActor {
+            name: name.to_owned(),
+            mode: mode.to_owned(),
+            protocol: extract_protocol(mode).to_owned(),
+            role,
+            terminal_phases,
+        }
+    }
+}
+
+/// The actors of an execution profile in any of its three forms, named as normalization names them
+/// (N-006, N-007: the one actor of the single-phase and multi-phase forms is `default`).
+fn compile_actors(execution: Option<&Execution>) -> Vec<CompiledActor> {
+    let Some(execution) = execution else {
+        return Vec::new();
+    };
+    if let Some(actors) = &execution.actors {
+        return actors
+            .iter()
+            .map(|actor| CompiledActor::new(&actor.name, &actor.mode, &actor.phases))
+            .collect();
+    }
+    let Some(mode) = execution.mode.as_deref() else {
+        return Vec::new();
+    };
+    match &execution.phases {
+        Some(phases) => vec![CompiledActor::new("default", mode, phases)],
+        None => vec![CompiledActor::new("default", mode, &[Phase::default()])],
+    }
+}
 
 /// An attack compiled once (all indicators and the correlation logic) and evaluated against any
 /// number of messages or traces. `Send + Sync`.
@@ -21,6 +95,8 @@ pub struct CompiledAttack {
     logic: Result<CorrelationLogic, String>,
     has_indicators: bool,
     indicators: Vec<Result<CompiledIndicator, (String, EvaluationError)>>,
+    actors: Vec<CompiledActor>,
+    grace_period: Option<Duration>,
 }
 
 impl CompiledAttack {
@@ -33,8 +109,18 @@ impl CompiledAttack {
         }
     }
 
-    /// Compiles an attack. Indicators without `id` get the N-003 ids.
+    /// Compiles an attack. Indicators without `id` get the N-003 ids, and those without `protocol`
+    /// the protocol of `execution.mode` (N-004).
+    ///
+    /// The actors (their names, modes and terminal phases) and `attack.grace_period` are kept for
+    /// whole-trace evaluation ([`TraceEvaluator`](crate::TraceEvaluator)); a grace period that does
+    /// not parse is ignored (validation reports it).
     pub fn from_attack(attack: &Attack, options: &EvalOptions) -> Self {
+        let execution_protocol = attack
+            .execution
+            .as_ref()
+            .and_then(|e| e.mode.as_deref())
+            .map(extract_protocol);
         let logic = match attack.correlation.as_ref().and_then(|c| c.logic.as_ref()) {
             None => Ok(CorrelationLogic::Any),
             Some(Closed::Known(logic)) => Ok(*logic),
@@ -53,7 +139,12 @@ impl CompiledAttack {
                     .id
                     .clone()
                     .unwrap_or_else(|| generated_indicator_id(attack.id.as_deref(), index));
-                CompiledIndicator::with_id(indicator, id.clone(), options).map_err(|e| (id, e))
+                CompiledIndicator::with_id(indicator, id.clone(), options)
+                    .map(|mut compiled| {
+                        compiled.default_protocol(execution_protocol);
+                        compiled
+                    })
+                    .map_err(|e| (id, e))
             })
             .collect();
         CompiledAttack {
@@ -61,7 +152,37 @@ impl CompiledAttack {
             logic,
             has_indicators: attack.indicators.is_some(),
             indicators,
+            actors: compile_actors(attack.execution.as_ref()),
+            grace_period: attack
+                .grace_period
+                .as_deref()
+                .and_then(|g| parse_duration(g).ok()),
         }
+    }
+
+    /// `attack.grace_period`, when present and valid: how long after the terminal phases end
+    /// messages are still evaluated (format §6).
+    pub fn grace_period(&self) -> Option<Duration> {
+        self.grace_period
+    }
+
+    /// The declared actors as `(name, mode)`, in declaration order; the one actor of the single-phase
+    /// and multi-phase forms is called `default`, as normalization calls it.
+    pub fn actors(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.actors
+            .iter()
+            .map(|a| (a.name.as_str(), a.mode.as_str()))
+    }
+
+    pub(crate) fn compiled_actors(&self) -> &[CompiledActor] {
+        &self.actors
+    }
+
+    /// Every declared indicator in declaration order: compiled, or its id and compile error.
+    pub(crate) fn indicator_entries(
+        &self,
+    ) -> &[Result<CompiledIndicator, (String, EvaluationError)>] {
+        &self.indicators
     }
 
     /// The attack id, when the document has one.
@@ -108,34 +229,17 @@ impl CompiledAttack {
             .indicators
             .iter()
             .map(|entry| match entry {
-                Err((id, error)) => IndicatorVerdict::new(
-                    id.clone(),
-                    IndicatorResult::Error,
-                    Some(error.to_string()),
-                ),
+                Err((id, error)) => Accumulator::compile_error(error).finish(id),
                 Ok(indicator) => {
-                    let mut first_error: Option<IndicatorVerdict> = None;
-                    let mut last: Option<IndicatorVerdict> = None;
+                    let mut accumulator = Accumulator::new();
                     for message in trace.iter().filter_map(|t| select(indicator, t)) {
-                        let verdict = indicator.evaluate(message);
-                        match verdict.result {
-                            IndicatorResult::Matched => return verdict,
-                            IndicatorResult::Error if first_error.is_none() => {
-                                first_error = Some(verdict);
-                            }
-                            IndicatorResult::Skipped => return verdict,
-                            _ => last = Some(verdict),
+                        let (result, evidence) = indicator.evaluate_outcome(message);
+                        accumulator.record(result, evidence, 0);
+                        if accumulator.is_decided() {
+                            break;
                         }
                     }
-                    first_error.or(last).unwrap_or_else(|| {
-                        IndicatorVerdict::new(
-                            indicator.id().to_owned(),
-                            IndicatorResult::Skipped,
-                            Some(String::from(
-                                "no message of the trace applied to this indicator",
-                            )),
-                        )
-                    })
+                    accumulator.finish(indicator.id())
                 }
             })
             .collect();

@@ -233,13 +233,41 @@ impl CompiledIndicator {
     /// Evaluates the indicator against one message (SDK §4.4); an error becomes an `error` verdict
     /// whose evidence is the diagnostic.
     pub fn evaluate(&self, message: &Value) -> IndicatorVerdict {
-        self.try_evaluate(message).unwrap_or_else(|error| {
-            IndicatorVerdict::new(
-                self.id.clone(),
+        let (result, evidence) = self.evaluate_outcome(message);
+        IndicatorVerdict::new(self.id.clone(), result, evidence)
+    }
+
+    /// [`evaluate`](Self::evaluate) without building a verdict (no id clone, no clock read): what
+    /// whole-trace evaluation needs for each message.
+    pub(crate) fn evaluate_outcome(&self, message: &Value) -> (IndicatorResult, Option<String>) {
+        let outcome = match &self.method {
+            Method::Skipped(why) => Ok((IndicatorResult::Skipped, Some(String::from(*why)))),
+            Method::Pattern(pattern) => to_result(pattern.evaluate(message, self.evidence_chars)),
+            Method::Expression(expression) => {
+                to_result(expression.evaluate(message).map(|b| (b, None)))
+            }
+            Method::Semantic(semantic) => to_result(semantic.evaluate(message)),
+        };
+        outcome.unwrap_or_else(|error| {
+            let error = error.with_indicator_id(&self.id);
+            (
                 IndicatorResult::Error,
                 Some(truncate(&error.to_string(), self.evidence_chars)),
             )
         })
+    }
+
+    /// Gives the indicator the protocol of `execution.mode` when it names none (N-004), so that an
+    /// un-normalized document filters traces as its normalized form would.
+    pub(crate) fn default_protocol(&mut self, protocol: Option<&str>) {
+        if self.protocol.is_none() {
+            self.protocol = protocol.map(str::to_owned);
+        }
+    }
+
+    /// The longest evidence this indicator keeps, in characters.
+    pub(crate) fn evidence_chars(&self) -> usize {
+        self.evidence_chars
     }
 
     /// Evaluates the indicator against one message, returning an evaluation error as `Err` (with the
@@ -525,7 +553,7 @@ fn value_text(value: &Value) -> Cow<'_, str> {
 }
 
 /// At most `chars` characters of `text`, with `…` when cut.
-fn truncate(text: &str, chars: usize) -> String {
+pub(crate) fn truncate(text: &str, chars: usize) -> String {
     match text.char_indices().nth(chars) {
         None => text.to_owned(),
         Some((end, _)) => format!("{}…", &text[..end]),

@@ -4,7 +4,9 @@
 //! [`compute_verdict`], the compiled forms they are built on ([`CompiledIndicator`],
 //! [`CompiledAttack`]: paths parsed, regexes built and CEL programs compiled once, then evaluated
 //! against any number of messages by reference), the verdict and error types (SDK §2.19, §7.3), and
-//! the extension points [`CelEvaluator`], [`SemanticEvaluator`] and [`GenerationProvider`].
+//! the extension points [`CelEvaluator`], [`SemanticEvaluator`] and [`GenerationProvider`], and
+//! whole-trace evaluation (format §6): [`TraceMessage`], the streaming [`TraceEvaluator`],
+//! [`evaluate_trace`] and the JSON Lines [`JsonlTraceReader`].
 //!
 //! It must not depend on a YAML parser, a CEL engine or a command-line library: a small tool can embed
 //! just the evaluator and feed it indicators as JSON (`cargo tree -p oatf-eval --no-default-features`
@@ -34,6 +36,9 @@
 //! - Regexes have RE2 semantics and are bounded by [`RegexLimits`] (compiled size, input length); a
 //!   text over the input bound is an error of kind `regex_timeout` (spec-decisions 17).
 //! - Evidence is truncated to [`DEFAULT_EVIDENCE_CHARS`] characters by default.
+//! - Trace evaluation keeps a fixed state per indicator ([`TraceEvaluator::retained_bytes`]): memory
+//!   does not grow with the trace. [`JsonlTraceReader`] holds one line at a time, at most
+//!   [`DEFAULT_MAX_LINE_LEN`] bytes (16 MiB); a longer line is skipped without being buffered.
 //! - Bounding CEL work is the [`CelEvaluator`]'s job (`oatf-cel` bounds expression size and nesting).
 //!
 //! Tests: unit tests beside each module; the `evaluate/` and `verdict/` conformance corpus is run by
@@ -48,6 +53,7 @@ mod attack;
 mod error;
 mod extension;
 mod indicator;
+mod trace;
 mod verdict;
 
 #[cfg(test)]
@@ -66,6 +72,10 @@ pub use oatf_model::{
     SemanticExamples, SemanticIntentClass, SemanticMatch,
 };
 pub use oatf_primitives::RegexLimits;
+pub use trace::{
+    DEFAULT_MAX_LINE_LEN, JsonlTraceReader, TraceDirection, TraceError, TraceErrorKind,
+    TraceEvaluator, TraceMessage, evaluate_trace,
+};
 pub use verdict::{
     AttackResult, AttackVerdict, EvaluationSummary, IndicatorResult, IndicatorVerdict,
     compute_verdict, compute_verdict_for_ids,

@@ -52,6 +52,10 @@
 //! - Input larger than 10 MiB is rejected before reading ([`ParseOptions::max_input_bytes`]).
 //! - Nesting deeper than 128 mappings/sequences is rejected ([`ParseOptions::max_depth`]); the YAML
 //!   tree is built with an explicit stack.
+//! - A document of more than 1,000,000 YAML nodes is rejected ([`ParseOptions::max_nodes`]), which
+//!   bounds the memory of the tree and its path index.
+//! - Bytes ([`parse_bytes`]) that are not UTF-8 are rejected with the offset, line and column of the
+//!   first invalid byte; a byte order mark at the start of the stream is accepted (YAML 1.2 §5.2).
 //! - Anchors, aliases, merge keys and custom tags are reported (V-020) and aliases are never expanded,
 //!   so an alias bomb costs nothing; more than one YAML document is rejected; duplicate keys are errors.
 //! - YAML 1.2 core schema, strictly: `yes`/`no`/`on`/`off` stay strings, `012` and `1_000` stay strings,
@@ -97,7 +101,7 @@ pub use normalize::{
 };
 pub use oatf_primitives::{Condition, MatchCondition, MatchPredicate};
 #[cfg(feature = "yaml")]
-pub use parse::{ParseOptions, parse, parse_with};
+pub use parse::{ParseOptions, parse, parse_bytes, parse_bytes_with, parse_with};
 #[cfg(feature = "yaml")]
 pub use serialize::{LoadError, Loaded, load, load_with, serialize};
 pub use types::{

@@ -20,6 +20,7 @@ use crate::yaml::node::{self, Limits};
 pub struct ParseOptions {
     max_input_bytes: usize,
     max_depth: usize,
+    max_nodes: usize,
 }
 
 impl ParseOptions {
@@ -27,6 +28,9 @@ impl ParseOptions {
     pub const DEFAULT_MAX_INPUT_BYTES: usize = 10 * 1024 * 1024;
     /// The default nesting limit: 128 levels.
     pub const DEFAULT_MAX_DEPTH: usize = 128;
+    /// The default node budget: 1,000,000 YAML nodes (scalars, mappings, sequences and aliases), the
+    /// event budget serde-saphyr uses by default.
+    pub const DEFAULT_MAX_NODES: usize = 1_000_000;
 
     /// Sets the largest accepted input, in bytes.
     #[must_use]
@@ -41,6 +45,15 @@ impl ParseOptions {
         self.max_depth = depth.min(1024);
         self
     }
+
+    /// Sets the most YAML nodes (scalars, mappings, sequences and aliases, keys included) a document
+    /// may have. Each node costs a tree node and a path index entry, so this bounds the memory of a
+    /// parse whatever the input looks like.
+    #[must_use]
+    pub fn max_nodes(mut self, nodes: usize) -> Self {
+        self.max_nodes = nodes;
+        self
+    }
 }
 
 impl Default for ParseOptions {
@@ -48,6 +61,7 @@ impl Default for ParseOptions {
         ParseOptions {
             max_input_bytes: Self::DEFAULT_MAX_INPUT_BYTES,
             max_depth: Self::DEFAULT_MAX_DEPTH,
+            max_nodes: Self::DEFAULT_MAX_NODES,
         }
     }
 }
@@ -77,6 +91,7 @@ pub fn parse_with(input: &str, options: &ParseOptions) -> Result<Document, Parse
         Limits {
             max_input_bytes: options.max_input_bytes,
             max_depth: options.max_depth,
+            max_nodes: options.max_nodes,
         },
     );
     let mut errors = read.errors;
@@ -117,6 +132,53 @@ pub fn parse_with(input: &str, options: &ParseOptions) -> Result<Document, Parse
             "the input could not be parsed",
         ))
     }))
+}
+
+/// Parses YAML bytes into an unvalidated [`Document`] with the default [`ParseOptions`]: [`parse`] for
+/// input read from a file or the network.
+///
+/// The size limit is checked before anything else; bytes that are not UTF-8 are a syntax error that
+/// says where the first invalid byte is (byte offset, line and column). A byte order mark at the start
+/// is accepted (YAML 1.2 §5.2 allows one at the start of a stream).
+///
+/// ```
+/// let errors = oatf_model::parse_bytes(b"oatf: \"0.1\"\nattack:\n  name: caf\xe9\n").unwrap_err();
+/// assert_eq!(errors.first().and_then(|e| e.line()), Some(3));
+/// assert!(errors.first().is_some_and(|e| e.message().contains("byte 31")));
+/// ```
+pub fn parse_bytes(input: &[u8]) -> Result<Document, ParseErrors> {
+    parse_bytes_with(input, &ParseOptions::default())
+}
+
+/// [`parse_bytes`] with explicit limits.
+pub fn parse_bytes_with(input: &[u8], options: &ParseOptions) -> Result<Document, ParseErrors> {
+    if input.len() > options.max_input_bytes {
+        return Err(ParseErrors::single(node::too_large(
+            input.len(),
+            options.max_input_bytes,
+        )));
+    }
+    match std::str::from_utf8(input) {
+        Ok(text) => parse_with(text, options),
+        Err(error) => Err(ParseErrors::single(invalid_utf8(input, &error))),
+    }
+}
+
+/// The error for bytes that are not UTF-8, located at the first invalid byte.
+fn invalid_utf8(input: &[u8], error: &std::str::Utf8Error) -> ParseError {
+    let offset = error.valid_up_to();
+    let valid = String::from_utf8_lossy(&input[..offset]);
+    let line = valid.matches('\n').count() + 1;
+    let column = valid.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    let bad = input.get(offset).copied().unwrap_or_default();
+    let mut e = ParseError::new(
+        crate::ParseErrorKind::Syntax,
+        format!("the input is not valid utf-8: invalid byte 0x{bad:02x} at byte {offset}"),
+    );
+    e.line = Some(line);
+    e.column = Some(column);
+    e.span = Some(offset..offset + error.error_len().unwrap_or(input.len() - offset));
+    e
 }
 
 fn sort_errors(errors: &mut [ParseError]) {

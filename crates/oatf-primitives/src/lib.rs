@@ -22,7 +22,8 @@
 //! - Paths have at most [`MAX_PATH_DEPTH`] (64) segments; wildcard traversal uses an explicit stack.
 //! - Regexes have RE2 semantics (linear-time matching) and are bounded by [`RegexLimits`]: compiled size
 //!   1 MiB, lazy DFA 2 MiB, syntax nesting 100, matched text 16 MiB.
-//! - Deep equality and compact JSON coercion descend at most 512 levels into a value.
+//! - Deep equality and compact JSON ([`to_compact_sorted_json`], [`to_compact_json`]) descend at most
+//!   512 levels into a value.
 //!
 //! Tests: unit tests beside each module; the conformance corpus in `conformance/primitives/` is run by
 //! `oatf-conformance`.
@@ -52,4 +53,6 @@ pub use path::{
 pub use predicate::{CompiledPredicate, MatchPredicate, evaluate_predicate};
 pub use protocol::extract_protocol;
 pub use re2::{RegexSyntaxError, check_regex};
-pub use value::{deep_equal, to_compact_sorted_json, write_compact_sorted};
+pub use value::{
+    deep_equal, to_compact_json, to_compact_sorted_json, write_compact, write_compact_sorted,
+};

@@ -103,7 +103,21 @@ fn compare_int_float(i: i128, f: f64) -> Option<Ordering> {
 ///
 /// Strings and numbers are written exactly as serde_json writes them.
 pub fn write_compact_sorted(value: &Value, out: &mut String) {
-    write_at(value, out, 0);
+    write_at(value, out, 0, true);
+}
+
+/// Writes `value` as compact JSON with object keys in document order, as serde_json writes it, but
+/// with bounded recursion: values nested deeper than 512 levels are written as `null` (serde_json's
+/// writer recurses without limit and overflows the stack on a hand-built 10,000-deep value).
+pub fn write_compact(value: &Value, out: &mut String) {
+    write_at(value, out, 0, false);
+}
+
+/// Returns `value` as compact JSON with object keys in document order; see [`write_compact`].
+pub fn to_compact_json(value: &Value) -> String {
+    let mut out = String::new();
+    write_compact(value, &mut out);
+    out
 }
 
 /// Returns `value` as compact JSON with object keys sorted; see [`write_compact_sorted`].
@@ -113,7 +127,7 @@ pub fn to_compact_sorted_json(value: &Value) -> String {
     out
 }
 
-fn write_at(value: &Value, out: &mut String, depth: usize) {
+fn write_at(value: &Value, out: &mut String, depth: usize, sorted: bool) {
     match value {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -126,13 +140,15 @@ fn write_at(value: &Value, out: &mut String, depth: usize) {
                 if i > 0 {
                     out.push(',');
                 }
-                write_at(item, out, depth + 1);
+                write_at(item, out, depth + 1, sorted);
             }
             out.push(']');
         }
         Value::Object(map) => {
             let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            if sorted {
+                entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            }
             out.push('{');
             for (i, (key, item)) in entries.into_iter().enumerate() {
                 if i > 0 {
@@ -140,7 +156,7 @@ fn write_at(value: &Value, out: &mut String, depth: usize) {
                 }
                 write_string(key, out);
                 out.push(':');
-                write_at(item, out, depth + 1);
+                write_at(item, out, depth + 1, sorted);
             }
             out.push('}');
         }
@@ -173,6 +189,21 @@ fn write_string(s: &str, out: &mut String) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn compact_json_in_document_order_matches_serde_json_and_is_bounded() {
+        let value = json!({"b": [1, 1.5, -0.0, 1e300, "é\u{1}\"\\"], "a": {"z": null, "y": true}});
+        assert_eq!(
+            to_compact_json(&value),
+            serde_json::to_string(&value).unwrap_or_default()
+        );
+        let mut deep = json!(1);
+        for _ in 0..600 {
+            deep = json!([deep]);
+        }
+        let text = to_compact_json(&deep);
+        assert!(text.starts_with(&"[".repeat(512)) && text.contains("null"));
+    }
 
     #[track_caller]
     fn check_cmp(a: Value, b: Value, expect: Option<Ordering>) {

@@ -34,8 +34,30 @@ pub struct CompiledExtractor {
 
 #[derive(Clone, Debug)]
 enum Selector {
-    JsonPath(JsonPath),
+    /// The query, and whether it may have a descendant segment (`..`).
+    JsonPath(JsonPath, bool),
     Regex(Regex),
+}
+
+/// The deepest message a JSONPath query with a descendant segment (`$..x`) runs on: serde_json_path
+/// walks descendants recursively, so a hand-built message thousands of levels deep would overflow the
+/// stack. 128 is as deep as serde_json and the YAML reader nest by default.
+pub const MAX_DESCENDANT_QUERY_DEPTH: usize = 128;
+
+/// Whether `value` nests deeper than `limit` levels (the value itself is level 0), without recursion.
+fn deeper_than(value: &Value, limit: usize) -> bool {
+    let mut stack = vec![(value, 0usize)];
+    while let Some((value, depth)) = stack.pop() {
+        if depth > limit {
+            return true;
+        }
+        match value {
+            Value::Array(items) => stack.extend(items.iter().map(|v| (v, depth + 1))),
+            Value::Object(map) => stack.extend(map.values().map(|v| (v, depth + 1))),
+            _ => {}
+        }
+    }
+    false
 }
 
 impl CompiledExtractor {
@@ -52,7 +74,7 @@ impl CompiledExtractor {
         let source = extractor.source.to_known().map_err(unknown)?;
         let selector = match extractor.kind.to_known().map_err(unknown)? {
             ExtractorType::JsonPath => JsonPath::parse(&extractor.selector)
-                .map(Selector::JsonPath)
+                .map(|path| Selector::JsonPath(path, extractor.selector.contains("..")))
                 .map_err(|e| {
                     CompileError::new(
                         CompileErrorKind::InvalidJsonPath,
@@ -94,14 +116,17 @@ impl CompiledExtractor {
     /// Applies the extractor to `message` whatever its direction.
     ///
     /// - `json_path`: the first node in document order; a string as is, any other value as compact
-    ///   JSON with object keys in document order (spec-decisions 13). `None` when no node matches.
+    ///   JSON with object keys in document order (spec-decisions 13). `None` when no node matches,
+    ///   and for a query with a descendant segment (`$..x`) on a message nested deeper than
+    ///   [`MAX_DESCENDANT_QUERY_DEPTH`] levels.
     /// - `regex`: the first capture group of the first match in the message's text (a string message
     ///   as is, any other as compact JSON in document order). `None` when the regex does not match,
     ///   the group did not take part in the match, or the text is longer than
     ///   [`RegexLimits::max_input_len`].
     pub fn extract(&self, message: &Value) -> Option<String> {
         match &self.selector {
-            Selector::JsonPath(path) => path.query(message).first().map(|node| match node {
+            Selector::JsonPath(_, true) if deeper_than(message, MAX_DESCENDANT_QUERY_DEPTH) => None,
+            Selector::JsonPath(path, _) => path.query(message).first().map(|node| match node {
                 Value::String(s) => s.clone(),
                 other => compact(other),
             }),
@@ -124,9 +149,9 @@ impl CompiledExtractor {
     }
 }
 
-/// Compact JSON in document (insertion) order.
+/// Compact JSON in document (insertion) order, with bounded recursion.
 fn compact(value: &Value) -> String {
-    serde_json::to_string(value).unwrap_or_default()
+    oatf_primitives::to_compact_json(value)
 }
 
 /// Applies `extractor` to `message` of direction `direction` (SDK §5.6).
@@ -148,6 +173,27 @@ pub fn evaluate_extractor(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn descendant_queries_skip_messages_deeper_than_the_limit() {
+        let nest = |levels: usize| {
+            let mut value = serde_json::json!({"k": "found"});
+            for _ in 0..levels {
+                value = Value::Array(vec![value]);
+            }
+            value
+        };
+        let extractor: Extractor = serde_json::from_value(serde_json::json!({
+            "name": "k", "source": "request", "type": "json_path", "selector": "$..k",
+        }))
+        .unwrap_or_else(|e| panic!("{e}"));
+        let compiled = CompiledExtractor::new(&extractor).unwrap_or_else(|e| panic!("{e}"));
+        // `"found"` is at level 128 under 127 arrays and one object: within the limit.
+        assert_eq!(compiled.extract(&nest(127)).as_deref(), Some("found"));
+        assert_eq!(compiled.extract(&nest(128)), None);
+        assert!(!deeper_than(&serde_json::json!(1), 0));
+        assert!(deeper_than(&serde_json::json!([1]), 0));
+    }
     use serde_json::json;
 
     #[track_caller]

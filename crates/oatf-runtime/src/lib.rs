@@ -50,7 +50,13 @@
 //! - Regexes (extractor selectors and predicate operators) have RE2 semantics (linear-time matching)
 //!   and are bounded by [`RegexLimits`](oatf_primitives::RegexLimits): compiled size, lazy DFA size,
 //!   syntax nesting, and the length of the text matched (a longer text matches nothing).
-//! - JSONPath is RFC 9535 (serde_json_path): no scripting; evaluation is bounded by the message.
+//! - JSONPath is RFC 9535 (serde_json_path): no scripting; evaluation is bounded by the message. A
+//!   query with a descendant segment (`$..x`) captures nothing from a message nested deeper than
+//!   [`MAX_DESCENDANT_QUERY_DEPTH`] (128) levels, because serde_json_path walks descendants
+//!   recursively.
+//! - Compact JSON of non-string values (templates, extractors) stops at 512 levels (`null` below),
+//!   and [`interpolate_value`] copies values with an explicit stack, so hand-built values thousands
+//!   of levels deep do not exhaust the stack.
 //! - No function panics on any input: invalid selectors, durations and enumeration values are
 //!   [`CompileError`]s in the compiled forms and "never matches" in the conveniences; counts saturate.
 //!
@@ -71,7 +77,7 @@ mod template;
 mod trigger;
 
 pub use error::{CompileError, CompileErrorKind};
-pub use extractor::{CompiledExtractor, evaluate_extractor};
+pub use extractor::{CompiledExtractor, MAX_DESCENDANT_QUERY_DEPTH, evaluate_extractor};
 pub use response::{ResponseSelector, select_response};
 pub use state::compute_effective_state;
 pub use template::{

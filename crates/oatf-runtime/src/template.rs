@@ -205,7 +205,7 @@ fn message_reference(name: &str) -> Option<(Side, &str)> {
 fn push_value(out: &mut String, value: &Value) {
     match value {
         Value::String(s) => out.push_str(s),
-        other => out.push_str(&serde_json::to_string(other).unwrap_or_default()),
+        other => oatf_primitives::write_compact(other, out),
     }
 }
 
@@ -335,9 +335,69 @@ pub fn interpolate_value(
     request: Option<&Value>,
     response: Option<&Value>,
 ) -> (Value, Vec<TemplateDiagnostic>) {
-    let mut out = value.clone();
+    let mut out = clone_value(value);
     let diagnostics = interpolate_value_in_place(&mut out, extractors, request, response);
     (out, diagnostics)
+}
+
+/// Clones `value` with an explicit stack: `Value::clone` recurses once per level and overflows the
+/// stack on a hand-built value thousands of levels deep.
+fn clone_value(value: &Value) -> Value {
+    enum Frame<'a> {
+        Array(Vec<Value>, std::slice::Iter<'a, Value>),
+        Object(
+            serde_json::Map<String, Value>,
+            serde_json::map::Iter<'a>,
+            Option<&'a String>,
+        ),
+    }
+    let mut stack: Vec<Frame<'_>> = Vec::new();
+    let mut next = Some(value);
+    loop {
+        // Descend into `next`, or finish a leaf.
+        let mut done = match next.take() {
+            Some(Value::Array(items)) => {
+                stack.push(Frame::Array(Vec::with_capacity(items.len()), items.iter()));
+                None
+            }
+            Some(Value::Object(map)) => {
+                stack.push(Frame::Object(serde_json::Map::new(), map.iter(), None));
+                None
+            }
+            Some(leaf) => Some(leaf.clone()),
+            None => None,
+        };
+        // Attach finished values to their parents until a parent has more children.
+        loop {
+            let Some(frame) = stack.last_mut() else {
+                return done.unwrap_or(Value::Null);
+            };
+            match frame {
+                Frame::Array(items, rest) => {
+                    items.extend(done.take());
+                    if let Some(item) = rest.next() {
+                        next = Some(item);
+                        break;
+                    }
+                }
+                Frame::Object(map, rest, key) => {
+                    if let (Some(k), Some(v)) = (key.take(), done.take()) {
+                        map.insert(k.clone(), v);
+                    }
+                    if let Some((k, item)) = rest.next() {
+                        *key = Some(k);
+                        next = Some(item);
+                        break;
+                    }
+                }
+            }
+            done = match stack.pop() {
+                Some(Frame::Array(items, _)) => Some(Value::Array(items)),
+                Some(Frame::Object(map, ..)) => Some(Value::Object(map)),
+                None => None,
+            };
+        }
+    }
 }
 
 /// Interpolates every string of `value` in place; see [`interpolate_value`].
@@ -573,7 +633,7 @@ impl ValueTemplate {
         request: Option<&Value>,
         response: Option<&Value>,
     ) -> (Value, Vec<TemplateDiagnostic>) {
-        let mut value = self.value.clone();
+        let mut value = clone_value(&self.value);
         let mut templates = self.templates.iter();
         let mut walker = Walker {
             path: String::new(),
@@ -595,6 +655,35 @@ impl ValueTemplate {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clone_value_copies_every_shape_and_deep_values_without_recursion() {
+        let value = serde_json::json!({"a": [1, {"b": null, "c": []}, "x"], "d": {}, "e": 1.5});
+        assert_eq!(clone_value(&value), value);
+        for leaf in [
+            serde_json::json!(null),
+            serde_json::json!("s"),
+            serde_json::json!([]),
+        ] {
+            assert_eq!(clone_value(&leaf), leaf);
+        }
+        // 100,000 levels: `Value::clone` would overflow the stack. Both values are taken apart
+        // iteratively afterwards, because `Value`'s drop recurses too.
+        let mut deep = serde_json::json!("{{x}}");
+        for _ in 0..100_000 {
+            deep = Value::Array(vec![deep]);
+        }
+        let mut copy = clone_value(&deep);
+        let mut levels = 0;
+        for value in [&mut deep, &mut copy] {
+            let mut current = std::mem::take(value);
+            while let Value::Array(mut items) = current {
+                current = items.pop().unwrap_or_default();
+                levels += 1;
+            }
+        }
+        assert_eq!(levels, 200_000);
+    }
     use serde_json::json;
 
     #[track_caller]

@@ -15,6 +15,34 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! # Input safety
+//! Documents and traces come from strangers: no input makes the SDK panic, recurse without bound or
+//! allocate without bound, and each limit gives an error that says which limit was exceeded.
+//! `docs/input-safety.md` explains each one; `tests/limits.rs` tests each just under and just over.
+//!
+//! | Limit | Default | Change it with |
+//! | --- | --- | --- |
+//! | YAML input size (checked before reading) | 10 MiB | `ParseOptions::max_input_bytes` |
+//! | YAML nesting depth | 128 | `ParseOptions::max_depth` (at most 1024) |
+//! | YAML nodes (scalars, collections, aliases) | 1,000,000 | `ParseOptions::max_nodes` |
+//! | YAML anchors, aliases, merge keys, tags | none allowed (V-020), never expanded | fixed by the format |
+//! | Invalid UTF-8 (`model::parse_bytes`) | rejected at the first bad byte | fixed |
+//! | Path segments (simple and wildcard) | 64 | fixed (`primitives::MAX_PATH_DEPTH`) |
+//! | Regex compiled program / lazy DFA | 1 MiB / 2 MiB | `RegexLimits` via `EvalOptions::with_regex_limits` |
+//! | Regex syntax nesting | 100 | `RegexLimits::nest_limit` |
+//! | Text a regex runs on | 16 MiB (`regex_timeout` beyond) | `RegexLimits::max_input_len` |
+//! | CEL expression size | 16 KiB | `CelLimits::max_expression_len` |
+//! | CEL bracket nesting / syntax tree depth | 64 / 32 | `CelLimits::max_nesting` / `max_ast_depth` |
+//! | CEL comprehension iterations per evaluation | 1,000,000 | `CelLimits::max_iterations` |
+//! | Message depth converted for CEL | 128 | fixed |
+//! | Template interpolation depth | 128 | fixed (`runtime::MAX_INTERPOLATION_DEPTH`) |
+//! | Compact JSON and deep equality depth | 512 | fixed |
+//! | Message depth for a `$..x` JSONPath extractor | 128 | fixed (`runtime::MAX_DESCENDANT_QUERY_DEPTH`) |
+//! | Trace line length (`JsonlTraceReader`) | 16 MiB | `JsonlTraceReader::with_max_line_len` |
+//! | Evidence length | 256 characters | `EvalOptions::with_evidence_chars` |
+//!
+//! Regexes have RE2 semantics: matching is linear in the text, so `(a+)+$` cannot backtrack.
+//!
 //! # Crate features
 //! - `yaml` (default): YAML parsing and serialization of documents (serde-saphyr).
 //! - `cel` (default): CEL expression indicators (the `cel` crate); without it expression indicators
@@ -57,6 +85,10 @@ pub use oatf_eval::{
     GenerationProvider, IndicatorResult, IndicatorVerdict, RegexLimits, SemanticEvaluator,
     compute_verdict, compute_verdict_for_ids, evaluate_expression, evaluate_indicator,
     evaluate_pattern,
+};
+pub use oatf_eval::{
+    JsonlTraceReader, TraceDirection, TraceError, TraceErrorKind, TraceEvaluator, TraceMessage,
+    evaluate_trace,
 };
 
 #[cfg(feature = "cel")]

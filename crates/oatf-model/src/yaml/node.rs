@@ -62,6 +62,7 @@ impl NodeKind {
 pub(crate) struct Limits {
     pub(crate) max_input_bytes: usize,
     pub(crate) max_depth: usize,
+    pub(crate) max_nodes: usize,
 }
 
 /// The result of reading: the root node (when reading succeeded), the path index, and every finding.
@@ -394,6 +395,14 @@ fn located(kind: ParseErrorKind, message: String, path: String, location: &Locat
     }
 }
 
+/// The error for an input over the size limit (nothing of it is read).
+pub(crate) fn too_large(len: usize, limit: usize) -> ParseError {
+    ParseError::new(
+        ParseErrorKind::Syntax,
+        format!("input is {len} bytes, more than the limit of {limit} bytes"),
+    )
+}
+
 /// Reads `source` into a node tree, collecting V-020 findings and duplicate keys on the way.
 pub(crate) fn read(source: &str, limits: Limits) -> Read {
     let mut builder = Builder {
@@ -405,14 +414,9 @@ pub(crate) fn read(source: &str, limits: Limits) -> Read {
         limits,
     };
     if source.len() > limits.max_input_bytes {
-        builder.errors.push(ParseError::new(
-            ParseErrorKind::Syntax,
-            format!(
-                "input is {} bytes, more than the limit of {} bytes",
-                source.len(),
-                limits.max_input_bytes
-            ),
-        ));
+        builder
+            .errors
+            .push(too_large(source.len(), limits.max_input_bytes));
         return finish(builder, false);
     }
     let mut options = Options::default();
@@ -423,13 +427,27 @@ pub(crate) fn read(source: &str, limits: Limits) -> Read {
     options.block_nesting_limit = flow_limit;
     let parser = Parser::new_from_str_with_options(source, options);
     let mut documents = 0usize;
+    let mut nodes = 0usize;
     let mut fatal = false;
     for item in parser {
         let (event, span) = match item {
             Ok(pair) => pair,
             Err(error) => {
                 let offset = byte_offset(source, error.marker());
-                let mut e = ParseError::new(ParseErrorKind::Syntax, lowercase_first(&error.info()));
+                // The parser's own nesting guard (a little above ours) words it as "recursion limit
+                // exceeded": say which limit.
+                let message = if matches!(
+                    error.kind(),
+                    serde_saphyr::granit_parser::ErrorKind::RecursionLimitExceeded
+                ) {
+                    format!(
+                        "nesting is deeper than the limit of {} levels",
+                        limits.max_depth
+                    )
+                } else {
+                    lowercase_first(&error.info())
+                };
+                let mut e = ParseError::new(ParseErrorKind::Syntax, message);
                 e.line = Some(error.marker().line());
                 e.column = Some(error.marker().col() + 1);
                 e.span = Some(offset..offset);
@@ -439,6 +457,29 @@ pub(crate) fn read(source: &str, limits: Limits) -> Read {
             }
         };
         let location = location(builder.source, &span);
+        if matches!(
+            event,
+            Event::MappingStart(..)
+                | Event::SequenceStart(..)
+                | Event::Scalar(..)
+                | Event::Alias(_)
+                | Event::UnresolvedAlias(_)
+        ) {
+            nodes += 1;
+            if nodes > limits.max_nodes {
+                builder.errors.push(located(
+                    ParseErrorKind::Syntax,
+                    format!(
+                        "the document has more than the limit of {} yaml nodes",
+                        limits.max_nodes
+                    ),
+                    builder.key_parent_path(),
+                    &location,
+                ));
+                fatal = true;
+                break;
+            }
+        }
         let step = match event {
             Event::DocumentStart(..) => {
                 documents += 1;

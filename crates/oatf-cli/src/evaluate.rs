@@ -1,0 +1,652 @@
+//! `oatf evaluate DOC TRACE`: evaluates a recorded trace against a document's indicators (format §6)
+//! and reports the verdict as text, JSON, SARIF 2.1.0 or JUnit XML.
+//!
+//! The trace is read as a stream (`docs/trace-format.md`): memory does not depend on its length.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufRead, BufReader, IsTerminal as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use oatf::{
+    AttackResult, AttackVerdict, CompiledAttack, Document, IndicatorResult, JsonlTraceReader,
+    TraceErrorKind, TraceEvaluator,
+};
+use serde_json::{Value, json};
+
+use crate::validate::{options, out, parse_headline, read_input, render, with_path};
+
+/// The exit codes, as `--help` shows them.
+const EXIT_CODES: &str = "\
+Exit codes:
+  0   not_exploited: the agent resisted (no indicator matched)
+  1   exploited: the indicators matched as the correlation logic requires
+  2   partial: some but not all indicators matched (correlation `all`)
+  3   error: the verdict could not be established (an indicator failed, or none could be evaluated)
+  64  usage error (bad arguments)
+  65  the document does not parse or is not valid
+  66  the document or the trace cannot be read
+
+Malformed trace lines are reported on stderr with their line numbers and counted in the report; the
+verdict is computed from the lines that could be read.";
+
+/// Exit code: bad arguments (sysexits `EX_USAGE`).
+pub(crate) const EXIT_USAGE: u8 = 64;
+/// Exit code: the document does not parse or is invalid (sysexits `EX_DATAERR`).
+const EXIT_INVALID_DOCUMENT: u8 = 65;
+/// Exit code: an input cannot be read (sysexits `EX_NOINPUT`).
+const EXIT_NO_INPUT: u8 = 66;
+
+/// Malformed trace lines printed on stderr before the rest are only counted.
+const MAX_REPORTED_LINES: u64 = 100;
+
+/// Arguments of `oatf evaluate`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = EXIT_CODES)]
+pub(crate) struct Args {
+    /// The OATF document (YAML); `-` reads standard input.
+    #[arg(value_name = "DOC")]
+    document: PathBuf,
+    /// The trace, one JSON message per line (docs/trace-format.md); `-` reads standard input.
+    #[arg(value_name = "TRACE")]
+    trace: PathBuf,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// The longest trace line accepted, in bytes; longer lines are reported and skipped.
+    #[arg(long, value_name = "BYTES", default_value_t = oatf::eval::DEFAULT_MAX_LINE_LEN)]
+    max_line_len: usize,
+}
+
+/// Report formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Format {
+    /// A summary for people: the result, one line per indicator with its evidence, the counts.
+    Human,
+    /// The attack verdict (format §9.3) with a `trace` object (messages, malformed lines).
+    Json,
+    /// SARIF 2.1.0: one result per matched indicator, located at the trace line of its message.
+    Sarif,
+    /// JUnit XML: one test case per indicator; a matched indicator is a failure.
+    Junit,
+}
+
+/// The exit code of a verdict.
+fn verdict_code(result: AttackResult) -> u8 {
+    match result {
+        AttackResult::NotExploited => 0,
+        AttackResult::Exploited => 1,
+        AttackResult::Partial => 2,
+        AttackResult::Error => 3,
+    }
+}
+
+/// Prints a clap error and gives the exit code: usage errors of `oatf evaluate` are 64, since 2 is
+/// its `partial` verdict; other subcommands keep clap's codes.
+pub(crate) fn parse_error_code(error: &clap::Error) -> u8 {
+    let _ = error.print();
+    let evaluating = std::env::args_os().nth(1).is_some_and(|a| a == "evaluate");
+    match error.exit_code() {
+        0 => 0,
+        _ if evaluating => EXIT_USAGE,
+        code => u8::try_from(code).unwrap_or(EXIT_USAGE),
+    }
+}
+
+/// What was read of the trace besides the messages.
+#[derive(Debug, Default)]
+struct TraceStats {
+    name: String,
+    messages: u64,
+    lines: u64,
+    malformed: u64,
+    after_grace: u64,
+    /// Indicator id → line of the message that matched it.
+    matched_lines: HashMap<String, u64>,
+}
+
+pub(crate) fn run(args: Args) -> u8 {
+    if args.document.as_os_str() == "-" && args.trace.as_os_str() == "-" {
+        eprintln!("error: the document and the trace cannot both be standard input");
+        return EXIT_USAGE;
+    }
+    let (name, source) = match read_input(&args.document) {
+        Ok(input) => input,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return EXIT_NO_INPUT;
+        }
+    };
+    let loaded = match oatf::load_with(&source, &options()) {
+        Ok(loaded) => loaded,
+        Err(oatf::LoadError::Parse(errors)) => {
+            for error in errors.iter() {
+                eprint!("{}", render(error, parse_headline(error), &name, &source));
+            }
+            return EXIT_INVALID_DOCUMENT;
+        }
+        Err(oatf::LoadError::Invalid(errors)) => {
+            for error in &errors {
+                let headline = with_path(error.message(), Some(error.path()));
+                eprint!("{}", render(error, headline, &name, &source));
+            }
+            return EXIT_INVALID_DOCUMENT;
+        }
+    };
+    for warning in &loaded.warnings {
+        let headline = with_path(warning.message(), warning.path());
+        eprint!("{}", render(warning, headline, &name, &source));
+    }
+    let attack = CompiledAttack::new(&loaded.document, &oatf::default_eval_options());
+
+    let (trace_name, input): (String, Box<dyn BufRead>) = if args.trace.as_os_str() == "-" {
+        ("<stdin>".to_owned(), Box::new(std::io::stdin().lock()))
+    } else {
+        match File::open(&args.trace) {
+            Ok(file) => (
+                args.trace.display().to_string(),
+                Box::new(BufReader::with_capacity(1 << 16, file)),
+            ),
+            Err(e) => {
+                eprintln!("error: cannot read {}: {e}", args.trace.display());
+                return EXIT_NO_INPUT;
+            }
+        }
+    };
+    let (mut verdict, stats) = match evaluate(&attack, input, trace_name, args.max_line_len) {
+        Ok(done) => done,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return EXIT_NO_INPUT;
+        }
+    };
+    verdict.source = Some(format!("oatf {}", env!("CARGO_PKG_VERSION")));
+    let report = match args.format {
+        Format::Human => human(&loaded.document, &verdict, &stats),
+        Format::Json => json_report(&verdict, &stats),
+        Format::Sarif => sarif(&loaded.document, &verdict, &stats, &args.trace),
+        Format::Junit => junit(&loaded.document, &verdict, &stats),
+    };
+    out(&report);
+    verdict_code(verdict.result)
+}
+
+/// Streams the trace through the evaluator, reporting malformed lines on stderr.
+fn evaluate(
+    attack: &CompiledAttack,
+    input: Box<dyn BufRead>,
+    name: String,
+    max_line_len: usize,
+) -> Result<(AttackVerdict, TraceStats), String> {
+    let mut reader = JsonlTraceReader::new(input).with_max_line_len(max_line_len);
+    let mut evaluator = TraceEvaluator::new(attack);
+    let mut stats = TraceStats {
+        name,
+        ..TraceStats::default()
+    };
+    let mut progress = Progress::new();
+    let mut matched = 0;
+    while let Some(item) = reader.next() {
+        match item {
+            Ok(message) => {
+                evaluator.push(&message);
+                if evaluator.matched_count() != matched {
+                    matched = evaluator.matched_count();
+                    let position = evaluator.messages();
+                    let line = reader.lines_read();
+                    for (id, at) in evaluator.matched_messages() {
+                        if at == position {
+                            stats.matched_lines.insert(id.to_owned(), line);
+                        }
+                    }
+                }
+            }
+            Err(error) if error.kind() == TraceErrorKind::Io => {
+                progress.clear();
+                return Err(format!("{}: {error}", stats.name));
+            }
+            Err(error) => {
+                stats.malformed += 1;
+                if stats.malformed <= MAX_REPORTED_LINES {
+                    progress.clear();
+                    eprintln!("{}: {error}", stats.name);
+                }
+            }
+        }
+        progress.tick(reader.lines_read());
+    }
+    progress.clear();
+    if stats.malformed > MAX_REPORTED_LINES {
+        eprintln!(
+            "{}: {} more malformed lines not shown",
+            stats.name,
+            stats.malformed - MAX_REPORTED_LINES
+        );
+    }
+    stats.lines = reader.lines_read();
+    stats.messages = evaluator.messages();
+    stats.after_grace = evaluator.messages_after_grace();
+    Ok((evaluator.finish(), stats))
+}
+
+/// A line count on stderr, only when it is a terminal and the trace takes more than a second.
+struct Progress {
+    enabled: bool,
+    started: Instant,
+    last: Option<Instant>,
+    shown: bool,
+}
+
+impl Progress {
+    fn new() -> Self {
+        Progress {
+            enabled: std::io::stderr().is_terminal(),
+            started: Instant::now(),
+            last: None,
+            shown: false,
+        }
+    }
+
+    fn tick(&mut self, lines: u64) {
+        if !self.enabled || !lines.is_multiple_of(4096) {
+            return;
+        }
+        let now = Instant::now();
+        if now.duration_since(self.started) < Duration::from_secs(1)
+            || self
+                .last
+                .is_some_and(|last| now.duration_since(last) < Duration::from_millis(250))
+        {
+            return;
+        }
+        self.last = Some(now);
+        self.shown = true;
+        let mut stderr = std::io::stderr().lock();
+        let _ = write!(stderr, "\rreading the trace: {lines} lines");
+        let _ = stderr.flush();
+    }
+
+    fn clear(&mut self) {
+        if self.shown {
+            self.shown = false;
+            let mut stderr = std::io::stderr().lock();
+            let _ = write!(stderr, "\r\x1b[2K");
+            let _ = stderr.flush();
+        }
+    }
+}
+
+/// Text shown on one line: control characters escaped.
+fn one_line(text: &str) -> String {
+    let mut shown = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' => shown.push_str("\\n"),
+            '\r' => shown.push_str("\\r"),
+            '\t' => shown.push_str("\\t"),
+            c if c.is_control() => shown.push_str(&c.escape_unicode().to_string()),
+            c => shown.push(c),
+        }
+    }
+    shown
+}
+
+/// The longest evidence the human summary shows per indicator (`--format json` has it whole).
+const HUMAN_EVIDENCE_CHARS: usize = 160;
+
+/// `text` cut to `chars` characters, with `…` when cut.
+fn shorten(text: &str, chars: usize) -> String {
+    match text.char_indices().nth(chars) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
+    }
+}
+
+fn plural(n: u64, one: &'static str, many: &'static str) -> &'static str {
+    if n == 1 { one } else { many }
+}
+
+/// The indicators of the document by id (the document is normalized, so every one has its id).
+fn indicators_by_id(document: &Document) -> HashMap<&str, &oatf::Indicator> {
+    document
+        .indicators()
+        .iter()
+        .filter_map(|i| i.id.as_deref().map(|id| (id, i)))
+        .collect()
+}
+
+fn human(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -> String {
+    let attack = document.attack.as_ref();
+    let mut text = String::new();
+    let id = verdict.attack_id.as_deref().unwrap_or("(no attack id)");
+    let name = attack.and_then(|a| a.name.as_deref()).unwrap_or("");
+    text.push_str(&format!("{id}  {}\n", one_line(name)));
+    let logic = attack
+        .and_then(|a| a.correlation.as_ref())
+        .and_then(|c| c.logic.as_ref())
+        .map_or("any", |l| l.as_str());
+    let severity = attack
+        .and_then(|a| a.severity.as_ref())
+        .map(|s| format!(", severity {}", s.level().as_str()))
+        .unwrap_or_default();
+    text.push_str(&format!(
+        "verdict: {}  (correlation {logic}{severity})\n",
+        verdict.result
+    ));
+    if let Some(diagnostic) = &verdict.diagnostic {
+        text.push_str(&format!("  {}\n", one_line(diagnostic)));
+    }
+    let width = verdict
+        .indicator_verdicts
+        .iter()
+        .map(|v| v.indicator_id.chars().count())
+        .max()
+        .unwrap_or(0);
+    for v in &verdict.indicator_verdicts {
+        let mut line = format!("  {:<11}  {:<width$}", v.result.as_str(), v.indicator_id);
+        if let Some(at) = stats.matched_lines.get(&v.indicator_id) {
+            line.push_str(&format!("  line {at}"));
+        }
+        if let Some(evidence) = &v.evidence {
+            line.push_str("  ");
+            line.push_str(&shorten(&one_line(evidence), HUMAN_EVIDENCE_CHARS));
+        }
+        text.push_str(line.trim_end());
+        text.push('\n');
+    }
+    let s = &verdict.evaluation_summary;
+    text.push_str(&format!(
+        "indicators: {} matched, {} not matched, {} error, {} skipped\n",
+        s.matched, s.not_matched, s.error, s.skipped
+    ));
+    text.push_str(&format!(
+        "trace: {} {} in {} {} of {}",
+        stats.messages,
+        plural(stats.messages, "message", "messages"),
+        stats.lines,
+        plural(stats.lines, "line", "lines"),
+        stats.name
+    ));
+    if stats.after_grace > 0 {
+        text.push_str(&format!(
+            "; {} after the grace period, not evaluated",
+            stats.after_grace
+        ));
+    }
+    text.push('\n');
+    if stats.malformed > 0 {
+        text.push_str(&format!(
+            "warning: {} malformed {} skipped (listed on stderr); the verdict is computed from the \
+             other lines\n",
+            stats.malformed,
+            plural(stats.malformed, "line", "lines"),
+        ));
+    }
+    text
+}
+
+fn trace_json(stats: &TraceStats) -> Value {
+    let mut matched: Vec<(&String, &u64)> = stats.matched_lines.iter().collect();
+    matched.sort();
+    let matched: serde_json::Map<String, Value> = matched
+        .into_iter()
+        .map(|(id, line)| (id.clone(), json!(line)))
+        .collect();
+    json!({
+        "file": stats.name,
+        "lines": stats.lines,
+        "messages": stats.messages,
+        "malformed_lines": stats.malformed,
+        "after_grace_period": stats.after_grace,
+        "matched_lines": matched,
+        "verdict_from_partial_trace": stats.malformed > 0,
+    })
+}
+
+fn json_report(verdict: &AttackVerdict, stats: &TraceStats) -> String {
+    let mut value = serde_json::to_value(verdict).unwrap_or(Value::Null);
+    if let Some(object) = value.as_object_mut() {
+        object.insert("trace".to_owned(), trace_json(stats));
+    }
+    let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// The SARIF level of an indicator: its severity, else the attack's.
+fn sarif_level(severity: Option<&str>) -> &'static str {
+    match severity {
+        Some("critical" | "high") | None => "error",
+        Some("medium") => "warning",
+        _ => "note",
+    }
+}
+
+/// A relative or absolute file path as a URI reference (`/` separators, reserved bytes escaped).
+fn file_uri(path: &Path) -> String {
+    let text = path.to_string_lossy().replace('\\', "/");
+    let mut uri = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                uri.push(char::from(byte));
+            }
+            other => uri.push_str(&format!("%{other:02X}")),
+        }
+    }
+    uri
+}
+
+fn sarif(document: &Document, verdict: &AttackVerdict, stats: &TraceStats, path: &Path) -> String {
+    let attack = document.attack.as_ref();
+    let attack_severity = attack
+        .and_then(|a| a.severity.as_ref())
+        .map(|s| s.level().as_str());
+    let indicators = indicators_by_id(document);
+    let severity_of = |id: &str| {
+        indicators
+            .get(id)
+            .and_then(|i| i.severity.as_ref())
+            .map(|s| s.as_str())
+            .or(attack_severity)
+    };
+    let rules: Vec<Value> = verdict
+        .indicator_verdicts
+        .iter()
+        .map(|v| {
+            let id = v.indicator_id.as_str();
+            let indicator = indicators.get(id);
+            let description = indicator
+                .and_then(|i| i.description.as_deref())
+                .unwrap_or(id);
+            let mut rule = json!({
+                "id": id,
+                "shortDescription": {"text": description},
+                "defaultConfiguration": {"level": sarif_level(severity_of(id))},
+            });
+            if let (Some(indicator), Some(object)) = (indicator, rule.as_object_mut()) {
+                let mut properties = serde_json::Map::new();
+                if let Some(severity) = severity_of(id) {
+                    properties.insert("severity".into(), json!(severity));
+                }
+                if let Some(surface) = &indicator.surface {
+                    properties.insert("surface".into(), json!(surface));
+                }
+                if let Some(protocol) = &indicator.protocol {
+                    properties.insert("protocol".into(), json!(protocol));
+                }
+                if let Some(false_positives) = &indicator.false_positives {
+                    properties.insert("false_positives".into(), json!(false_positives));
+                }
+                object.insert("properties".into(), Value::Object(properties));
+            }
+            rule
+        })
+        .collect();
+    let uri = if stats.name == "<stdin>" {
+        "stdin".to_owned()
+    } else {
+        file_uri(path)
+    };
+    let results: Vec<Value> = verdict
+        .indicator_verdicts
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| v.result == IndicatorResult::Matched)
+        .map(|(index, v)| {
+            let mut physical = json!({"artifactLocation": {"uri": uri}});
+            if let (Some(line), Some(object)) = (
+                stats.matched_lines.get(&v.indicator_id),
+                physical.as_object_mut(),
+            ) {
+                object.insert("region".into(), json!({"startLine": line}));
+            }
+            let text = match &v.evidence {
+                Some(evidence) => format!("indicator {} matched: {evidence}", v.indicator_id),
+                None => format!("indicator {} matched", v.indicator_id),
+            };
+            json!({
+                "ruleId": v.indicator_id,
+                "ruleIndex": index,
+                "level": sarif_level(severity_of(&v.indicator_id)),
+                "message": {"text": text},
+                "locations": [{"physicalLocation": physical}],
+            })
+        })
+        .collect();
+    let notifications: Vec<Value> = verdict
+        .indicator_verdicts
+        .iter()
+        .filter(|v| matches!(v.result, IndicatorResult::Error | IndicatorResult::Skipped))
+        .map(|v| {
+            json!({
+                "level": if v.result == IndicatorResult::Error { "error" } else { "note" },
+                "message": {"text": format!(
+                    "indicator {} {}: {}",
+                    v.indicator_id,
+                    v.result,
+                    v.evidence.as_deref().unwrap_or("")
+                )},
+                "associatedRule": {"id": v.indicator_id},
+            })
+        })
+        .collect();
+    let s = &verdict.evaluation_summary;
+    let sarif = json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "oatf",
+                "version": env!("CARGO_PKG_VERSION"),
+                "informationUri": "https://oatf.io",
+                "rules": rules,
+            }},
+            "invocations": [{
+                "executionSuccessful": verdict.result != AttackResult::Error,
+                "toolExecutionNotifications": notifications,
+            }],
+            "artifacts": [{"location": {"uri": uri}}],
+            "results": results,
+            "properties": {
+                "attack_id": verdict.attack_id,
+                "verdict": verdict.result,
+                "evaluation_summary": {
+                    "matched": s.matched, "not_matched": s.not_matched,
+                    "error": s.error, "skipped": s.skipped,
+                },
+                "trace": trace_json(stats),
+            },
+        }],
+    });
+    let mut text = serde_json::to_string_pretty(&sarif).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// Escapes text for XML attributes and content, dropping characters XML 1.0 cannot hold.
+fn xml(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => escaped.push_str("&amp;"),
+            '<' => escaped.push_str("&lt;"),
+            '>' => escaped.push_str("&gt;"),
+            '"' => escaped.push_str("&quot;"),
+            '\'' => escaped.push_str("&apos;"),
+            '\t' | '\n' | '\r' => escaped.push(c),
+            c if c < ' ' || c == '\u{FFFE}' || c == '\u{FFFF}' => escaped.push('\u{FFFD}'),
+            c => escaped.push(c),
+        }
+    }
+    escaped
+}
+
+fn junit(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -> String {
+    let attack_id = verdict.attack_id.as_deref().unwrap_or("oatf");
+    let name = document
+        .attack
+        .as_ref()
+        .and_then(|a| a.name.as_deref())
+        .unwrap_or(attack_id);
+    let s = &verdict.evaluation_summary;
+    let tests = verdict.indicator_verdicts.len();
+    let mut x = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    x.push_str(&format!(
+        "<testsuites name=\"oatf evaluate\" tests=\"{tests}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\">\n",
+        s.matched, s.error, s.skipped
+    ));
+    x.push_str(&format!(
+        "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\"{}>\n",
+        xml(&format!("{attack_id} {name}")),
+        s.matched,
+        s.error,
+        s.skipped,
+        verdict
+            .timestamp
+            .as_deref()
+            .map(|t| format!(" timestamp=\"{}\"", xml(t)))
+            .unwrap_or_default(),
+    ));
+    x.push_str("    <properties>\n");
+    for (key, value) in [
+        ("verdict", verdict.result.as_str().to_owned()),
+        ("trace", stats.name.clone()),
+        ("messages", stats.messages.to_string()),
+        ("malformed_lines", stats.malformed.to_string()),
+    ] {
+        x.push_str(&format!(
+            "      <property name=\"{key}\" value=\"{}\"/>\n",
+            xml(&value)
+        ));
+    }
+    x.push_str("    </properties>\n");
+    for v in &verdict.indicator_verdicts {
+        let open = format!(
+            "    <testcase classname=\"{}\" name=\"{}\"",
+            xml(attack_id),
+            xml(&v.indicator_id)
+        );
+        let evidence = xml(v.evidence.as_deref().unwrap_or(""));
+        let at = stats
+            .matched_lines
+            .get(&v.indicator_id)
+            .map(|line| format!(" (line {line} of {})", xml(&stats.name)))
+            .unwrap_or_default();
+        match v.result {
+            IndicatorResult::NotMatched => x.push_str(&format!("{open}/>\n")),
+            IndicatorResult::Matched => x.push_str(&format!(
+                "{open}>\n      <failure type=\"matched\" message=\"the agent complied: indicator matched{at}\">{evidence}</failure>\n    </testcase>\n"
+            )),
+            IndicatorResult::Error => x.push_str(&format!(
+                "{open}>\n      <error type=\"error\" message=\"{evidence}\"/>\n    </testcase>\n"
+            )),
+            IndicatorResult::Skipped => x.push_str(&format!(
+                "{open}>\n      <skipped message=\"{evidence}\"/>\n    </testcase>\n"
+            )),
+        }
+    }
+    x.push_str("  </testsuite>\n</testsuites>\n");
+    x
+}

@@ -1,0 +1,300 @@
+//! A threat library on disk: finding its documents and test files, and loading documents with every
+//! problem located by file and line. Shared by `oatf catalog` and `oatf test`.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use oatf::{Document, ValidateOptions};
+
+/// The suffix of a test file: `NAME.test.yaml` holds the cases of `NAME.yaml`.
+pub(crate) const TEST_SUFFIXES: &[&str] = &[".test.yaml", ".test.yml"];
+
+/// Directories never entered: version control, build output, dependencies.
+const SKIPPED_DIRS: &[&str] = &["target", "node_modules"];
+
+/// What a walk found, each list sorted.
+#[derive(Debug, Default)]
+pub(crate) struct Library {
+    /// OATF documents (`*.yaml`, `*.yml` with a top-level `oatf` or `attack` key).
+    pub(crate) documents: Vec<PathBuf>,
+    /// Test files (`*.test.yaml`, `*.test.yml`).
+    pub(crate) tests: Vec<PathBuf>,
+    /// YAML files found while walking that are not OATF documents (no top-level `oatf`/`attack`).
+    pub(crate) other_yaml: Vec<PathBuf>,
+}
+
+/// A problem with a file, located as precisely as known; `Display` is `file:line:column: message`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Problem {
+    pub(crate) file: String,
+    pub(crate) line: Option<usize>,
+    pub(crate) column: Option<usize>,
+    /// The rule (`V-013`), when there is one.
+    pub(crate) code: Option<String>,
+    pub(crate) message: String,
+    pub(crate) warning: bool,
+}
+
+impl Problem {
+    pub(crate) fn new(file: impl Into<String>, line: Option<usize>, message: String) -> Self {
+        Problem {
+            file: file.into(),
+            line,
+            column: None,
+            code: None,
+            message,
+            warning: false,
+        }
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.file)?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+            if let Some(column) = self.column {
+                write!(f, ":{column}")?;
+            }
+        }
+        f.write_str(if self.warning { ": warning" } else { ": error" })?;
+        if let Some(code) = &self.code {
+            write!(f, "[{code}]")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// Walks `roots` (files or directories) in sorted order. Hidden entries (`.git`, `.cache`) and
+/// [`SKIPPED_DIRS`] are skipped when walking, and symbolic links to directories are not followed (no
+/// cycles). A file named on the command line is taken whatever its content.
+pub(crate) fn discover(roots: &[PathBuf]) -> Result<Library, String> {
+    let mut library = Library::default();
+    for root in roots {
+        let metadata =
+            std::fs::metadata(root).map_err(|e| format!("cannot read {}: {e}", root.display()))?;
+        if metadata.is_dir() {
+            walk(root, &mut library)?;
+        } else if is_test_file(root) {
+            library.tests.push(root.clone());
+        } else {
+            library.documents.push(root.clone());
+        }
+    }
+    for list in [
+        &mut library.documents,
+        &mut library.tests,
+        &mut library.other_yaml,
+    ] {
+        list.sort();
+        list.dedup();
+    }
+    Ok(library)
+}
+
+fn walk(root: &Path, library: &mut Library) -> Result<(), String> {
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let entries =
+            std::fs::read_dir(&dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with('.') {
+                continue;
+            }
+            let path = entry.path();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                if !SKIPPED_DIRS.contains(&name.as_ref()) {
+                    stack.push(path);
+                }
+            } else if is_test_file(&path) {
+                library.tests.push(path);
+            } else if is_yaml(&path) {
+                if looks_like_oatf(&path) {
+                    library.documents.push(path);
+                } else {
+                    library.other_yaml.push(path);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn is_yaml(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("yaml" | "yml")
+    )
+}
+
+pub(crate) fn is_test_file(path: &Path) -> bool {
+    let name = path.file_name().map(|n| n.to_string_lossy());
+    name.is_some_and(|n| TEST_SUFFIXES.iter().any(|s| n.ends_with(s)))
+}
+
+/// Whether a YAML file has a top-level `oatf` or `attack` key (block style, possibly quoted).
+/// Unreadable files count as documents so that the error is reported, not hidden.
+fn looks_like_oatf(path: &Path) -> bool {
+    let Ok(text) = std::fs::read(path) else {
+        return true;
+    };
+    let text = String::from_utf8_lossy(&text);
+    text.lines().any(|line| {
+        let key = line.trim_start_matches(['"', '\'']);
+        line.len() == line.trim_start().len()
+            && ["oatf", "attack"].iter().any(|k| {
+                key.strip_prefix(k)
+                    .map(|r| r.trim_start_matches(['"', '\'']))
+                    .is_some_and(|r| r.starts_with(':'))
+            })
+    })
+}
+
+/// The document a test file is about: `NAME.test.yaml` → `NAME.yaml` or `NAME.yml`.
+pub(crate) fn document_of_test(test: &Path) -> Vec<PathBuf> {
+    let name = test
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let Some(stem) = TEST_SUFFIXES.iter().find_map(|s| name.strip_suffix(s)) else {
+        return Vec::new();
+    };
+    ["yaml", "yml"]
+        .iter()
+        .map(|ext| test.with_file_name(format!("{stem}.{ext}")))
+        .collect()
+}
+
+/// The test file of a document, if one exists: `NAME.yaml` → `NAME.test.yaml` or `NAME.test.yml`.
+pub(crate) fn test_of_document(document: &Path) -> Option<PathBuf> {
+    let stem = document.file_stem()?.to_string_lossy().into_owned();
+    TEST_SUFFIXES
+        .iter()
+        .map(|s| document.with_file_name(format!("{stem}{s}")))
+        .find(|p| p.is_file())
+}
+
+/// A document that parsed and validated.
+#[derive(Debug)]
+pub(crate) struct LoadedDocument {
+    /// The path as shown to the user.
+    pub(crate) file: String,
+    /// The document as parsed (source locations), not normalized.
+    pub(crate) parsed: Document,
+    /// The normalized document.
+    pub(crate) document: Document,
+    /// Validation warnings.
+    pub(crate) warnings: Vec<Problem>,
+    source: String,
+}
+
+impl LoadedDocument {
+    /// The 1-based line of the node at a diagnostic dot-path (or its nearest ancestor).
+    pub(crate) fn line_of(&self, path: &str) -> Option<usize> {
+        let span = self.parsed.source_span(path)?;
+        Some(line_of_offset(&self.source, span.start))
+    }
+}
+
+/// The 1-based line holding byte `offset` of `text`.
+pub(crate) fn line_of_offset(text: &str, offset: usize) -> usize {
+    let end = offset.min(text.len());
+    text.as_bytes()
+        .get(..end)
+        .map_or(0, |b| b.iter().filter(|c| **c == b'\n').count())
+        + 1
+}
+
+/// Reads a file as UTF-8.
+pub(crate) fn read_text(path: &Path) -> Result<String, Problem> {
+    let file = path.display().to_string();
+    let bytes = std::fs::read(path)
+        .map_err(|e| Problem::new(file.clone(), None, format!("cannot read the file: {e}")))?;
+    String::from_utf8(bytes).map_err(|e| Problem::new(file, None, format!("not valid utf-8: {e}")))
+}
+
+/// Parses, validates and normalizes one document; on failure every problem, located.
+pub(crate) fn load_document(
+    path: &Path,
+    options: &ValidateOptions,
+) -> Result<LoadedDocument, Vec<Problem>> {
+    let file = path.display().to_string();
+    let source = read_text(path).map_err(|p| vec![p])?;
+    let parsed = match oatf::parse(&source) {
+        Ok(parsed) => parsed,
+        Err(errors) => {
+            return Err(errors
+                .iter()
+                .map(|e| Problem {
+                    file: file.clone(),
+                    line: e.line(),
+                    column: e.column(),
+                    code: e.rule().map(str::to_owned),
+                    message: crate::validate::parse_headline(e),
+                    warning: false,
+                })
+                .collect());
+        }
+    };
+    let result = oatf::validate_with(&parsed, options);
+    let located = |warning: bool,
+                   code: &str,
+                   message: &str,
+                   path: Option<&str>,
+                   location: Option<&oatf::model::SourceLocation>| Problem {
+        file: file.clone(),
+        line: location.map(|l| l.line),
+        column: location.map(|l| l.column),
+        code: Some(code.to_owned()),
+        message: crate::validate::with_path(message, path),
+        warning,
+    };
+    if !result.is_valid() {
+        return Err(result
+            .errors
+            .iter()
+            .map(|e| located(false, e.rule(), e.message(), Some(e.path()), e.location()))
+            .collect());
+    }
+    let warnings = result
+        .warnings
+        .iter()
+        .map(|w| located(true, w.code(), w.message(), w.path(), w.location()))
+        .collect();
+    let document = oatf::normalize(parsed.clone());
+    Ok(LoadedDocument {
+        file,
+        parsed,
+        document,
+        warnings,
+        source,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_of_offsets() {
+        assert_eq!(line_of_offset("a\nb\nc", 0), 1);
+        assert_eq!(line_of_offset("a\nb\nc", 2), 2);
+        assert_eq!(line_of_offset("a\nb\nc", 99), 3);
+    }
+
+    #[test]
+    fn test_file_names() {
+        assert!(is_test_file(Path::new("x/a.test.yaml")));
+        assert!(!is_test_file(Path::new("x/a.yaml")));
+        assert_eq!(
+            document_of_test(Path::new("x/a.test.yml")),
+            vec![PathBuf::from("x/a.yaml"), PathBuf::from("x/a.yml")]
+        );
+    }
+}

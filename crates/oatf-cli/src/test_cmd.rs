@@ -1,0 +1,393 @@
+//! `oatf test [PATH...]`: runs the test cases of every document of a threat library (`NAME.test.yaml`
+//! beside `NAME.yaml`; format in `docs/test-files.md`) and prints failures with expected vs actual, or
+//! JUnit XML.
+//!
+//! The last line of the text report is `N passed, N failed`. Each case is one unit; so is an invalid
+//! document, an invalid test file, a test file without a document and, with `--require-tests`, a
+//! document without a test file.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::library::{self, Problem};
+use crate::testing::{DocumentReport, TestConfig, run_document};
+use crate::validate::out;
+
+/// Arguments of `oatf test`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// Directories (walked recursively), documents or test files.
+    #[arg(value_name = "PATH", default_value = ".")]
+    paths: Vec<PathBuf>,
+    /// Count a document without a test file as a failure.
+    #[arg(long)]
+    require_tests: bool,
+    /// Report format: `text`, or `junit` (JUnit XML, for CI).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Write the JUnit report to FILE instead of standard output (the text report then goes to
+    /// standard output).
+    #[arg(long, short, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Print failures and the summary only, not a line per passing case.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// Report formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Format {
+    /// Text for people.
+    Text,
+    /// JUnit XML.
+    Junit,
+}
+
+pub(crate) fn run(args: Args) -> u8 {
+    let library = match library::discover(&args.paths) {
+        Ok(library) => library,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return 2;
+        }
+    };
+    // Test files named on the command line bring their documents.
+    let mut documents = library.documents.clone();
+    for test in &library.tests {
+        if let Some(document) = library::document_of_test(test)
+            .into_iter()
+            .find(|d| d.is_file())
+            && !documents.contains(&document)
+        {
+            documents.push(document);
+        }
+    }
+    documents.sort();
+    let config = TestConfig {
+        eval_options: oatf::default_eval_options(),
+    };
+    let reports = collect(&documents, &library.tests, &config, args.require_tests);
+
+    let failed: usize = reports.iter().map(Reported::failed).sum();
+    let text = text_report(&reports, args.quiet);
+    match (args.format, &args.output) {
+        (Format::Text, _) => out(&text),
+        (Format::Junit, None) => {
+            eprint!("{text}");
+            out(&junit(&reports));
+        }
+        (Format::Junit, Some(file)) => {
+            out(&text);
+            if let Err(e) = std::fs::write(file, junit(&reports)) {
+                eprintln!("error: cannot write {}: {e}", file.display());
+                return 2;
+            }
+        }
+    }
+    u8::from(failed > 0)
+}
+
+/// A document's report and whether it lacks tests.
+struct Reported {
+    report: DocumentReport,
+    missing_tests: bool,
+    require_tests: bool,
+}
+
+impl Reported {
+    fn failed(&self) -> usize {
+        self.report.failed() + usize::from(self.missing_tests && self.require_tests)
+    }
+}
+
+fn collect(
+    documents: &[PathBuf],
+    tests: &[PathBuf],
+    config: &TestConfig,
+    require_tests: bool,
+) -> Vec<Reported> {
+    let mut reports = Vec::new();
+    let loaded = crate::catalog::load_all(documents);
+    for (path, loaded) in documents.iter().zip(loaded) {
+        let test_file = library::test_of_document(path);
+        let report = match loaded {
+            Ok(document) => run_document(&document, test_file.as_deref(), config),
+            Err(problems) => {
+                let mut problems = merge_problems(problems);
+                // The test file is checked too, so that one run shows both.
+                if let Some(test) = &test_file
+                    && let Err(problem) = crate::testing::read_test_file(test)
+                {
+                    problems.push(problem);
+                }
+                DocumentReport {
+                    document: path.display().to_string(),
+                    problems,
+                    ..DocumentReport::default()
+                }
+            }
+        };
+        reports.push(Reported {
+            missing_tests: test_file.is_none(),
+            require_tests,
+            report,
+        });
+    }
+    // Test files whose document is missing.
+    for test in tests {
+        let has_document = library::document_of_test(test).iter().any(|d| d.is_file());
+        if !has_document {
+            let expected = library::document_of_test(test)
+                .first()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
+            reports.push(Reported {
+                report: DocumentReport {
+                    document: test.display().to_string(),
+                    problems: vec![Problem::new(
+                        test.display().to_string(),
+                        None,
+                        format!("no document for this test file (expected {expected})"),
+                    )],
+                    ..DocumentReport::default()
+                },
+                missing_tests: false,
+                require_tests,
+            });
+        }
+    }
+    reports
+}
+
+/// An invalid document is one failure, however many errors it has: the errors become one problem
+/// whose message lists them all.
+fn merge_problems(problems: Vec<Problem>) -> Vec<Problem> {
+    let mut problems = problems.into_iter();
+    let Some(mut first) = problems.next() else {
+        return Vec::new();
+    };
+    for other in problems {
+        first.message.push_str(&format!("\n{other}"));
+    }
+    vec![first]
+}
+
+fn location(file: &str, line: Option<usize>) -> String {
+    match line {
+        Some(line) => format!("{file}:{line}"),
+        None => file.to_owned(),
+    }
+}
+
+fn text_report(reports: &[Reported], quiet: bool) -> String {
+    let mut text = String::new();
+    let mut untested = Vec::new();
+    let mut unchecked = Vec::new();
+    for reported in reports {
+        let report = &reported.report;
+        for problem in &report.problems {
+            let shown = problem.to_string().replace('\n', "\n       ");
+            let _ = writeln!(text, "FAIL {shown}");
+        }
+        for case in &report.cases {
+            let at = location(&case.file, case.line);
+            match &case.failure {
+                None if quiet => {}
+                None => {
+                    let _ = writeln!(text, "ok   {at}: {}", case.name);
+                }
+                Some(failure) => {
+                    let id = report.attack_id.as_deref().unwrap_or(&report.document);
+                    let _ = writeln!(text, "FAIL {at}: {} ({id}): {}", case.name, failure.summary);
+                    for detail in &failure.details {
+                        let _ = writeln!(text, "       {detail}");
+                    }
+                }
+            }
+        }
+        if reported.missing_tests && report.problems.is_empty() {
+            untested.push(report.document.as_str());
+        }
+        unchecked.extend(
+            report
+                .unchecked_examples
+                .iter()
+                .map(|id| format!("{id} ({})", report.document)),
+        );
+    }
+    if !untested.is_empty() {
+        let (word, tail) = if reports.first().is_some_and(|r| r.require_tests) {
+            ("FAIL", " (--require-tests)")
+        } else {
+            ("note:", "")
+        };
+        let _ = writeln!(
+            text,
+            "{word} {} document{} without a test file{tail}:",
+            untested.len(),
+            if untested.len() == 1 { "" } else { "s" }
+        );
+        for document in untested {
+            let _ = writeln!(text, "       {document}");
+        }
+    }
+    if !unchecked.is_empty() {
+        let _ = writeln!(
+            text,
+            "note: semantic examples not checked (no semantic evaluator configured): {}",
+            unchecked.join(", ")
+        );
+    }
+    let passed: usize = reports.iter().map(|r| r.report.passed()).sum();
+    let failed: usize = reports.iter().map(Reported::failed).sum();
+    let _ = writeln!(text, "{passed} passed, {failed} failed");
+    text
+}
+
+/// Escapes text for XML character data (newlines kept).
+fn xml_text(text: &str) -> String {
+    xml(text).replace("&#10;", "\n")
+}
+
+/// Escapes text for XML attributes and character data; replaces characters XML 1.0 cannot hold.
+fn xml(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => escaped.push_str("&amp;"),
+            '<' => escaped.push_str("&lt;"),
+            '>' => escaped.push_str("&gt;"),
+            '"' => escaped.push_str("&quot;"),
+            '\'' => escaped.push_str("&apos;"),
+            '\n' => escaped.push_str("&#10;"),
+            '\t' | '\r' => {
+                let _ = write!(escaped, "&#{};", u32::from(c));
+            }
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {
+                escaped.push('\u{FFFD}');
+            }
+            c => escaped.push(c),
+        }
+    }
+    escaped
+}
+
+fn seconds(duration: Duration) -> String {
+    format!("{:.6}", duration.as_secs_f64())
+}
+
+/// The JUnit XML report: one `testsuite` per document, one `testcase` per case; a document problem is
+/// a failing testcase named after it, a document without a test file a skipped (or, with
+/// `--require-tests`, failing) testcase `tests`.
+fn junit(reports: &[Reported]) -> String {
+    let mut suites = String::new();
+    let (mut total, mut total_failed, mut total_skipped) = (0usize, 0usize, 0usize);
+    let mut total_time = Duration::ZERO;
+    for reported in reports {
+        let report = &reported.report;
+        let classname = xml(report.attack_id.as_deref().unwrap_or(&report.document));
+        let mut cases = String::new();
+        let (mut tests, mut failures, mut skipped) = (0usize, 0usize, 0usize);
+        let mut time = Duration::ZERO;
+        for problem in &report.problems {
+            tests += 1;
+            failures += 1;
+            let _ = writeln!(
+                cases,
+                "    <testcase classname=\"{classname}\" name=\"load\" file=\"{}\"{}>\n      <failure message=\"{}\" type=\"invalid\">{}</failure>\n    </testcase>",
+                xml(&problem.file),
+                problem
+                    .line
+                    .map(|l| format!(" line=\"{l}\""))
+                    .unwrap_or_default(),
+                xml(problem.message.lines().next().unwrap_or_default()),
+                xml_text(&problem.to_string()),
+            );
+        }
+        for case in &report.cases {
+            tests += 1;
+            time += case.duration;
+            let head = format!(
+                "    <testcase classname=\"{classname}\" name=\"{}\" file=\"{}\"{} time=\"{}\"",
+                xml(&case.name),
+                xml(&case.file),
+                case.line
+                    .map(|l| format!(" line=\"{l}\""))
+                    .unwrap_or_default(),
+                seconds(case.duration),
+            );
+            match &case.failure {
+                None => {
+                    let _ = writeln!(cases, "{head}/>");
+                }
+                Some(failure) => {
+                    failures += 1;
+                    let _ = writeln!(
+                        cases,
+                        "{head}>\n      <failure message=\"{}\" type=\"verdict\">{}</failure>\n    </testcase>",
+                        xml(&failure.summary),
+                        xml_text(&failure.details.join("\n")),
+                    );
+                }
+            }
+        }
+        if reported.missing_tests && report.problems.is_empty() {
+            tests += 1;
+            let body = if reported.require_tests {
+                failures += 1;
+                "<failure message=\"no test file\" type=\"missing-tests\"/>"
+            } else {
+                skipped += 1;
+                "<skipped message=\"no test file\"/>"
+            };
+            let _ = writeln!(
+                cases,
+                "    <testcase classname=\"{classname}\" name=\"tests\" file=\"{}\">{body}</testcase>",
+                xml(&report.document)
+            );
+        }
+        total += tests;
+        total_failed += failures;
+        total_skipped += skipped;
+        total_time += time;
+        let _ = write!(
+            suites,
+            "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\" time=\"{}\">\n{cases}  </testsuite>\n",
+            xml(&report.document),
+            seconds(time),
+        );
+    }
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"oatf test\" tests=\"{total}\" failures=\"{total_failed}\" errors=\"0\" skipped=\"{total_skipped}\" time=\"{}\">\n{suites}</testsuites>\n",
+        seconds(total_time)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn xml_escaping() {
+        assert_eq!(
+            xml("a<b>&\"'\n\u{1}"),
+            "a&lt;b&gt;&amp;&quot;&apos;&#10;\u{FFFD}"
+        );
+    }
+
+    #[test]
+    fn problems_merge_into_one_failure() {
+        let a = Problem::new("f", Some(1), "one".to_owned());
+        let b = Problem::new("f", Some(2), "two".to_owned());
+        let merged = merge_problems(vec![a, b]);
+        assert_eq!(merged.len(), 1);
+        assert_eq!(merged[0].message, "one\nf:2: error: two");
+    }
+
+    #[test]
+    fn locations() {
+        assert_eq!(location("a", Some(3)), "a:3");
+        assert_eq!(location("a", None), "a");
+    }
+}

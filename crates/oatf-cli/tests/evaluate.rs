@@ -1,0 +1,272 @@
+//! `oatf evaluate`: report formats, malformed trace lines, standard input and exit codes.
+#![allow(clippy::unwrap_used, reason = "test setup fails the test")]
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+fn examples() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples")
+}
+
+fn example(name: &str) -> String {
+    examples().join(name).display().to_string()
+}
+
+fn oatf(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_oatf"))
+        .args(args)
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(input) = stdin {
+        child.stdin.take().unwrap().write_all(input).unwrap();
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn scratch(name: &str, content: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("oatf-cli-evaluate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, content).unwrap();
+    path
+}
+
+const DOC: &str = "mcp-tool-poisoning.yaml";
+const COMPLIED: &str = "mcp-tool-poisoning.complied.jsonl";
+
+#[test]
+fn human_summary_names_result_evidence_and_counts() {
+    let output = oatf(&["evaluate", &example(DOC), &example(COMPLIED)], None);
+    let out = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("verdict: exploited  (correlation any, severity critical)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  matched      OATF-EX-001-01  line 10  seq 10 (tools/call): "),
+        "{out}"
+    );
+    assert!(
+        out.contains("indicators: 2 matched, 0 not matched, 0 error, 0 skipped"),
+        "{out}"
+    );
+    assert!(out.contains("trace: 13 messages in 13 lines of "), "{out}");
+}
+
+#[test]
+fn malformed_lines_are_reported_counted_and_the_rest_evaluated() {
+    let good = std::fs::read_to_string(examples().join(COMPLIED)).unwrap();
+    let mut lines: Vec<&str> = good.lines().collect();
+    lines.insert(1, "{not json");
+    lines.insert(3, r#"{"seq": 99, "content": {}}"#);
+    let path = scratch("malformed.jsonl", &lines.join("\n"));
+    let output = oatf(
+        &[
+            "evaluate",
+            &example(DOC),
+            path.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("malformed.jsonl: line 2: not a trace message"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("malformed.jsonl: line 4: not a trace message: missing field `direction`"),
+        "{stderr}"
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["result"], "exploited");
+    assert_eq!(report["trace"]["malformed_lines"], 2);
+    assert_eq!(report["trace"]["messages"], 13);
+    assert_eq!(report["trace"]["verdict_from_partial_trace"], true);
+    assert_eq!(output.status.code(), Some(1));
+
+    let output = oatf(&["evaluate", &example(DOC), path.to_str().unwrap()], None);
+    let out = text(&output.stdout);
+    assert!(out.contains("warning: 2 malformed lines skipped (listed on stderr); the verdict is computed from the other lines"), "{out}");
+}
+
+#[test]
+fn trace_from_standard_input() {
+    let trace = std::fs::read(examples().join("ag-ui-prompt-injection.partial.jsonl")).unwrap();
+    let output = oatf(
+        &[
+            "evaluate",
+            &example("ag-ui-prompt-injection.yaml"),
+            "-",
+            "--format",
+            "json",
+        ],
+        Some(&trace),
+    );
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output.stderr));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["result"], "partial");
+    assert_eq!(report["trace"]["file"], "<stdin>");
+}
+
+#[test]
+fn sarif_has_one_result_per_matched_indicator_at_its_trace_line() {
+    let output = oatf(
+        &[
+            "evaluate",
+            &example(DOC),
+            &example(COMPLIED),
+            "--format",
+            "sarif",
+        ],
+        None,
+    );
+    let sarif: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(sarif["version"], "2.1.0");
+    let run = &sarif["runs"][0];
+    let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
+    assert_eq!(rules.len(), 2);
+    assert_eq!(rules[0]["id"], "OATF-EX-001-01");
+    let results = run["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["ruleId"], "OATF-EX-001-01");
+    assert_eq!(results[0]["level"], "error");
+    let location = &results[0]["locations"][0]["physicalLocation"];
+    assert!(
+        location["artifactLocation"]["uri"]
+            .as_str()
+            .unwrap()
+            .ends_with("examples/mcp-tool-poisoning.complied.jsonl")
+    );
+    assert_eq!(location["region"]["startLine"], 10);
+
+    let resisted = oatf(
+        &[
+            "evaluate",
+            &example(DOC),
+            &example("mcp-tool-poisoning.resisted.jsonl"),
+            "--format",
+            "sarif",
+        ],
+        None,
+    );
+    let sarif: Value = serde_json::from_slice(&resisted.stdout).unwrap();
+    assert_eq!(sarif["runs"][0]["results"].as_array().unwrap().len(), 0);
+    assert_eq!(resisted.status.code(), Some(0));
+}
+
+#[test]
+fn junit_has_one_testcase_per_indicator_and_matches_fail() {
+    let output = oatf(
+        &[
+            "evaluate",
+            &example("ag-ui-prompt-injection.yaml"),
+            &example("ag-ui-prompt-injection.partial.jsonl"),
+            "--format",
+            "junit",
+        ],
+        None,
+    );
+    let xml = text(&output.stdout);
+    assert!(
+        xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites"),
+        "{xml}"
+    );
+    assert_eq!(xml.matches("<testcase ").count(), 3, "{xml}");
+    assert_eq!(xml.matches("<failure ").count(), 2, "{xml}");
+    assert!(
+        xml.contains("tests=\"3\" failures=\"2\" errors=\"0\" skipped=\"0\""),
+        "{xml}"
+    );
+    assert!(
+        xml.contains("<testcase classname=\"OATF-EX-003\" name=\"OATF-EX-003-03\"/>"),
+        "{xml}"
+    );
+    assert!(xml.contains("&quot;"), "evidence is escaped: {xml}");
+}
+
+#[test]
+fn exit_codes_for_errors() {
+    // Usage errors: 64 (2 is `partial`).
+    let output = oatf(&["evaluate", &example(DOC)], None);
+    assert_eq!(output.status.code(), Some(64));
+    let output = oatf(
+        &[
+            "evaluate",
+            &example(DOC),
+            &example(COMPLIED),
+            "--format",
+            "yaml",
+        ],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(64));
+    let output = oatf(&["evaluate", "-", "-"], None);
+    assert_eq!(output.status.code(), Some(64));
+    // An unreadable input: 66.
+    let output = oatf(
+        &["evaluate", &example(DOC), "/nonexistent/trace.jsonl"],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(66));
+    assert!(text(&output.stderr).contains("cannot read /nonexistent/trace.jsonl"));
+    let output = oatf(
+        &["evaluate", "/nonexistent/doc.yaml", &example(COMPLIED)],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(66));
+    // An invalid document: 65, with the diagnostics `oatf validate` prints.
+    let invalid = scratch(
+        "invalid.yaml",
+        "oatf: \"0.1\"\nattack:\n  execution:\n    mode: mcp_server\n  severity: extreme\n",
+    );
+    let output = oatf(
+        &["evaluate", invalid.to_str().unwrap(), &example(COMPLIED)],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(65));
+    assert!(
+        text(&output.stderr).contains("V-"),
+        "{}",
+        text(&output.stderr)
+    );
+    // Help lists the exit codes and succeeds.
+    let output = oatf(&["evaluate", "--help"], None);
+    assert_eq!(output.status.code(), Some(0));
+    assert!(text(&output.stdout).contains("66  the document or the trace cannot be read"));
+}
+
+#[test]
+fn an_empty_trace_is_an_error_verdict() {
+    let empty = scratch("empty.jsonl", "");
+    let output = oatf(
+        &[
+            "evaluate",
+            &example(DOC),
+            empty.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(3));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["result"], "error");
+    assert_eq!(report["evaluation_summary"]["skipped"], 2);
+}

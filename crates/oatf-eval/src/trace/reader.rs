@@ -1,0 +1,244 @@
+//! JSON Lines traces: one [`TraceMessage`] per line, read with bounded memory.
+
+use std::fmt;
+use std::io::{BufRead, ErrorKind};
+
+use super::TraceMessage;
+
+/// The default longest line [`JsonlTraceReader`] accepts: 16 MiB.
+pub const DEFAULT_MAX_LINE_LEN: usize = 16 * 1024 * 1024;
+
+/// Reads a JSON Lines trace (`docs/trace-format.md`): yields one [`TraceMessage`] per non-blank line.
+///
+/// A line that is not a trace message gives an [`TraceError`] naming its line number, and reading goes
+/// on with the next line. A line longer than the limit ([`with_max_line_len`](Self::with_max_line_len),
+/// default [`DEFAULT_MAX_LINE_LEN`]) is skipped up to its newline without being held in memory, and is
+/// an error too. An I/O error is yielded once and ends the iteration. Blank lines (only whitespace) are
+/// ignored; a trailing `\r` is removed.
+///
+/// Memory: one line at a time, at most the limit.
+///
+/// ```
+/// use oatf_eval::{JsonlTraceReader, TraceDirection};
+///
+/// let trace = "{\"seq\": 1, \"direction\": \"incoming\", \"method\": \"tools/list\", \"content\": {}}\n\
+///              not json\n\
+///              {\"seq\": 3, \"direction\": \"outgoing\", \"content\": {\"tools\": []}}\n";
+/// let items: Vec<_> = JsonlTraceReader::new(trace.as_bytes()).collect();
+/// assert_eq!(items.len(), 3);
+/// assert_eq!(items[0].as_ref().map(|m| m.direction).ok(), Some(TraceDirection::Incoming));
+/// assert_eq!(items[1].as_ref().err().map(|e| e.line()), Some(2));
+/// assert!(items[2].is_ok());
+/// ```
+#[derive(Debug)]
+pub struct JsonlTraceReader<R> {
+    reader: R,
+    line: u64,
+    max_line_len: usize,
+    buffer: Vec<u8>,
+    done: bool,
+}
+
+/// What reading one line gave.
+enum Line {
+    /// End of input, nothing read.
+    Eof,
+    /// A whole line (without its newline) is in the buffer.
+    Complete,
+    /// The line was longer than the limit; it was skipped.
+    TooLong,
+}
+
+impl<R: BufRead> JsonlTraceReader<R> {
+    /// A reader over `reader`, with lines of at most [`DEFAULT_MAX_LINE_LEN`] bytes.
+    pub fn new(reader: R) -> Self {
+        JsonlTraceReader {
+            reader,
+            line: 0,
+            max_line_len: DEFAULT_MAX_LINE_LEN,
+            buffer: Vec::new(),
+            done: false,
+        }
+    }
+
+    /// Accepts lines of at most `max` bytes (without the newline); longer lines are errors.
+    pub fn with_max_line_len(mut self, max: usize) -> Self {
+        self.max_line_len = max;
+        self
+    }
+
+    /// The number of lines read so far: the line number of the item last returned.
+    pub fn lines_read(&self) -> u64 {
+        self.line
+    }
+
+    /// The capacity of the line buffer, for tests of the memory bound.
+    #[cfg(test)]
+    pub(crate) fn buffer_capacity(&self) -> usize {
+        self.buffer.capacity()
+    }
+
+    /// Reads the next line into the buffer, never holding more than the limit.
+    fn read_line(&mut self) -> std::io::Result<Line> {
+        self.buffer.clear();
+        let mut any = false;
+        let mut too_long = false;
+        loop {
+            let available = match self.reader.fill_buf() {
+                Ok(available) => available,
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if available.is_empty() {
+                return Ok(match (any, too_long) {
+                    (false, _) => Line::Eof,
+                    (true, false) => Line::Complete,
+                    (true, true) => Line::TooLong,
+                });
+            }
+            any = true;
+            let newline = available.iter().position(|&b| b == b'\n');
+            let chunk = &available[..newline.unwrap_or(available.len())];
+            if !too_long {
+                if self.buffer.len().saturating_add(chunk.len()) > self.max_line_len {
+                    too_long = true;
+                    self.buffer.clear();
+                } else {
+                    self.buffer.extend_from_slice(chunk);
+                }
+            }
+            let used = newline.map_or(available.len(), |n| n + 1);
+            self.reader.consume(used);
+            if newline.is_some() {
+                return Ok(if too_long {
+                    Line::TooLong
+                } else {
+                    Line::Complete
+                });
+            }
+        }
+    }
+
+    fn parse_buffer(&self) -> Result<TraceMessage, TraceError> {
+        let mut bytes = self.buffer.as_slice();
+        if let Some(stripped) = bytes.strip_suffix(b"\r") {
+            bytes = stripped;
+        }
+        let text = std::str::from_utf8(bytes).map_err(|e| {
+            TraceError::new(
+                self.line,
+                TraceErrorKind::Malformed,
+                format!("not valid UTF-8 at byte {}", e.valid_up_to() + 1),
+            )
+        })?;
+        serde_json::from_str(text).map_err(|e| {
+            let full = e.to_string();
+            let suffix = format!(" at line {} column {}", e.line(), e.column());
+            let what = full.strip_suffix(&suffix).unwrap_or(&full);
+            TraceError::new(
+                self.line,
+                TraceErrorKind::Malformed,
+                format!("not a trace message: {what} (column {})", e.column()),
+            )
+        })
+    }
+}
+
+impl<R: BufRead> Iterator for JsonlTraceReader<R> {
+    type Item = Result<TraceMessage, TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if self.done {
+                return None;
+            }
+            match self.read_line() {
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(TraceError::new(
+                        self.line + 1,
+                        TraceErrorKind::Io,
+                        format!("cannot read the trace: {e}"),
+                    )));
+                }
+                Ok(Line::Eof) => {
+                    self.done = true;
+                    return None;
+                }
+                Ok(Line::TooLong) => {
+                    self.line += 1;
+                    return Some(Err(TraceError::new(
+                        self.line,
+                        TraceErrorKind::TooLong,
+                        format!(
+                            "longer than {} bytes, skipped without reading it",
+                            self.max_line_len
+                        ),
+                    )));
+                }
+                Ok(Line::Complete) => {
+                    self.line += 1;
+                    if self.buffer.iter().all(u8::is_ascii_whitespace) {
+                        continue;
+                    }
+                    return Some(self.parse_buffer());
+                }
+            }
+        }
+    }
+}
+
+/// A line of a trace that could not be read as a [`TraceMessage`].
+///
+/// `Display` gives `line N: what`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceError {
+    line: u64,
+    kind: TraceErrorKind,
+    message: String,
+}
+
+/// The kind of a [`TraceError`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TraceErrorKind {
+    /// The line is not UTF-8, not JSON, or not a trace message (for example no `direction`).
+    Malformed,
+    /// The line is longer than the reader's limit.
+    TooLong,
+    /// Reading failed; nothing more is read after it.
+    Io,
+}
+
+impl TraceError {
+    fn new(line: u64, kind: TraceErrorKind, message: String) -> Self {
+        TraceError {
+            line,
+            kind,
+            message,
+        }
+    }
+
+    /// The 1-based line number of the faulty line (for an I/O error, the line being read).
+    pub fn line(&self) -> u64 {
+        self.line
+    }
+
+    /// What went wrong, without the line number.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The kind of fault.
+    pub fn kind(&self) -> TraceErrorKind {
+        self.kind
+    }
+}
+
+impl fmt::Display for TraceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+impl std::error::Error for TraceError {}

@@ -1,0 +1,109 @@
+//! The examples of `examples/` through the library API (`load` → `CompiledAttack::new` →
+//! `evaluate_trace`): every trace gives the verdict and per-indicator results that
+//! `examples/README.md` states, and each match names the deciding message.
+#![allow(clippy::unwrap_used, reason = "test setup fails the test")]
+
+use std::fs::File;
+use std::io::BufReader;
+use std::path::PathBuf;
+
+use oatf::{CompiledAttack, JsonlTraceReader, TraceMessage, evaluate_trace};
+
+fn examples() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples")
+}
+
+/// A row of the README's verdict table: trace, result, matched, not_matched, error, skipped.
+type Row = (String, String, [usize; 4]);
+/// A row of the README's indicator table: trace, indicator, expected, deciding message(s).
+type IndicatorRow = (String, String, String, String);
+
+/// The two tables of `examples/README.md`, read from their backtick-quoted cells.
+fn readme_tables() -> (Vec<Row>, Vec<IndicatorRow>) {
+    let readme = std::fs::read_to_string(examples().join("README.md")).unwrap();
+    let mut verdicts = Vec::new();
+    let mut indicators = Vec::new();
+    for line in readme.lines().filter(|l| l.starts_with("| `")) {
+        let cells: Vec<&str> = line
+            .trim_matches('|')
+            .split('|')
+            .map(|c| c.trim().trim_matches('`'))
+            .collect();
+        match cells.as_slice() {
+            [trace, result, m, n, e, s] => verdicts.push((
+                trace.to_string(),
+                result.to_string(),
+                [m, n, e, s].map(|c| c.parse().unwrap()),
+            )),
+            [trace, indicator, expected, deciding] => indicators.push((
+                trace.to_string(),
+                indicator.to_string(),
+                expected.to_string(),
+                deciding.to_string(),
+            )),
+            other => panic!("unexpected README table row {other:?}"),
+        }
+    }
+    (verdicts, indicators)
+}
+
+/// The document a trace belongs to: `NAME.OUTCOME.jsonl` → `NAME.yaml`.
+fn document_of(trace: &str) -> PathBuf {
+    let name = trace.split('.').next().unwrap();
+    examples().join(format!("{name}.yaml"))
+}
+
+#[test]
+fn every_example_trace_gives_the_readme_verdict() {
+    let (verdicts, indicators) = readme_tables();
+    assert_eq!(verdicts.len(), 7, "README verdict table");
+    assert_eq!(indicators.len(), 17, "README indicator table");
+    let mut traces_on_disk: Vec<String> = std::fs::read_dir(examples())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".jsonl"))
+        .collect();
+    traces_on_disk.sort();
+    let mut traces_in_readme: Vec<String> = verdicts.iter().map(|v| v.0.clone()).collect();
+    traces_in_readme.sort();
+    assert_eq!(
+        traces_on_disk, traces_in_readme,
+        "every trace has an expected verdict"
+    );
+
+    for (trace, result, counts) in &verdicts {
+        let source = std::fs::read_to_string(document_of(trace)).unwrap();
+        let loaded = oatf::load(&source).unwrap();
+        let attack = CompiledAttack::new(&loaded.document, &oatf::default_eval_options());
+        let file = File::open(examples().join(trace)).unwrap();
+        let messages: Vec<TraceMessage> = JsonlTraceReader::new(BufReader::new(file))
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let verdict = evaluate_trace(&attack, &messages);
+
+        assert_eq!(verdict.result.as_str(), result, "{trace}: {verdict:#?}");
+        let s = verdict.evaluation_summary;
+        assert_eq!(
+            [s.matched, s.not_matched, s.error, s.skipped],
+            *counts,
+            "{trace}"
+        );
+        for (_, id, expected, deciding) in indicators.iter().filter(|i| &i.0 == trace) {
+            let got = verdict
+                .indicator_verdicts
+                .iter()
+                .find(|v| &v.indicator_id == id)
+                .unwrap_or_else(|| panic!("{trace}: no verdict for {id}"));
+            assert_eq!(got.result.as_str(), expected, "{trace} {id}: {got:?}");
+            if expected == "matched" {
+                // "seq 10: …" or "seq 7" in the README; the evidence starts with "seq 10 (…".
+                let seq = deciding.split([':', ' ']).nth(1).unwrap();
+                let evidence = got.evidence.as_deref().unwrap_or_default();
+                assert!(
+                    evidence.starts_with(&format!("seq {seq} (")),
+                    "{trace} {id}: evidence {evidence:?} should name seq {seq}"
+                );
+            }
+        }
+    }
+}
