@@ -220,6 +220,50 @@ mod tests {
     }
 
     #[test]
+    fn node_budget_counts_every_node() {
+        // root, `a`, the sequence and its three items: 6 nodes.
+        let options = ParseOptions::default().max_nodes(6);
+        let within = parse_with("a: [1, 2, 3]\n", &options).err();
+        assert!(
+            within
+                .iter()
+                .flatten()
+                .all(|e| !e.message().contains("yaml nodes")),
+            "{within:?}"
+        );
+        let errors = parse_with("a: [1, 2, 3, 4]\n", &options).err();
+        let first = errors.as_ref().and_then(|e| e.first());
+        assert_eq!(
+            first.map(ParseError::message),
+            Some("the document has more than the limit of 6 yaml nodes")
+        );
+        assert_eq!(first.and_then(ParseError::path), Some("a"));
+    }
+
+    #[test]
+    fn parse_bytes_checks_size_first_then_utf8() {
+        let options = ParseOptions::default().max_input_bytes(4);
+        let errors = parse_bytes_with(b"\xff\xff\xff\xff\xff", &options).err();
+        assert_eq!(
+            errors
+                .as_ref()
+                .and_then(|e| e.first())
+                .map(ParseError::message),
+            Some("input is 5 bytes, more than the limit of 4 bytes")
+        );
+        let errors = parse_bytes(b"a: 1\nb: \xc3\x28\n").err();
+        let first = errors.as_ref().and_then(|e| e.first());
+        assert_eq!(
+            first.map(|e| (e.line(), e.column(), e.span())),
+            Some((Some(2), Some(4), Some(8..9)))
+        );
+        // A truncated sequence at the very end.
+        let errors = parse_bytes(b"a: \xe2\x82").err();
+        let first = errors.as_ref().and_then(|e| e.first());
+        assert_eq!(first.and_then(ParseError::span), Some(3..5));
+    }
+
+    #[test]
     fn minimal() {
         check(
             "oatf: \"0.1\"\nattack:\n  severity: high\n  execution:\n    mode: mcp_server\n    state: {tools: []}\n",
