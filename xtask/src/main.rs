@@ -63,7 +63,13 @@ const RULES: &[(&str, &[&str], &[&str])] = &[
         &["oatf-eval", "oatf-cel", "oatf-sdk", "cel", "clap"],
     ),
     ("oatf-cel", &[], &["oatf-runtime", "oatf-sdk", "clap"]),
-    ("oatf-sdk", &[], &["clap", "oatf-conformance", "oatf-cli"]),
+    (
+        "oatf-sdk",
+        &[],
+        &["clap", "oatf-conformance", "oatf-cli", "oatf-bench", "oatf"],
+    ),
+    // The bench crate and the reference SDK (package `oatf`) stay out of everything users run.
+    ("oatf-cli", &[], &["oatf-bench", "oatf"]),
     (
         "oatf-sdk",
         &["--no-default-features"],

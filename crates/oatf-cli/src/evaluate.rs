@@ -3,6 +3,7 @@
 //!
 //! The trace is read as a stream (`docs/trace-format.md`): memory does not depend on its length.
 
+use crate::xml;
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, IsTerminal as _, Write as _};
@@ -565,24 +566,6 @@ fn sarif(document: &Document, verdict: &AttackVerdict, stats: &TraceStats, path:
     text
 }
 
-/// Escapes text for XML attributes and content, dropping characters XML 1.0 cannot hold.
-fn xml(text: &str) -> String {
-    let mut escaped = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => escaped.push_str("&amp;"),
-            '<' => escaped.push_str("&lt;"),
-            '>' => escaped.push_str("&gt;"),
-            '"' => escaped.push_str("&quot;"),
-            '\'' => escaped.push_str("&apos;"),
-            '\t' | '\n' | '\r' => escaped.push(c),
-            c if c < ' ' || c == '\u{FFFE}' || c == '\u{FFFF}' => escaped.push('\u{FFFD}'),
-            c => escaped.push(c),
-        }
-    }
-    escaped
-}
-
 fn junit(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -> String {
     let attack_id = verdict.attack_id.as_deref().unwrap_or("oatf");
     let name = document
@@ -599,14 +582,14 @@ fn junit(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -> St
     ));
     x.push_str(&format!(
         "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\"{}>\n",
-        xml(&format!("{attack_id} {name}")),
+        xml::attr(&format!("{attack_id} {name}")),
         s.matched,
         s.error,
         s.skipped,
         verdict
             .timestamp
             .as_deref()
-            .map(|t| format!(" timestamp=\"{}\"", xml(t)))
+            .map(|t| format!(" timestamp=\"{}\"", xml::attr(t)))
             .unwrap_or_default(),
     ));
     x.push_str("    <properties>\n");
@@ -618,32 +601,33 @@ fn junit(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -> St
     ] {
         x.push_str(&format!(
             "      <property name=\"{key}\" value=\"{}\"/>\n",
-            xml(&value)
+            xml::attr(&value)
         ));
     }
     x.push_str("    </properties>\n");
     for v in &verdict.indicator_verdicts {
         let open = format!(
             "    <testcase classname=\"{}\" name=\"{}\"",
-            xml(attack_id),
-            xml(&v.indicator_id)
+            xml::attr(attack_id),
+            xml::attr(&v.indicator_id)
         );
-        let evidence = xml(v.evidence.as_deref().unwrap_or(""));
+        let evidence = v.evidence.as_deref().unwrap_or("");
+        let (evidence_text, evidence_attr) = (xml::text(evidence), xml::attr(evidence));
         let at = stats
             .matched_lines
             .get(&v.indicator_id)
-            .map(|line| format!(" (line {line} of {})", xml(&stats.name)))
+            .map(|line| format!(" (line {line} of {})", xml::attr(&stats.name)))
             .unwrap_or_default();
         match v.result {
             IndicatorResult::NotMatched => x.push_str(&format!("{open}/>\n")),
             IndicatorResult::Matched => x.push_str(&format!(
-                "{open}>\n      <failure type=\"matched\" message=\"the agent complied: indicator matched{at}\">{evidence}</failure>\n    </testcase>\n"
+                "{open}>\n      <failure type=\"matched\" message=\"the agent complied: indicator matched{at}\">{evidence_text}</failure>\n    </testcase>\n"
             )),
             IndicatorResult::Error => x.push_str(&format!(
-                "{open}>\n      <error type=\"error\" message=\"{evidence}\"/>\n    </testcase>\n"
+                "{open}>\n      <error type=\"error\" message=\"{evidence_attr}\"/>\n    </testcase>\n"
             )),
             IndicatorResult::Skipped => x.push_str(&format!(
-                "{open}>\n      <skipped message=\"{evidence}\"/>\n    </testcase>\n"
+                "{open}>\n      <skipped message=\"{evidence_attr}\"/>\n    </testcase>\n"
             )),
         }
     }

@@ -23,6 +23,7 @@ mod normalize;
 mod test_cmd;
 mod testing;
 mod validate;
+mod xml;
 
 /// Work with Open Agent Threat Format documents.
 #[derive(Debug, Parser)]

@@ -6,6 +6,7 @@
 //! document, an invalid test file, a test file without a document and, with `--require-tests`, a
 //! document without a test file.
 
+use crate::xml;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -245,34 +246,6 @@ fn text_report(reports: &[Reported], quiet: bool) -> String {
     text
 }
 
-/// Escapes text for XML character data (newlines kept).
-fn xml_text(text: &str) -> String {
-    xml(text).replace("&#10;", "\n")
-}
-
-/// Escapes text for XML attributes and character data; replaces characters XML 1.0 cannot hold.
-fn xml(text: &str) -> String {
-    let mut escaped = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => escaped.push_str("&amp;"),
-            '<' => escaped.push_str("&lt;"),
-            '>' => escaped.push_str("&gt;"),
-            '"' => escaped.push_str("&quot;"),
-            '\'' => escaped.push_str("&apos;"),
-            '\n' => escaped.push_str("&#10;"),
-            '\t' | '\r' => {
-                let _ = write!(escaped, "&#{};", u32::from(c));
-            }
-            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {
-                escaped.push('\u{FFFD}');
-            }
-            c => escaped.push(c),
-        }
-    }
-    escaped
-}
-
 fn seconds(duration: Duration) -> String {
     format!("{:.6}", duration.as_secs_f64())
 }
@@ -286,7 +259,7 @@ fn junit(reports: &[Reported]) -> String {
     let mut total_time = Duration::ZERO;
     for reported in reports {
         let report = &reported.report;
-        let classname = xml(report.attack_id.as_deref().unwrap_or(&report.document));
+        let classname = xml::attr(report.attack_id.as_deref().unwrap_or(&report.document));
         let mut cases = String::new();
         let (mut tests, mut failures, mut skipped) = (0usize, 0usize, 0usize);
         let mut time = Duration::ZERO;
@@ -296,13 +269,13 @@ fn junit(reports: &[Reported]) -> String {
             let _ = writeln!(
                 cases,
                 "    <testcase classname=\"{classname}\" name=\"load\" file=\"{}\"{}>\n      <failure message=\"{}\" type=\"invalid\">{}</failure>\n    </testcase>",
-                xml(&problem.file),
+                xml::attr(&problem.file),
                 problem
                     .line
                     .map(|l| format!(" line=\"{l}\""))
                     .unwrap_or_default(),
-                xml(problem.message.lines().next().unwrap_or_default()),
-                xml_text(&problem.to_string()),
+                xml::attr(problem.message.lines().next().unwrap_or_default()),
+                xml::text(&problem.to_string()),
             );
         }
         for case in &report.cases {
@@ -310,8 +283,8 @@ fn junit(reports: &[Reported]) -> String {
             time += case.duration;
             let head = format!(
                 "    <testcase classname=\"{classname}\" name=\"{}\" file=\"{}\"{} time=\"{}\"",
-                xml(&case.name),
-                xml(&case.file),
+                xml::attr(&case.name),
+                xml::attr(&case.file),
                 case.line
                     .map(|l| format!(" line=\"{l}\""))
                     .unwrap_or_default(),
@@ -326,8 +299,8 @@ fn junit(reports: &[Reported]) -> String {
                     let _ = writeln!(
                         cases,
                         "{head}>\n      <failure message=\"{}\" type=\"verdict\">{}</failure>\n    </testcase>",
-                        xml(&failure.summary),
-                        xml_text(&failure.details.join("\n")),
+                        xml::attr(&failure.summary),
+                        xml::text(&failure.details.join("\n")),
                     );
                 }
             }
@@ -344,7 +317,7 @@ fn junit(reports: &[Reported]) -> String {
             let _ = writeln!(
                 cases,
                 "    <testcase classname=\"{classname}\" name=\"tests\" file=\"{}\">{body}</testcase>",
-                xml(&report.document)
+                xml::attr(&report.document)
             );
         }
         total += tests;
@@ -354,7 +327,7 @@ fn junit(reports: &[Reported]) -> String {
         let _ = write!(
             suites,
             "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\" time=\"{}\">\n{cases}  </testsuite>\n",
-            xml(&report.document),
+            xml::attr(&report.document),
             seconds(time),
         );
     }
@@ -367,14 +340,6 @@ fn junit(reports: &[Reported]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn xml_escaping() {
-        assert_eq!(
-            xml("a<b>&\"'\n\u{1}"),
-            "a&lt;b&gt;&amp;&quot;&apos;&#10;\u{FFFD}"
-        );
-    }
 
     #[test]
     fn problems_merge_into_one_failure() {
