@@ -4,52 +4,11 @@
     reason = "test setup failures should stop the test"
 )]
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod support;
 
-/// A fresh temporary directory, removed when dropped.
-struct TempDir(PathBuf);
+use std::path::Path;
 
-impl TempDir {
-    fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("oatf-catalog-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    fn write(&self, name: &str, text: &str) -> &Self {
-        let path = self.0.join(name);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).unwrap();
-        }
-        std::fs::write(path, text).unwrap();
-        self
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn oatf(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_oatf"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
+use support::{TempDir, oatf};
 
 /// A valid document with the given id and classification mappings (`framework: id` pairs).
 fn document(id: &str, mappings: &[(&str, &str)]) -> String {
@@ -72,7 +31,7 @@ fn document(id: &str, mappings: &[(&str, &str)]) -> String {
 
 #[test]
 fn index_as_table_and_json() {
-    let dir = TempDir::new("index");
+    let dir = TempDir::new("catalog", "index");
     dir.write(
         "lib/a.yaml",
         &document("CAT-001", &[("owasp_llm", "LLM01")]),
@@ -125,7 +84,7 @@ fn index_as_table_and_json() {
 
 #[test]
 fn invalid_documents_fail_with_file_and_line() {
-    let dir = TempDir::new("invalid");
+    let dir = TempDir::new("catalog", "invalid");
     dir.write("a.yaml", &document("CAT-001", &[]))
         .write(
             "b.yaml",
@@ -146,7 +105,7 @@ fn invalid_documents_fail_with_file_and_line() {
 
 #[test]
 fn duplicate_ids_across_files() {
-    let dir = TempDir::new("dup");
+    let dir = TempDir::new("catalog", "dup");
     dir.write("one/a.yaml", &document("CAT-001", &[]))
         .write("two/b.yaml", &document("CAT-001", &[]))
         .write("two/c.yaml", &document("CAT-003", &[]));
@@ -163,7 +122,7 @@ fn duplicate_ids_across_files() {
 
 #[test]
 fn coverage_of_a_framework_with_a_shipped_list() {
-    let dir = TempDir::new("coverage");
+    let dir = TempDir::new("catalog", "coverage");
     dir.write(
         "a.yaml",
         &document(
@@ -219,7 +178,7 @@ fn coverage_of_a_framework_with_a_shipped_list() {
 
 #[test]
 fn coverage_without_a_shipped_list_and_unlisted_entries() {
-    let dir = TempDir::new("cwe");
+    let dir = TempDir::new("catalog", "cwe");
     dir.write(
         "a.yaml",
         &document("CAT-001", &[("cwe", "CWE-200"), ("owasp_mcp", "MCP-11")]),
@@ -244,7 +203,7 @@ fn coverage_without_a_shipped_list_and_unlisted_entries() {
 
 #[test]
 fn non_canonical_framework_ids_warn_with_the_canonical_spelling() {
-    let dir = TempDir::new("canonical");
+    let dir = TempDir::new("catalog", "canonical");
     dir.write(
         "a.yaml",
         &document(

@@ -4,53 +4,11 @@
     reason = "test setup failures should stop the test"
 )]
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod support;
 
-/// A fresh temporary directory, removed when dropped.
-struct TempDir(PathBuf);
+use std::path::Path;
 
-impl TempDir {
-    fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("oatf-test-cmd-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    fn write(&self, name: &str, text: &str) -> &Self {
-        let path = self.0.join(name);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).unwrap();
-        }
-        std::fs::write(path, text).unwrap();
-        self
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// Runs `oatf` with `args` in `dir`; gives the exit code, stdout and stderr.
-fn oatf(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_oatf"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
+use support::{TempDir, oatf};
 
 const DOCUMENT: &str = r#"oatf: "0.1"
 attack:
@@ -91,7 +49,7 @@ cases:
 "#;
 
 fn suite(name: &str) -> TempDir {
-    let dir = TempDir::new(name);
+    let dir = TempDir::new("test-cmd", name);
     dir.write("lib/attack.yaml", DOCUMENT)
         .write("lib/attack.complied.jsonl", TRACE)
         .write("lib/attack.test.yaml", TESTS);
@@ -248,7 +206,7 @@ fn a_test_file_without_its_document() {
 
 #[test]
 fn a_missing_path_is_a_usage_error() {
-    let dir = TempDir::new("nopath");
+    let dir = TempDir::new("test-cmd", "nopath");
     let (code, _, stderr) = oatf(dir.path(), &["test", "nowhere"]);
     assert_eq!(code, 2);
     assert!(stderr.contains("cannot read nowhere"), "{stderr}");
