@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use oatf_model::{Attack, Closed, CorrelationLogic, Document, Execution, Phase};
+use oatf_model::{Attack, Closed, CorrelationLogic, Document, Execution, Phase, Tier};
 use oatf_primitives::{extract_protocol, parse_duration};
 use serde_json::Value;
 
@@ -10,7 +10,8 @@ use crate::EvaluationError;
 use crate::indicator::{CompiledIndicator, EvalOptions};
 use crate::trace::Accumulator;
 use crate::verdict::{
-    AttackResult, AttackVerdict, IndicatorVerdict, compute_verdict_for_ids, generated_indicator_id,
+    AttackResult, AttackVerdict, IndicatorVerdict, Tiers, aggregate, declared_tiers,
+    generated_indicator_id,
 };
 
 /// The protocol role of an actor, from the suffix of its mode (format §6.1 `direction`).
@@ -95,6 +96,8 @@ pub struct CompiledAttack {
     logic: Result<CorrelationLogic, String>,
     has_indicators: bool,
     indicators: Vec<Result<CompiledIndicator, (String, EvaluationError)>>,
+    /// The known tier of each declared indicator, by position (format §6.5).
+    tiers: Vec<Option<Tier>>,
     actors: Vec<CompiledActor>,
     grace_period: Option<Duration>,
 }
@@ -152,6 +155,7 @@ impl CompiledAttack {
             logic,
             has_indicators: attack.indicators.is_some(),
             indicators,
+            tiers: declared_tiers(attack),
             actors: compile_actors(attack.execution.as_ref()),
             grace_period: attack
                 .grace_period
@@ -183,6 +187,17 @@ impl CompiledAttack {
         &self,
     ) -> &[Result<CompiledIndicator, (String, EvaluationError)>] {
         &self.indicators
+    }
+
+    /// The known tier of each declared indicator (format §6.5), in declaration order, with its id.
+    pub fn indicator_tiers(&self) -> impl Iterator<Item = (&str, Option<Tier>)> {
+        self.indicators
+            .iter()
+            .zip(&self.tiers)
+            .map(|(entry, tier)| match entry {
+                Ok(indicator) => (indicator.id(), *tier),
+                Err((id, _)) => (id.as_str(), *tier),
+            })
     }
 
     /// The attack id, when the document has one.
@@ -219,7 +234,8 @@ impl CompiledAttack {
     /// [`actor`](CompiledIndicator::actor), [`direction`](CompiledIndicator::direction)).
     ///
     /// Per indicator: `matched` if any message matched (evaluation stops there); else `error` if any
-    /// evaluation failed; else `not_matched`; `skipped` when it has no evaluator or no message applied.
+    /// evaluation failed; else `not_matched` (also when no message applied, spec-decisions 23);
+    /// `skipped` when it has no evaluator. An empty trace gives `error`.
     pub fn evaluate_trace_with<'t, T>(
         &self,
         trace: &'t [T],
@@ -229,7 +245,7 @@ impl CompiledAttack {
             .indicators
             .iter()
             .map(|entry| match entry {
-                Err((id, error)) => Accumulator::compile_error(error).finish(id),
+                Err((id, error)) => Accumulator::compile_error(error).finish(id, String::new),
                 Ok(indicator) => {
                     let mut accumulator = Accumulator::new();
                     for message in trace.iter().filter_map(|t| select(indicator, t)) {
@@ -239,11 +255,24 @@ impl CompiledAttack {
                             break;
                         }
                     }
-                    accumulator.finish(indicator.id())
+                    accumulator.finish(indicator.id(), || {
+                        format!(
+                            "no applicable message: none of the {} {} applied to this indicator",
+                            trace.len(),
+                            if trace.len() == 1 { "message" } else { "messages" }
+                        )
+                    })
                 }
             })
             .collect();
-        self.compute_verdict(&verdicts)
+        let mut verdict = self.compute_verdict(&verdicts);
+        if trace.is_empty() {
+            verdict.result = AttackResult::Error;
+            verdict.diagnostic = Some(String::from(
+                "the trace has no message: nothing was observed",
+            ));
+        }
+        verdict
     }
 
     /// Computes the attack verdict from indicator verdicts (SDK §4.5) with this attack's logic.
@@ -257,8 +286,13 @@ impl CompiledAttack {
             })
             .collect();
         let logic = self.logic.as_ref().map_or(CorrelationLogic::Any, |l| *l);
-        let mut verdict =
-            compute_verdict_for_ids(logic, self.attack_id.as_deref(), &ids, indicator_verdicts);
+        let mut verdict = aggregate(
+            logic,
+            self.attack_id.as_deref(),
+            &ids,
+            Tiers::Declared(&self.tiers),
+            indicator_verdicts,
+        );
         if let Err(diagnostic) = &self.logic {
             verdict.result = AttackResult::Error;
             verdict.diagnostic = Some(diagnostic.clone());

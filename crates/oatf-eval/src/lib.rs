@@ -69,7 +69,7 @@ pub use indicator::{
 /// The model types that appear in this crate's signatures, for users of `oatf-eval` alone.
 pub use oatf_model::{
     Attack, CorrelationLogic, Direction, Document, ExpressionMatch, Indicator, PatternMatch,
-    SemanticExamples, SemanticIntentClass, SemanticMatch,
+    SemanticExamples, SemanticIntentClass, SemanticMatch, Tier,
 };
 pub use oatf_primitives::RegexLimits;
 pub use trace::{
@@ -78,5 +78,5 @@ pub use trace::{
 };
 pub use verdict::{
     AttackResult, AttackVerdict, EvaluationSummary, IndicatorResult, IndicatorVerdict,
-    compute_verdict, compute_verdict_for_ids,
+    compute_verdict, compute_verdict_for_ids, compute_verdict_for_tiered_ids, max_tier,
 };

@@ -16,8 +16,10 @@
 //!    `outgoing` is a request and `incoming` a response.
 //!
 //! An indicator matches when any retained message matches it; the first match decides it and later
-//! messages are not evaluated for it. An indicator no message applies to is `skipped` (decision D-34);
-//! the attribution of messages to actors and the grace period are decision D-41 (`docs/decisions.md`).
+//! messages are not evaluated for it. An indicator no message applies to is `not_matched`, with
+//! evidence naming the filter that removed the messages (spec-decisions 23: the agent never produced
+//! the traffic the indicator looks for); a trace without any message gives `error`. The attribution
+//! of messages to actors and the grace period are decision D-41 (`docs/decisions.md`).
 //!
 //! [`extract_protocol`]: oatf_primitives::extract_protocol
 
@@ -140,6 +142,10 @@ impl TraceDirection {
 pub struct TraceEvaluator<'a> {
     attack: &'a CompiledAttack,
     indicators: Vec<Accumulator>,
+    /// Per indicator: how many evaluated messages passed filter steps 1, 2, 3 and 4.
+    funnels: Vec<[u64; 4]>,
+    /// Per declared actor: whether any message was attributed to it.
+    actor_seen: Vec<bool>,
     undecided: usize,
     matched: usize,
     messages: u64,
@@ -215,6 +221,8 @@ impl<'a> TraceEvaluator<'a> {
         let actors = attack.compiled_actors().len();
         TraceEvaluator {
             attack,
+            funnels: vec![[0; 4]; indicators.len()],
+            actor_seen: vec![false; actors],
             indicators,
             undecided,
             matched: 0,
@@ -238,6 +246,9 @@ impl<'a> TraceEvaluator<'a> {
     pub fn push(&mut self, message: &TraceMessage) {
         self.messages += 1;
         let actor = self.actor_of(message);
+        if let Some(seen) = actor.and_then(|(index, _)| self.actor_seen.get_mut(index)) {
+            *seen = true;
+        }
         if self.grace.is_past(actor, message) {
             self.after_grace += 1;
             return;
@@ -254,15 +265,22 @@ impl<'a> TraceEvaluator<'a> {
             .and_then(|actor| actor.role)
             .map(|role| message.direction.as_seen_by(role));
         let position = self.messages;
-        for (entry, accumulator) in self
+        for ((entry, accumulator), funnel) in self
             .attack
             .indicator_entries()
             .iter()
             .zip(self.indicators.iter_mut())
+            .zip(self.funnels.iter_mut())
         {
             let Ok(indicator) = entry else { continue };
-            if accumulator.is_decided() || !applies(indicator, message, actor, protocol, direction)
-            {
+            if accumulator.is_decided() {
+                continue;
+            }
+            let passed = filter_steps_passed(indicator, message, actor, protocol, direction);
+            for count in funnel.iter_mut().take(passed) {
+                *count += 1;
+            }
+            if passed < funnel.len() {
                 continue;
             }
             let (result, evidence) = indicator.evaluate_outcome(&message.content);
@@ -286,21 +304,44 @@ impl<'a> TraceEvaluator<'a> {
 
     /// The per-indicator verdicts (evidence naming the deciding message) and the attack verdict
     /// computed from them with the attack's correlation logic (SDK §4.5).
+    ///
+    /// An indicator that no message applied to is `not_matched`, its evidence naming the filter that
+    /// removed the messages (spec-decisions 23). A trace without any message is `error`: nothing
+    /// was observed.
     pub fn finish(self) -> AttackVerdict {
+        let evaluated = self.messages - self.after_grace;
         let verdicts: Vec<IndicatorVerdict> = self
             .attack
             .indicator_entries()
             .iter()
             .zip(self.indicators)
-            .map(|(entry, accumulator)| {
-                let id = match entry {
-                    Ok(indicator) => indicator.id(),
-                    Err((id, _)) => id.as_str(),
-                };
-                accumulator.finish(id)
+            .zip(&self.funnels)
+            .map(|((entry, accumulator), funnel)| match entry {
+                Ok(indicator) => accumulator.finish(indicator.id(), || {
+                    no_applicable_message(indicator, evaluated, self.after_grace, funnel)
+                }),
+                Err((id, _)) => accumulator.finish(id, String::new),
             })
             .collect();
-        self.attack.compute_verdict(&verdicts)
+        let mut verdict = self.attack.compute_verdict(&verdicts);
+        if self.messages == 0 {
+            verdict.result = crate::AttackResult::Error;
+            verdict.diagnostic = Some(String::from(
+                "the trace has no message: nothing was observed",
+            ));
+        }
+        verdict
+    }
+
+    /// The declared actors (by name) that no message of the trace was attributed to so far: they
+    /// never ran, and the run may have failed (spec-decisions 23). Tools report them as warnings.
+    pub fn silent_actors(&self) -> impl Iterator<Item = &'a str> + '_ {
+        self.attack
+            .compiled_actors()
+            .iter()
+            .zip(&self.actor_seen)
+            .filter(|(_, seen)| !**seen)
+            .map(|(actor, _)| actor.name.as_str())
     }
 
     /// How many messages were pushed.
@@ -342,6 +383,8 @@ impl<'a> TraceEvaluator<'a> {
                 .map(Accumulator::heap_bytes)
                 .sum::<usize>()
             + self.grace.terminal_seen.capacity()
+            + self.funnels.capacity() * size_of::<[u64; 4]>()
+            + self.actor_seen.capacity()
     }
 
     /// The declared actor a message belongs to: the one it names, or, when it names none, the only
@@ -365,40 +408,100 @@ impl<'a> TraceEvaluator<'a> {
     }
 }
 
-/// The trace-filtering procedure of format §6, steps 1–4, for one indicator and one message.
-fn applies(
+/// The trace-filtering procedure of format §6, steps 1–4, for one indicator and one message: how
+/// many steps the message passed, in order (4 means the message applies to the indicator).
+fn filter_steps_passed(
     indicator: &CompiledIndicator,
     message: &TraceMessage,
     actor: Option<&CompiledActor>,
     protocol: Option<&str>,
     direction: Option<Direction>,
-) -> bool {
+) -> usize {
     // Step 1. An indicator without protocol (an invalid document, V-028) is not restricted.
     if let Some(wanted) = indicator.protocol()
         && protocol != Some(wanted)
     {
-        return false;
+        return 0;
     }
     // Step 2.
     if let Some(surface) = indicator.surface()
         && message.method.as_deref() != Some(surface)
     {
-        return false;
+        return 1;
     }
     // Step 3: only declared actors can be named by an indicator (V-035).
     if let Some(wanted) = indicator.actor()
         && actor.map(|a| a.name.as_str()) != Some(wanted)
     {
-        return false;
+        return 2;
     }
     // Step 4: without a known role (an undeclared actor, a mode that is neither `_server` nor
     // `_client`) the direction cannot be told, so direction-restricted indicators skip the message.
     if let Some(wanted) = indicator.direction()
         && direction != Some(wanted)
     {
-        return false;
+        return 3;
     }
-    true
+    4
+}
+
+/// Why no message applied to `indicator`, naming the first filter that removed them all:
+/// `no applicable message: 14 mcp messages, none with method tools/call`.
+fn no_applicable_message(
+    indicator: &CompiledIndicator,
+    evaluated: u64,
+    after_grace: u64,
+    funnel: &[u64; 4],
+) -> String {
+    let plural = |n: u64| if n == 1 { "message" } else { "messages" };
+    let name = |s: &str| truncate(s, 64);
+    let protocol = indicator.protocol().map(name);
+    let mut text = String::from("no applicable message: ");
+    if evaluated == 0 && after_grace == 0 {
+        return String::from("the trace has no message");
+    } else if evaluated == 0 {
+        text.push_str("every message came after the grace period");
+    } else if funnel[0] == 0 {
+        text.push_str(&format!("{evaluated} {}", plural(evaluated)));
+        if let Some(protocol) = &protocol {
+            text.push_str(&format!(", none of protocol {protocol}"));
+        }
+    } else {
+        // What the messages that passed the previous steps were, then the step that removed them.
+        let what = |n: u64, with_method: bool| {
+            let mut what = format!("{n}");
+            if let Some(protocol) = &protocol {
+                what.push(' ');
+                what.push_str(protocol);
+            }
+            what.push(' ');
+            what.push_str(plural(n));
+            if let (true, Some(surface)) = (with_method, indicator.surface()) {
+                what.push_str(&format!(" with method {}", name(surface)));
+            }
+            what
+        };
+        if funnel[1] == 0 {
+            let surface = indicator.surface().map(name).unwrap_or_default();
+            text.push_str(&format!("{}, none with method {surface}", what(funnel[0], false)));
+        } else if funnel[2] == 0 {
+            let actor = indicator.actor().map(name).unwrap_or_default();
+            text.push_str(&format!("{}, none from actor {actor}", what(funnel[1], true)));
+        } else {
+            let direction = indicator.direction().map_or("", Direction::as_str);
+            text.push_str(&format!("{}, none that is a {direction}", what(funnel[2], true)));
+            if indicator.actor().is_some() {
+                text.push_str(" of the actor");
+            }
+        }
+    }
+    if after_grace > 0 && evaluated > 0 {
+        text.push_str(&format!(
+            " ({after_grace} later {} after the grace period not evaluated)",
+            plural(after_grace)
+        ));
+    }
+    text
 }
 
 /// Evidence naming the message: `seq 10 (tools/call): <what matched>`.
@@ -528,15 +631,11 @@ impl Accumulator {
         }
     }
 
-    /// The indicator verdict; an indicator no message applied to is `skipped` (D-34).
-    pub(crate) fn finish(self, id: &str) -> IndicatorVerdict {
+    /// The indicator verdict; an indicator no message applied to is `not_matched`, with `unseen`
+    /// as its evidence (spec-decisions 23).
+    pub(crate) fn finish(self, id: &str, unseen: impl FnOnce() -> String) -> IndicatorVerdict {
         let (result, evidence) = match self.state {
-            State::Unseen => (
-                IndicatorResult::Skipped,
-                Some(String::from(
-                    "no message of the trace applied to this indicator",
-                )),
-            ),
+            State::Unseen => (IndicatorResult::NotMatched, Some(unseen())),
             State::NotMatched => (IndicatorResult::NotMatched, None),
             State::Error(evidence) => (IndicatorResult::Error, evidence),
             State::Matched { evidence, .. } => (IndicatorResult::Matched, evidence),

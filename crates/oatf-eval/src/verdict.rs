@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use oatf_model::{Attack, Closed, CorrelationLogic};
+use oatf_model::{Attack, Closed, CorrelationLogic, Tier};
 use serde::{Deserialize, Serialize};
 
 /// The result of one indicator (SDK §2.20 `IndicatorResult`).
@@ -87,6 +87,10 @@ pub struct IndicatorVerdict {
     /// The tool that produced the verdict; set by the consuming tool, never by the SDK.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// The outcome tier of the indicator (format §6.5), copied from its definition by
+    /// [`compute_verdict`] so that reports can show it beside the result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tier: Option<Tier>,
 }
 
 impl IndicatorVerdict {
@@ -102,7 +106,15 @@ impl IndicatorVerdict {
             timestamp: Some(now_rfc3339()),
             evidence,
             source: None,
+            tier: None,
         }
+    }
+
+    /// The same verdict with `tier` set.
+    #[must_use]
+    pub fn with_tier(mut self, tier: Option<Tier>) -> Self {
+        self.tier = tier;
+        self
     }
 }
 
@@ -143,6 +155,10 @@ pub struct AttackVerdict {
     pub attack_id: Option<String>,
     /// The attack-level result.
     pub result: AttackResult,
+    /// The highest outcome tier among matched indicators that have one (SDK §4.5 "Tier
+    /// computation"); absent when none has, and so always absent for `not_exploited`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tier: Option<Tier>,
     /// One verdict per declared indicator, in declaration order (a missing one is `skipped`).
     pub indicator_verdicts: Vec<IndicatorVerdict>,
     /// Counts of each indicator result.
@@ -175,6 +191,7 @@ pub fn compute_verdict(attack: &Attack, indicator_verdicts: &[IndicatorVerdict])
                 CorrelationLogic::Any,
                 attack.id.as_deref(),
                 &declared_ids(attack),
+                Tiers::Declared(&declared_tiers(attack)),
                 indicator_verdicts,
             );
             verdict.result = AttackResult::Error;
@@ -186,7 +203,13 @@ pub fn compute_verdict(attack: &Attack, indicator_verdicts: &[IndicatorVerdict])
         }
     };
     let Some(_) = attack.indicators else {
-        let mut verdict = aggregate::<&str>(logic, attack.id.as_deref(), &[], indicator_verdicts);
+        let mut verdict = aggregate::<&str>(
+            logic,
+            attack.id.as_deref(),
+            &[],
+            Tiers::FromVerdicts,
+            indicator_verdicts,
+        );
         verdict.diagnostic = Some(String::from(
             "the attack has no indicators: it can be simulated but not evaluated",
         ));
@@ -196,18 +219,74 @@ pub fn compute_verdict(attack: &Attack, indicator_verdicts: &[IndicatorVerdict])
         logic,
         attack.id.as_deref(),
         &declared_ids(attack),
+        Tiers::Declared(&declared_tiers(attack)),
         indicator_verdicts,
     )
 }
 
 /// [`compute_verdict`] over explicit indicator ids, for callers without an [`Attack`].
+///
+/// Without indicator definitions, the tier of each indicator is the `tier` its verdict carries.
 pub fn compute_verdict_for_ids<S: AsRef<str>>(
     logic: CorrelationLogic,
     attack_id: Option<&str>,
     indicator_ids: &[S],
     indicator_verdicts: &[IndicatorVerdict],
 ) -> AttackVerdict {
-    aggregate(logic, attack_id, indicator_ids, indicator_verdicts)
+    aggregate(
+        logic,
+        attack_id,
+        indicator_ids,
+        Tiers::FromVerdicts,
+        indicator_verdicts,
+    )
+}
+
+/// [`compute_verdict`] over explicit indicator ids and their tiers (`tiers[i]` is the tier of the
+/// indicator `indicator_ids[i]`; missing entries mean no tier), for callers without an [`Attack`].
+pub fn compute_verdict_for_tiered_ids<S: AsRef<str>>(
+    logic: CorrelationLogic,
+    attack_id: Option<&str>,
+    indicator_ids: &[S],
+    tiers: &[Option<Tier>],
+    indicator_verdicts: &[IndicatorVerdict],
+) -> AttackVerdict {
+    aggregate(
+        logic,
+        attack_id,
+        indicator_ids,
+        Tiers::Declared(tiers),
+        indicator_verdicts,
+    )
+}
+
+/// Where the tier of each declared indicator comes from.
+#[derive(Clone, Copy)]
+pub(crate) enum Tiers<'a> {
+    /// The indicator definitions, by position (a known `tier`, else none).
+    Declared(&'a [Option<Tier>]),
+    /// The `tier` each verdict carries (no definitions at hand).
+    FromVerdicts,
+}
+
+/// The known tier of each declared indicator, by position (an unknown value counts as none: V-050
+/// reports it).
+pub(crate) fn declared_tiers(attack: &Attack) -> Vec<Option<Tier>> {
+    attack
+        .indicators
+        .iter()
+        .flatten()
+        .map(|indicator| indicator.tier.as_ref().and_then(Closed::known))
+        .collect()
+}
+
+/// The highest tier among matched verdicts (SDK §4.5 "Tier computation").
+pub fn max_tier<'v>(verdicts: impl IntoIterator<Item = &'v IndicatorVerdict>) -> Option<Tier> {
+    verdicts
+        .into_iter()
+        .filter(|v| v.result == IndicatorResult::Matched)
+        .filter_map(|v| v.tier)
+        .max()
 }
 
 /// The ids of the declared indicators, generating the N-003 id for those without one.
@@ -229,10 +308,11 @@ pub(crate) fn generated_indicator_id(attack_id: Option<&str>, index: usize) -> S
     format!("{}-{:02}", attack_id.unwrap_or("indicator"), index + 1)
 }
 
-fn aggregate<S: AsRef<str>>(
+pub(crate) fn aggregate<S: AsRef<str>>(
     logic: CorrelationLogic,
     attack_id: Option<&str>,
     indicator_ids: &[S],
+    tiers: Tiers<'_>,
     indicator_verdicts: &[IndicatorVerdict],
 ) -> AttackVerdict {
     let by_id: HashMap<&str, &IndicatorVerdict> = indicator_verdicts
@@ -242,9 +322,10 @@ fn aggregate<S: AsRef<str>>(
     let mut summary = EvaluationSummary::default();
     let verdicts: Vec<IndicatorVerdict> = indicator_ids
         .iter()
-        .map(|id| {
+        .enumerate()
+        .map(|(position, id)| {
             let id = id.as_ref();
-            let verdict = match by_id.get(id) {
+            let mut verdict = match by_id.get(id) {
                 Some(verdict) => (*verdict).clone(),
                 None => IndicatorVerdict {
                     indicator_id: id.to_owned(),
@@ -252,8 +333,12 @@ fn aggregate<S: AsRef<str>>(
                     timestamp: None,
                     evidence: Some(String::from("no verdict was produced for this indicator")),
                     source: None,
+                    tier: None,
                 },
             };
+            if let Tiers::Declared(declared) = tiers {
+                verdict.tier = declared.get(position).copied().flatten();
+            }
             summary.count(verdict.result);
             verdict
         })
@@ -286,6 +371,7 @@ fn aggregate<S: AsRef<str>>(
     AttackVerdict {
         attack_id: attack_id.map(str::to_owned),
         result,
+        max_tier: max_tier(&verdicts),
         indicator_verdicts: verdicts,
         evaluation_summary: summary,
         timestamp: Some(now_rfc3339()),
@@ -369,6 +455,61 @@ mod tests {
                 error: 0,
                 skipped: 1
             }
+        );
+    }
+
+    #[test]
+    fn max_tier_is_the_highest_tier_of_matched_indicators() {
+        use AttackResult as A;
+        use IndicatorResult::*;
+        use Tier::*;
+        let ids = ["a", "b", "c"];
+        let tiers = [Some(Ingested), Some(BoundaryBreach), Some(LocalAction)];
+        let run = |logic, results: [IndicatorResult; 3]| {
+            let verdicts: Vec<IndicatorVerdict> = ids
+                .iter()
+                .zip(results)
+                .map(|(id, r)| IndicatorVerdict::new(*id, r, None))
+                .collect();
+            let v = compute_verdict_for_tiered_ids(logic, None, &ids, &tiers, &verdicts);
+            (v.result, v.max_tier)
+        };
+        let any = CorrelationLogic::Any;
+        let all = CorrelationLogic::All;
+        // `any`: the unmatched boundary_breach indicator does not count.
+        assert_eq!(
+            run(any, [Matched, NotMatched, Matched]),
+            (A::Exploited, Some(LocalAction))
+        );
+        assert_eq!(run(any, [NotMatched; 3]), (A::NotExploited, None));
+        assert_eq!(
+            run(all, [Matched; 3]),
+            (A::Exploited, Some(BoundaryBreach))
+        );
+        assert_eq!(
+            run(all, [Matched, Skipped, NotMatched]),
+            (A::Partial, Some(Ingested))
+        );
+        // Computed whatever the result, `error` included (SDK §4.5).
+        assert_eq!(
+            run(any, [Error, Matched, NotMatched]),
+            (A::Error, Some(BoundaryBreach))
+        );
+        // Matched indicators without a tier: absent.
+        let verdicts = [IndicatorVerdict::new("a", Matched, None)];
+        let v = compute_verdict_for_tiered_ids(any, None, &["a"], &[None], &verdicts);
+        assert_eq!((v.result, v.max_tier), (A::Exploited, None));
+        // Without definitions the verdict's own tier counts; with them the definition wins.
+        let verdicts = [IndicatorVerdict::new("a", Matched, None).with_tier(Some(LocalAction))];
+        let v = compute_verdict_for_ids(any, None, &["a"], &verdicts);
+        assert_eq!(v.max_tier, Some(LocalAction));
+        let v = compute_verdict_for_tiered_ids(any, None, &["a"], &[Some(Ingested)], &verdicts);
+        assert_eq!(v.max_tier, Some(Ingested));
+        assert_eq!(v.indicator_verdicts[0].tier, Some(Ingested));
+        let json = serde_json::to_value(&v).ok();
+        assert_eq!(
+            json.as_ref().and_then(|j| j.get("max_tier")),
+            Some(&serde_json::json!("ingested"))
         );
     }
 

@@ -111,7 +111,7 @@ pub use types::{
     FrameworkMapping, Impact, Indicator, IndicatorMethod, LogAction, LogLevel, Mode, OATF_VERSION,
     PatternMatch, Phase, Protocol, Reference, Relationship, ResponseEntry, SemanticExamples,
     SemanticIntentClass, SemanticMatch, SendAction, Severity, SeverityLevel, SeverityObject,
-    Status, Surface, SynthesizeBlock, Trigger, UnknownVariant, Variables,
+    Status, Surface, SynthesizeBlock, Tier, Trigger, UnknownVariant, Variables,
 };
 pub use validate::{
     CEL_UNCHECKED, CelSyntaxCheck, Diagnostic, DiagnosticSeverity, SourceLocation, ValidateOptions,

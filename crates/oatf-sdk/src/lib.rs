@@ -103,7 +103,7 @@ pub use oatf_model::{
     Action, ActionKind, Actor, Attack, CelSyntaxCheck, Classification, Closed, ClosedEnum,
     Correlation, Diagnostic, DiagnosticSeverity, Document, Execution, ExpressionMatch, Extractor,
     Indicator, NormalizedDocument, ParseError, ParseErrorKind, ParseErrors, PatternMatch, Phase,
-    SemanticMatch, Severity, Trigger, ValidateOptions, ValidationError, ValidationResult,
+    SemanticMatch, Severity, Tier, Trigger, ValidateOptions, ValidationError, ValidationResult,
     known_modes, known_protocols, normalize, normalized, validate_with,
 };
 #[cfg(feature = "yaml")]

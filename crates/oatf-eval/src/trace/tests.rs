@@ -1,5 +1,5 @@
 //! Unit tests of whole-trace evaluation: each filter of format §6, direction for both roles, the grace
-//! period, D-34, streaming memory, and the JSON Lines reader.
+//! period, spec-decisions 23, streaming memory, and the JSON Lines reader.
 
 use std::io::{BufRead, BufReader, Read};
 use std::sync::Arc;
@@ -73,15 +73,15 @@ fn protocol_comes_from_the_actor_mode() {
         secret(json!({"protocol": "ag_ui"}))
     ]));
     let on = |actor: &str| json!({"seq": 1, "actor": actor, "direction": "incoming", "content": {"text": "SECRET"}});
-    check(doc.clone(), &[on("srv")], &[M, S]);
-    check(doc.clone(), &[on("cli")], &[S, M]);
+    check(doc.clone(), &[on("srv")], &[M, N]);
+    check(doc.clone(), &[on("cli")], &[N, M]);
     // `protocol` on the message does not override a declared actor's mode.
     check(
         doc,
         &[
             json!({"actor": "srv", "protocol": "ag_ui", "direction": "incoming", "content": {"text": "SECRET"}}),
         ],
-        &[M, S],
+        &[M, N],
     );
 }
 
@@ -96,13 +96,13 @@ fn undeclared_actors_use_the_message_protocol() {
         &[
             json!({"actor": "elsewhere", "protocol": "a2a", "direction": "incoming", "content": {"text": "SECRET"}}),
         ],
-        &[M, S],
+        &[M, N],
     );
     // Without actor and protocol, and with several actors, a message applies to no indicator.
     check(
         doc,
         &[json!({"direction": "incoming", "content": {"text": "SECRET"}})],
-        &[S, S],
+        &[N, N],
     );
 }
 
@@ -121,7 +121,7 @@ fn a_message_without_actor_belongs_to_the_only_actor() {
     check(
         doc,
         &[json!({"protocol": "a2a", "direction": "incoming", "content": {"text": "SECRET"}})],
-        &[S],
+        &[N],
     );
 }
 
@@ -131,8 +131,8 @@ fn surface_is_compared_with_the_method() {
         json!({"protocol": "mcp", "surface": "tools/call"})
     )]));
     let at = |method: Value| json!({"actor": "srv", "direction": "incoming", "method": method, "content": {"text": "SECRET"}});
-    check(doc.clone(), &[at(json!("prompts/get"))], &[S]);
-    check(doc.clone(), &[at(Value::Null)], &[S]);
+    check(doc.clone(), &[at(json!("prompts/get"))], &[N]);
+    check(doc.clone(), &[at(Value::Null)], &[N]);
     check(doc.clone(), &[at(json!("tools/call"))], &[M]);
     check(
         doc,
@@ -151,7 +151,7 @@ fn actor_restricts_to_one_connection() {
         "indicators": [secret(json!({"protocol": "mcp", "actor": "b"}))]
     }});
     let on = |actor: &str, text: &str| json!({"actor": actor, "direction": "incoming", "content": {"text": text}});
-    check(doc.clone(), &[on("a", "SECRET")], &[S]);
+    check(doc.clone(), &[on("a", "SECRET")], &[N]);
     check(doc.clone(), &[on("a", "SECRET"), on("b", "nothing")], &[N]);
     check(doc, &[on("a", "x"), on("b", "SECRET")], &[M]);
 }
@@ -164,8 +164,8 @@ fn direction_for_a_server_actor() {
         secret(json!({"protocol": "mcp"}))
     ]));
     let going = |d: &str| json!({"actor": "srv", "direction": d, "content": {"text": "SECRET"}});
-    check(doc.clone(), &[going("incoming")], &[M, S, M]);
-    check(doc, &[going("outgoing")], &[S, M, M]);
+    check(doc.clone(), &[going("incoming")], &[M, N, M]);
+    check(doc, &[going("outgoing")], &[N, M, M]);
 }
 
 #[test]
@@ -175,8 +175,8 @@ fn direction_for_a_client_actor() {
         secret(json!({"protocol": "ag_ui", "direction": "response"}))
     ]));
     let going = |d: &str| json!({"actor": "cli", "direction": d, "content": {"text": "SECRET"}});
-    check(doc.clone(), &[going("outgoing")], &[M, S]);
-    check(doc, &[going("incoming")], &[S, M]);
+    check(doc.clone(), &[going("outgoing")], &[M, N]);
+    check(doc, &[going("incoming")], &[N, M]);
 }
 
 #[test]
@@ -188,7 +188,7 @@ fn direction_needs_a_known_role() {
     check(
         doc,
         &[json!({"actor": "odd", "direction": "incoming", "content": {"text": "SECRET"}})],
-        &[S, M],
+        &[N, M],
     );
 }
 
@@ -277,24 +277,89 @@ fn an_error_is_kept_unless_a_later_message_matches() {
 }
 
 #[test]
-fn no_applicable_message_is_skipped_and_all_skipped_is_an_error() {
-    // D-34.
+fn no_applicable_message_is_not_matched_and_an_empty_trace_is_an_error() {
+    // Spec-decisions 23.
     let doc = two_actors(json!([
         secret(json!({"protocol": "a2a"})),
         secret(json!({"protocol": "mcp"}))
     ]));
-    let verdict = check(doc.clone(), &[], &[S, S]);
+    let verdict = check(doc.clone(), &[], &[N, N]);
     assert_eq!(verdict.result, AttackResult::Error);
     assert_eq!(
+        verdict.diagnostic.as_deref(),
+        Some("the trace has no message: nothing was observed")
+    );
+    assert_eq!(
         verdict.indicator_verdicts[0].evidence.as_deref(),
-        Some("no message of the trace applied to this indicator")
+        Some("the trace has no message")
     );
     let verdict = check(
         doc,
         &[json!({"actor": "srv", "direction": "incoming", "content": {"text": "x"}})],
-        &[S, N],
+        &[N, N],
     );
     assert_eq!(verdict.result, AttackResult::NotExploited);
+    assert_eq!(
+        verdict.indicator_verdicts[0].evidence.as_deref(),
+        Some("no applicable message: 1 message, none of protocol a2a")
+    );
+    // An indicator with a verdict of its own (no message matched) has no such evidence.
+    assert_eq!(verdict.indicator_verdicts[1].evidence, None);
+}
+
+#[test]
+fn the_evidence_names_the_filter_that_removed_the_messages() {
+    let doc = json!({"oatf": "0.1", "attack": {
+        "execution": {"actors": [
+            {"name": "mcp_a", "mode": "mcp_server", "phases": [{"state": {}}]},
+            {"name": "mcp_b", "mode": "mcp_server", "phases": [{"state": {}}]}
+        ]},
+        "indicators": [
+            secret(json!({"protocol": "mcp", "surface": "tools/call"})),
+            secret(json!({"protocol": "mcp", "surface": "tools/list", "actor": "mcp_b"})),
+            secret(json!({"protocol": "mcp", "surface": "tools/list", "direction": "response"})),
+            secret(json!({"protocol": "mcp", "surface": "tools/list", "actor": "mcp_a", "direction": "response"}))
+        ]
+    }});
+    let list = json!({"actor": "mcp_a", "direction": "incoming", "method": "tools/list", "content": {"text": "SECRET"}});
+    let mut trace = vec![list.clone(); 13];
+    trace.push(json!({"actor": "mcp_a", "direction": "incoming", "method": "ping", "content": {}}));
+    let verdict = check(doc.clone(), &trace, &[N, N, N, N]);
+    assert_eq!(verdict.result, AttackResult::NotExploited);
+    let evidence: Vec<Option<&str>> = verdict
+        .indicator_verdicts
+        .iter()
+        .map(|v| v.evidence.as_deref())
+        .collect();
+    assert_eq!(
+        evidence,
+        [
+            Some("no applicable message: 14 mcp messages, none with method tools/call"),
+            Some("no applicable message: 13 mcp messages with method tools/list, none from actor mcp_b"),
+            Some("no applicable message: 13 mcp messages with method tools/list, none that is a response"),
+            Some("no applicable message: 13 mcp messages with method tools/list, none that is a response of the actor"),
+        ]
+    );
+    // The actor that never ran is reported.
+    let attack = compile(doc, &EvalOptions::new());
+    let mut evaluator = TraceEvaluator::new(&attack);
+    evaluator.push(&message(list));
+    assert_eq!(evaluator.silent_actors().collect::<Vec<_>>(), ["mcp_b"]);
+}
+
+#[test]
+fn no_evaluator_is_still_skipped() {
+    // `skipped` stays for "could not evaluate" (SDK §4.5): a CEL indicator without CEL evaluator.
+    let doc = json!({"oatf": "0.1", "attack": {
+        "execution": {"mode": "mcp_server", "state": {}},
+        "indicators": [{"target": "text", "expression": {"cel": "true"}}]
+    }});
+    let verdict = check(
+        doc,
+        &[json!({"direction": "incoming", "content": {"text": "x"}})],
+        &[S],
+    );
+    assert_eq!(verdict.result, AttackResult::Error);
 }
 
 fn phased(grace: Option<&str>) -> Value {

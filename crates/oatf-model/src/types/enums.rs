@@ -11,6 +11,9 @@ pub trait ClosedEnum: Copy + Eq + fmt::Debug + Sized + 'static {
     const VARIANTS: &'static [Self];
     /// What the enumeration is called in messages (for example `status`).
     const LABEL: &'static str;
+    /// The validation rule that reports an unknown value: V-005, except where the spec gives the
+    /// field a rule of its own (V-050 for `indicator.tier`, spec-decisions 22).
+    const RULE: &'static str = "V-005";
 
     /// The canonical string of a value.
     fn as_str(self) -> &'static str;
@@ -358,5 +361,23 @@ closed_enum! {
         Expression = "expression",
         /// Semantic analysis.
         Semantic = "semantic",
+    }
+}
+
+closed_enum! {
+    /// Outcome tier of an indicator (format §6.5, SDK §2.20): how far the attack progressed when the
+    /// indicator matches. Ordered: `Ingested < LocalAction < BoundaryBreach` (`Ord` follows it).
+    ///
+    /// ```
+    /// use oatf_model::Tier;
+    /// assert!(Tier::Ingested < Tier::LocalAction && Tier::LocalAction < Tier::BoundaryBreach);
+    /// ```
+    pub enum Tier ("tier", rule "V-050") {
+        /// T1: the payload was ingested or trusted, no tool was weaponized.
+        Ingested = "ingested",
+        /// T2: a tool was weaponized within the local environment.
+        LocalAction = "local_action",
+        /// T3: data, control or disruptive traffic crossed a trust boundary.
+        BoundaryBreach = "boundary_breach",
     }
 }

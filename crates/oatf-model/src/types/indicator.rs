@@ -8,7 +8,7 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
-use super::{Closed, Direction, IndicatorMethod, SemanticIntentClass, SeverityLevel};
+use super::{Closed, Direction, IndicatorMethod, SemanticIntentClass, SeverityLevel, Tier};
 
 oatf_struct! {
     /// A detection indicator (SDK §2.12).
@@ -39,6 +39,8 @@ oatf_struct! {
         opt expression: ExpressionMatch => "expression",
         /// Semantic detection.
         opt semantic: SemanticMatch => "semantic",
+        /// Outcome tier this indicator detects (format §6.5); an unknown value is kept for V-050.
+        opt tier: Closed<Tier> => "tier",
         /// Confidence override, 0–100 (V-025).
         opt confidence: i64 => "confidence",
         /// Severity override.

@@ -133,7 +133,7 @@ macro_rules! oatf_struct {
 macro_rules! closed_enum {
     (
         $(#[$meta:meta])*
-        pub enum $name:ident ($label:literal) {
+        pub enum $name:ident ($label:literal $(, rule $rule:literal)?) {
             $( $(#[$vmeta:meta])* $variant:ident = $text:literal, )*
         }
     ) => {
@@ -146,6 +146,7 @@ macro_rules! closed_enum {
         impl $crate::types::ClosedEnum for $name {
             const VARIANTS: &'static [Self] = &[$($name::$variant),*];
             const LABEL: &'static str = $label;
+            $( const RULE: &'static str = $rule; )?
             fn as_str(self) -> &'static str {
                 match self {
                     $( $name::$variant => $text, )*

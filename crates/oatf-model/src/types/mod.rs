@@ -27,7 +27,7 @@ pub use attack::{
 pub use enums::{
     Category, Closed, ClosedEnum, CorrelationLogic, Direction, ElicitationAction, ElicitationMode,
     ExtractorSource, ExtractorType, Impact, IndicatorMethod, LogLevel, Relationship,
-    SemanticIntentClass, SeverityLevel, Status, UnknownVariant,
+    SemanticIntentClass, SeverityLevel, Status, Tier, UnknownVariant,
 };
 pub use execution::{
     Action, ActionKind, Actor, Execution, Extractor, LogAction, Phase, ResponseEntry, SendAction,

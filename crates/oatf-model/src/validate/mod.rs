@@ -176,6 +176,7 @@ fn spec_ref(rule: &str) -> &'static str {
         "V-041" => "§11.1.16",
         "V-043" | "V-044" => "§5.2",
         "V-047" => "§2.3a",
+        "V-050" => "§6.5",
         _ => "§11.1",
     }
 }
@@ -416,11 +417,11 @@ impl Validator<'_> {
         self.result
     }
 
-    /// V-005 for a closed-enumeration value.
+    /// V-005 (or the enumeration's own rule, [`ClosedEnum::RULE`]) for a closed-enumeration value.
     fn closed<T: ClosedEnum>(&mut self, value: &Closed<T>, path: String) {
         if let Closed::Unknown(s) = value {
             self.error(
-                "V-005",
+                T::RULE,
                 path,
                 format!(
                     "unknown {} `{}`, expected one of {}",
