@@ -16,7 +16,7 @@ pub(crate) struct Args {
     /// Ignore any known-failures file: every failing case fails the run.
     #[arg(long)]
     strict: bool,
-    /// Only cases whose id or file contains a term; `-term` excludes (e.g. `DUR-,-DUR-004`).
+    /// Only cases whose id or file contains a term; `-term` excludes (e.g. `OATF-RS-DUR-,-OATF-RS-DUR-004`).
     /// Default: the OATF_CONFORMANCE environment variable.
     #[arg(long, value_name = "TERMS", allow_hyphen_values = true)]
     filter: Option<String>,
