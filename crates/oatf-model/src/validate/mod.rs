@@ -376,14 +376,38 @@ impl Validator<'_> {
 
     fn error(&mut self, rule: &'static str, path: impl Into<String>, message: impl Into<String>) {
         let path = path.into();
+        let location = self.locate(&path);
+        self.push_error(rule, path, location, message.into());
+    }
+
+    /// An error whose path is the rule's address (spec-decisions 1a: the list for duplicates, the
+    /// object for combinations) while its source label points at `label`, the specific element.
+    fn error_at(
+        &mut self,
+        rule: &'static str,
+        path: impl Into<String>,
+        label: &str,
+        message: impl Into<String>,
+    ) {
+        let path = path.into();
+        let location = self.locate(label).or_else(|| self.locate(&path));
+        self.push_error(rule, path, location, message.into());
+    }
+
+    fn push_error(
+        &mut self,
+        rule: &'static str,
+        path: String,
+        location: Option<SourceLocation>,
+        message: String,
+    ) {
         if self.missing.contains(&path) {
             return;
         }
-        let location = self.locate(&path);
         self.result.errors.push(ValidationError {
             rule,
             spec_ref: spec_ref(rule),
-            message: message.into(),
+            message,
             path,
             location,
         });
@@ -548,10 +572,11 @@ impl Validator<'_> {
                 self.closed(item, path.clone());
                 // V-045
                 if !seen.insert(item.as_str()) {
-                    self.error(
+                    self.error_at(
                         "V-045",
-                        path,
-                        format!("duplicate impact `{}`", shown(item.as_str())),
+                        "attack.impact",
+                        &path,
+                        format!("duplicate impact `{}` at `{path}`", shown(item.as_str())),
                     );
                 }
             }
@@ -591,8 +616,9 @@ impl Validator<'_> {
         // V-047
         if let Some(correlation) = &attack.correlation {
             if attack.indicators.is_none() {
-                self.error(
+                self.error_at(
                     "V-047",
+                    "attack",
                     "attack.correlation",
                     "`correlation` is only allowed when `indicators` is present",
                 );
@@ -621,9 +647,10 @@ impl Validator<'_> {
             );
         }
         if execution.state.is_some() && execution.mode.is_none() {
-            self.error(
+            self.error_at(
                 "V-030",
-                BASE,
+                key(BASE, "mode"),
+                &key(BASE, "state"),
                 "`execution.mode` is required with `execution.state`",
             );
         }
@@ -660,11 +687,12 @@ impl Validator<'_> {
                         ),
                         Some(m) => match first {
                             None => first = Some(m),
-                            Some(f) if f != m => self.error(
+                            Some(f) if f != m => self.error_at(
                                 "V-028",
-                                key(&p, "mode"),
+                                path.clone(),
+                                &key(&p, "mode"),
                                 format!(
-                                    "phase mode `{}` differs from `{}`; different modes need the multi-actor form",
+                                    "phase mode `{}` at `{p}` differs from `{}`; different modes need the multi-actor form",
                                     shown(m),
                                     shown(f)
                                 ),
@@ -706,10 +734,15 @@ impl Validator<'_> {
             );
         }
         if !names.insert(actor.name.clone()) {
-            self.error(
+            let list = path.rsplit_once('[').map_or(path, |(list, _)| list);
+            self.error_at(
                 "V-031",
-                key(path, "name"),
-                format!("duplicate actor name `{}`", shown(&actor.name)),
+                list,
+                &key(path, "name"),
+                format!(
+                    "duplicate actor name `{}` at `{path}`",
+                    shown(&actor.name)
+                ),
             );
         }
         self.mode_value(&actor.mode, key(path, "mode"));
@@ -760,27 +793,25 @@ impl Validator<'_> {
             let p = idx(path, i);
             // V-008
             if phase.trigger.is_none() && i + 1 != count {
-                self.error(
+                self.error_at(
                     "V-008",
-                    p.clone(),
-                    "only the last phase may be terminal (omit `trigger`)",
+                    path,
+                    &p,
+                    format!("only the last phase may be terminal (omit `trigger`), but `{p}` has no trigger"),
                 );
             }
             // V-009
             if i == 0 && phase.state.is_none() {
-                self.error(
-                    "V-009",
-                    key(&p, "state"),
-                    "the first phase must include `state`",
-                );
+                self.error("V-009", p.clone(), "the first phase must include `state`");
             }
             // V-011 (and V-031 within an actor)
             if let Some(name) = phase.name.as_deref() {
                 if explicit.contains_key(name) {
-                    let message = format!("duplicate phase name `{}`", shown(name));
-                    self.error("V-011", key(&p, "name"), message.clone());
+                    let message = format!("duplicate phase name `{}` at `{p}`", shown(name));
+                    let label = key(&p, "name");
+                    self.error_at("V-011", path, &label, message.clone());
                     if multi_actor {
-                        self.error("V-031", key(&p, "name"), message);
+                        self.error_at("V-031", path, &label, message);
                     }
                 } else {
                     explicit.insert(name, i);
@@ -813,9 +844,9 @@ impl Validator<'_> {
                         i + 1
                     );
                     let at = key(&idx(path, j), "name");
-                    self.error("V-011", at.clone(), message.clone());
+                    self.error_at("V-011", path, &at, message.clone());
                     if multi_actor {
-                        self.error("V-031", at, message);
+                        self.error_at("V-031", path, &at, message);
                     }
                 }
             }
@@ -929,16 +960,18 @@ impl Validator<'_> {
         // V-019
         if trigger.event.is_none() {
             if trigger.count.is_some() {
-                self.error(
+                self.error_at(
                     "V-019",
-                    key(path, "count"),
+                    path,
+                    &key(path, "count"),
                     "`count` is only allowed together with `event`",
                 );
             }
             if trigger.match_.is_some() {
-                self.error(
+                self.error_at(
                     "V-019",
-                    key(path, "match"),
+                    path,
+                    &key(path, "match"),
                     "`match` is only allowed together with `event`",
                 );
             }
@@ -1012,10 +1045,11 @@ impl Validator<'_> {
                     None => {
                         // V-033
                         if fallback {
-                            self.error(
+                            self.error_at(
                                 "V-033",
-                                p.clone(),
-                                "only one response entry may omit `when`",
+                                list_path.clone(),
+                                &p,
+                                format!("only one response entry may omit `when`, but `{p}` is a second one"),
                             );
                         }
                         fallback = true;
@@ -1175,10 +1209,11 @@ impl Validator<'_> {
             if let Some(id) = indicator.id.as_deref() {
                 // V-010
                 if ids.contains_key(id) {
-                    self.error(
+                    self.error_at(
                         "V-010",
-                        key(&p, "id"),
-                        format!("duplicate indicator id `{}`", shown(id)),
+                        BASE,
+                        &key(&p, "id"),
+                        format!("duplicate indicator id `{}` at `{p}`", shown(id)),
                     );
                 } else {
                     ids.insert(id, i);
@@ -1210,9 +1245,10 @@ impl Validator<'_> {
                     None => format!("indicator-{:02}", i + 1),
                 };
                 if let Some(&j) = ids.get(generated.as_str()) {
-                    self.error(
+                    self.error_at(
                         "V-010",
-                        key(&idx(BASE, j), "id"),
+                        BASE,
+                        &key(&idx(BASE, j), "id"),
                         format!("indicator id `{generated}` collides with the id generated for indicator {}", i + 1),
                     );
                 }
@@ -1275,6 +1311,10 @@ impl Validator<'_> {
         }
         if let Some(severity) = &indicator.severity {
             self.closed(severity, key(p, "severity"));
+        }
+        // V-050 (spec-decisions 22)
+        if let Some(tier) = &indicator.tier {
+            self.closed(tier, key(p, "tier"));
         }
         // V-025
         if let Some(c) = indicator.confidence
@@ -1595,9 +1635,9 @@ mod tests {
                 "V-005 attack.status",
                 "V-046 attack.grace_period",
                 "V-017 attack.severity.confidence",
-                "V-045 attack.impact[1]",
+                "V-045 attack.impact",
                 "V-005 attack.impact[2]",
-                "V-047 attack.correlation",
+                "V-047 attack",
                 "V-005 attack.correlation.logic",
             ],
         );
@@ -1610,7 +1650,7 @@ mod tests {
             "  execution:\n    state: {}\n    phases: [{state: {}}]\n",
             &[
                 "V-030 attack.execution",
-                "V-030 attack.execution",
+                "V-030 attack.execution.mode",
                 "V-028 attack.execution.phases[0].mode",
             ],
         );
@@ -1625,9 +1665,9 @@ mod tests {
         check(
             "  execution:\n    mode: mcp_server\n    phases:\n      - name: phase-2\n        trigger: {count: 2, after: 5x}\n      - extractors:\n          - {name: Bad, source: request, type: regex, selector: \"no group\"}\n          - {name: ok, source: request, type: json_path, selector: \"$[\"}\n        on_enter:\n          - {send: {method: x}, log: {message: y}}\n          - {delay_ms: 5, x-note: 1}\n        trigger: {event: tools/nope}\n      - state: {}\n",
             &[
-                "V-009 attack.execution.phases[0].state",
-                "V-011 attack.execution.phases[0].name",
-                "V-019 attack.execution.phases[0].trigger.count",
+                "V-009 attack.execution.phases[0]",
+                "V-011 attack.execution.phases",
+                "V-019 attack.execution.phases[0].trigger",
                 "V-036 attack.execution.phases[0].trigger.after",
                 "V-037 attack.execution.phases[1].extractors[0].name",
                 "V-042 attack.execution.phases[1].extractors[0].selector",
@@ -1644,9 +1684,9 @@ mod tests {
             "  execution:\n    actors:\n      - name: a\n        mode: mcp_server\n        phases:\n          - {name: p, mode: mcp_client, state: {}, trigger: {event: tools/call}}\n          - {name: p}\n      - name: a\n        mode: ghost_server\n        phases: []\n",
             &[
                 "V-044 attack.execution.actors[0].phases[0].mode",
-                "V-011 attack.execution.actors[0].phases[1].name",
-                "V-031 attack.execution.actors[0].phases[1].name",
-                "V-031 attack.execution.actors[1].name",
+                "V-011 attack.execution.actors[0].phases",
+                "V-031 attack.execution.actors[0].phases",
+                "V-031 attack.execution.actors",
                 "V-007 attack.execution.actors[1].phases",
                 "V-031 attack.execution.actors[1].phases",
                 "W-002 attack.execution.actors[1].mode",
@@ -1659,7 +1699,7 @@ mod tests {
         check(
             "  execution:\n    mode: mcp_client\n    state:\n      sampling_responses:\n        - content: a\n        - content: \"{{nope}} {{ghost.x}} {{request.a}} \\\\{{lit\"\n          synthesize: {prompt: p}\n      elicitation_responses:\n        - when: {\"a..b\": 1, c: {regex: \"(\"}}\n          action: maybe\n      elicitations:\n        - {message: m, mode: sms}\n      roots: [\"{{unclosed\"]\n",
             &[
-                "V-033 attack.execution.state.sampling_responses[1]",
+                "V-033 attack.execution.state.sampling_responses",
                 "V-032 attack.execution.state.sampling_responses[1].content",
                 "V-027 attack.execution.state.elicitation_responses[0].when.a..b",
                 "V-013 attack.execution.state.elicitation_responses[0].when.c.regex",
@@ -1683,7 +1723,7 @@ mod tests {
                 "V-049 attack.indicators[0].method",
                 "V-013 attack.indicators[0].pattern.regex",
                 "V-025 attack.indicators[0].confidence",
-                "V-010 attack.indicators[1].id",
+                "V-010 attack.indicators",
                 "V-014 attack.indicators[1].expression.cel",
                 "V-039 attack.indicators[1].expression.variables.my-var",
                 "V-026 attack.indicators[1].expression.variables.my-var",
