@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use oatf::eval::{
     CompiledIndicator, CorrelationLogic, EvalOptions, EvaluationError, EvaluationErrorKind,
     Indicator, IndicatorResult, IndicatorVerdict, SemanticEvaluator, SemanticExamples,
-    SemanticIntentClass, compute_verdict_for_ids,
+    SemanticIntentClass, Tier, compute_verdict_for_tiered_ids,
 };
 
 use super::{Outcome, field, render, value_input};
@@ -106,10 +106,26 @@ pub(super) fn verdict(case: &Case) -> Result<Outcome, Outcome> {
         Some(value) => serde_json::from_value(value.clone())
             .map_err(|e| Outcome::fail(render(&case.expected), format!("invalid verdicts: {e}")))?,
     };
-    let verdict = compute_verdict_for_ids(logic, None, &ids, &verdicts);
-    let actual = json!({
+    // Each indicator's `tier` (format §6.5); an unknown value counts as none.
+    let tiers: Vec<Option<Tier>> = indicators
+        .iter()
+        .map(|indicator| {
+            indicator
+                .get("tier")
+                .and_then(Value::as_str)
+                .and_then(|t| t.parse().ok())
+        })
+        .collect();
+    let verdict = compute_verdict_for_tiered_ids(logic, None, &ids, &tiers, &verdicts);
+    let mut actual = json!({
         "result": verdict.result,
         "evaluation_summary": verdict.evaluation_summary,
     });
+    // `max_tier` is compared when the case states it (`max_tier: null` means absent).
+    if let (Some(expected), Some(object)) = (case.expected.as_object(), actual.as_object_mut())
+        && expected.contains_key("max_tier")
+    {
+        object.insert("max_tier".to_owned(), json!(verdict.max_tier));
+    }
     Ok(Outcome::compare(&case.expected, &actual))
 }
