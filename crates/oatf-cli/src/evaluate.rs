@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use oatf::{
-    AttackResult, AttackVerdict, CompiledAttack, Document, IndicatorResult, JsonlTraceReader,
+    AttackResult, AttackVerdict, CompiledAttack, Document, IndicatorResult, JsonlTraceReader, Tier,
     TraceErrorKind, TraceEvaluator,
 };
 use serde_json::{Value, json};
@@ -20,11 +20,15 @@ use crate::validate::{options, out, parse_headline, read_input, render, with_pat
 
 /// The exit codes, as `--help` shows them.
 const EXIT_CODES: &str = "\
-Exit codes:
+Exit codes (the same as ThoughtJack's, so that CI reads both alike):
   0   not_exploited: the agent resisted (no indicator matched)
-  1   exploited: the indicators matched as the correlation logic requires
-  2   partial: some but not all indicators matched (correlation `all`)
-  3   error: the verdict could not be established (an indicator failed, or none could be evaluated)
+  1   exploited, with no tier or max_tier `ingested`
+  2   exploited with max_tier `local_action`
+  3   exploited with max_tier `boundary_breach`
+  4   partial (correlation `all`, some indicators matched) with no tier; a partial verdict
+      with a max_tier exits with that tier's code, 1 to 3
+  5   error: the verdict could not be established (an indicator failed, none could be
+      evaluated, or the trace has no message)
   64  usage error (bad arguments)
   65  the document does not parse or is not valid
   66  the document or the trace cannot be read
@@ -73,25 +77,44 @@ pub(crate) enum Format {
     Junit,
 }
 
-/// The exit code of a verdict.
-fn verdict_code(result: AttackResult) -> u8 {
-    match result {
-        AttackResult::NotExploited => 0,
-        AttackResult::Exploited => 1,
-        AttackResult::Partial => 2,
-        AttackResult::Error => 3,
+/// The exit code of a verdict (spec-decisions 24, ThoughtJack's codes).
+pub(crate) fn verdict_code(verdict: &AttackVerdict) -> u8 {
+    let tier_code = |tier: Option<Tier>| match tier {
+        None | Some(Tier::Ingested) => 1,
+        Some(Tier::LocalAction) => 2,
+        Some(Tier::BoundaryBreach) => 3,
+    };
+    match (verdict.result, verdict.max_tier) {
+        (AttackResult::NotExploited, _) => 0,
+        (AttackResult::Exploited, tier) => tier_code(tier),
+        (AttackResult::Partial, None) => 4,
+        (AttackResult::Partial, tier) => tier_code(tier),
+        (AttackResult::Error, _) => 5,
     }
 }
 
-/// Prints a clap error and gives the exit code: usage errors of `oatf evaluate` are 64, since 2 is
-/// its `partial` verdict; other subcommands keep clap's codes.
+/// The verdict as people read it: `exploited (boundary_breach)`, or the bare result without tier.
+fn result_with_tier(verdict: &AttackVerdict) -> String {
+    match verdict.max_tier {
+        Some(tier) => format!("{} ({tier})", verdict.result),
+        None => verdict.result.to_string(),
+    }
+}
+
+/// The warning for a declared actor that no message of the trace belongs to (spec-decisions 23).
+fn silent_actor_warning(actor: &str) -> String {
+    format!(
+        "actor `{actor}` has no message in the trace: it never ran, and the run may have failed"
+    )
+}
+
+/// Prints a clap error and gives the exit code: 0 for `--help` and `--version`, else 64 (usage,
+/// sysexits `EX_USAGE`) for every subcommand, since 1 to 5 are verdicts (spec-decisions 24).
 pub(crate) fn parse_error_code(error: &clap::Error) -> u8 {
     let _ = error.print();
-    let evaluating = std::env::args_os().nth(1).is_some_and(|a| a == "evaluate");
     match error.exit_code() {
         0 => 0,
-        _ if evaluating => EXIT_USAGE,
-        code => u8::try_from(code).unwrap_or(EXIT_USAGE),
+        _ => EXIT_USAGE,
     }
 }
 
@@ -103,6 +126,8 @@ struct TraceStats {
     lines: u64,
     malformed: u64,
     after_grace: u64,
+    /// Declared actors without any message in the trace.
+    silent_actors: Vec<String>,
     /// Indicator id → line of the message that matched it.
     matched_lines: HashMap<String, u64>,
 }
@@ -170,7 +195,7 @@ pub(crate) fn run(args: Args) -> u8 {
         Format::Junit => junit(&loaded.document, &verdict, &stats),
     };
     out(&report);
-    verdict_code(verdict.result)
+    verdict_code(&verdict)
 }
 
 /// Streams the trace through the evaluator, reporting malformed lines on stderr.
@@ -228,6 +253,10 @@ fn evaluate(
     stats.lines = reader.lines_read();
     stats.messages = evaluator.messages();
     stats.after_grace = evaluator.messages_after_grace();
+    // Without any message the verdict is `error` already; naming every actor adds nothing.
+    if stats.messages > 0 {
+        stats.silent_actors = evaluator.silent_actors().map(str::to_owned).collect();
+    }
     Ok((evaluator.finish(), stats))
 }
 
@@ -333,7 +362,7 @@ fn human(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -> St
         .unwrap_or_default();
     text.push_str(&format!(
         "verdict: {}  (correlation {logic}{severity})\n",
-        verdict.result
+        result_with_tier(verdict)
     ));
     if let Some(diagnostic) = &verdict.diagnostic {
         text.push_str(&format!("  {}\n", one_line(diagnostic)));
@@ -344,8 +373,13 @@ fn human(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -> St
         .map(|v| v.indicator_id.chars().count())
         .max()
         .unwrap_or(0);
+    let tiers = verdict.indicator_verdicts.iter().any(|v| v.tier.is_some());
     for v in &verdict.indicator_verdicts {
         let mut line = format!("  {:<11}  {:<width$}", v.result.as_str(), v.indicator_id);
+        if tiers {
+            let tier = v.tier.map_or("", Tier::as_str);
+            line.push_str(&format!("  {tier:<15}"));
+        }
         if let Some(at) = stats.matched_lines.get(&v.indicator_id) {
             line.push_str(&format!("  line {at}"));
         }
@@ -376,6 +410,9 @@ fn human(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -> St
         ));
     }
     text.push('\n');
+    for actor in &stats.silent_actors {
+        text.push_str(&format!("warning: {}\n", one_line(&silent_actor_warning(actor))));
+    }
     if stats.malformed > 0 {
         text.push_str(&format!(
             "warning: {} malformed {} skipped (listed on stderr); the verdict is computed from the \
@@ -402,26 +439,78 @@ fn trace_json(stats: &TraceStats) -> Value {
         "after_grace_period": stats.after_grace,
         "matched_lines": matched,
         "verdict_from_partial_trace": stats.malformed > 0,
+        "actors_without_messages": stats.silent_actors,
     })
+}
+
+/// The warnings of a run (declared actors that never ran), as `{code, actor, message}` objects.
+fn warnings_json(stats: &TraceStats) -> Vec<Value> {
+    stats
+        .silent_actors
+        .iter()
+        .map(|actor| {
+            json!({
+                "code": "actor_without_messages",
+                "actor": actor,
+                "message": silent_actor_warning(actor),
+            })
+        })
+        .collect()
 }
 
 fn json_report(verdict: &AttackVerdict, stats: &TraceStats) -> String {
     let mut value = serde_json::to_value(verdict).unwrap_or(Value::Null);
     if let Some(object) = value.as_object_mut() {
         object.insert("trace".to_owned(), trace_json(stats));
+        object.insert("warnings".to_owned(), Value::Array(warnings_json(stats)));
     }
     let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
     text.push('\n');
     text
 }
 
-/// The SARIF level of an indicator: its severity, else the attack's.
-fn sarif_level(severity: Option<&str>) -> &'static str {
-    match severity {
+/// The SARIF level of an indicator: from its severity (else the attack's), raised by its tier: a
+/// `boundary_breach` is always an error, a `local_action` at least a warning.
+fn sarif_level(severity: Option<&str>, tier: Option<Tier>) -> &'static str {
+    let by_severity = match severity {
         Some("critical" | "high") | None => "error",
         Some("medium") => "warning",
         _ => "note",
+    };
+    let floor = match tier {
+        Some(Tier::BoundaryBreach) => "error",
+        Some(Tier::LocalAction) => "warning",
+        Some(Tier::Ingested) | None => "note",
+    };
+    let rank = |level: &str| match level {
+        "note" => 0,
+        "warning" => 1,
+        _ => 2,
+    };
+    if rank(floor) > rank(by_severity) {
+        floor
+    } else {
+        by_severity
     }
+}
+
+/// GitHub code scanning's `security-severity` (0.0–10.0) of an indicator: from its severity, raised
+/// by its tier to at least 9.0 (`boundary_breach`), 7.0 (`local_action`) or 4.0 (`ingested`).
+fn security_severity(severity: Option<&str>, tier: Option<Tier>) -> String {
+    let by_severity: f64 = match severity {
+        Some("critical") => 9.5,
+        Some("high") | None => 8.0,
+        Some("medium") => 5.5,
+        Some("low") => 3.0,
+        _ => 1.0,
+    };
+    let floor = match tier {
+        Some(Tier::BoundaryBreach) => 9.0,
+        Some(Tier::LocalAction) => 7.0,
+        Some(Tier::Ingested) => 4.0,
+        None => 0.0,
+    };
+    format!("{:.1}", by_severity.max(floor))
 }
 
 /// A relative or absolute file path as a URI reference (`/` separators, reserved bytes escaped).
@@ -464,13 +553,20 @@ fn sarif(document: &Document, verdict: &AttackVerdict, stats: &TraceStats, path:
             let mut rule = json!({
                 "id": id,
                 "shortDescription": {"text": description},
-                "defaultConfiguration": {"level": sarif_level(severity_of(id))},
+                "defaultConfiguration": {"level": sarif_level(severity_of(id), v.tier)},
             });
             if let (Some(indicator), Some(object)) = (indicator, rule.as_object_mut()) {
                 let mut properties = serde_json::Map::new();
                 if let Some(severity) = severity_of(id) {
                     properties.insert("severity".into(), json!(severity));
                 }
+                if let Some(tier) = v.tier {
+                    properties.insert("tier".into(), json!(tier));
+                }
+                properties.insert(
+                    "security-severity".into(),
+                    json!(security_severity(severity_of(id), v.tier)),
+                );
                 if let Some(surface) = &indicator.surface {
                     properties.insert("surface".into(), json!(surface));
                 }
@@ -507,13 +603,17 @@ fn sarif(document: &Document, verdict: &AttackVerdict, stats: &TraceStats, path:
                 Some(evidence) => format!("indicator {} matched: {evidence}", v.indicator_id),
                 None => format!("indicator {} matched", v.indicator_id),
             };
-            json!({
+            let mut result = json!({
                 "ruleId": v.indicator_id,
                 "ruleIndex": index,
-                "level": sarif_level(severity_of(&v.indicator_id)),
+                "level": sarif_level(severity_of(&v.indicator_id), v.tier),
                 "message": {"text": text},
                 "locations": [{"physicalLocation": physical}],
-            })
+            });
+            if let (Some(tier), Some(object)) = (v.tier, result.as_object_mut()) {
+                object.insert("properties".into(), json!({"tier": tier}));
+            }
+            result
         })
         .collect();
     let notifications: Vec<Value> = verdict
@@ -532,6 +632,9 @@ fn sarif(document: &Document, verdict: &AttackVerdict, stats: &TraceStats, path:
                 "associatedRule": {"id": v.indicator_id},
             })
         })
+        .chain(stats.silent_actors.iter().map(|actor| {
+            json!({"level": "warning", "message": {"text": silent_actor_warning(actor)}})
+        }))
         .collect();
     let s = &verdict.evaluation_summary;
     let sarif = json!({
@@ -553,6 +656,7 @@ fn sarif(document: &Document, verdict: &AttackVerdict, stats: &TraceStats, path:
             "properties": {
                 "attack_id": verdict.attack_id,
                 "verdict": verdict.result,
+                "max_tier": verdict.max_tier,
                 "evaluation_summary": {
                     "matched": s.matched, "not_matched": s.not_matched,
                     "error": s.error, "skipped": s.skipped,
@@ -593,12 +697,23 @@ fn junit(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -> St
             .unwrap_or_default(),
     ));
     x.push_str("    <properties>\n");
-    for (key, value) in [
-        ("verdict", verdict.result.as_str().to_owned()),
+    let mut properties = vec![("verdict", verdict.result.as_str().to_owned())];
+    if let Some(tier) = verdict.max_tier {
+        properties.push(("max_tier", tier.as_str().to_owned()));
+    }
+    properties.extend([
+        ("exit_code", verdict_code(verdict).to_string()),
         ("trace", stats.name.clone()),
         ("messages", stats.messages.to_string()),
         ("malformed_lines", stats.malformed.to_string()),
-    ] {
+    ]);
+    properties.extend(
+        stats
+            .silent_actors
+            .iter()
+            .map(|actor| ("warning", silent_actor_warning(actor))),
+    );
+    for (key, value) in properties {
         x.push_str(&format!(
             "      <property name=\"{key}\" value=\"{}\"/>\n",
             xml::attr(&value)
@@ -611,6 +726,11 @@ fn junit(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -> St
             xml::attr(attack_id),
             xml::attr(&v.indicator_id)
         );
+        // The tier of the indicator, as a property of its test case.
+        let tier = v
+            .tier
+            .map(|t| format!("      <properties><property name=\"tier\" value=\"{t}\"/></properties>\n"))
+            .unwrap_or_default();
         let evidence = v.evidence.as_deref().unwrap_or("");
         let (evidence_text, evidence_attr) = (xml::text(evidence), xml::attr(evidence));
         let at = stats
@@ -619,15 +739,18 @@ fn junit(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -> St
             .map(|line| format!(" (line {line} of {})", xml::attr(&stats.name)))
             .unwrap_or_default();
         match v.result {
-            IndicatorResult::NotMatched => x.push_str(&format!("{open}/>\n")),
+            IndicatorResult::NotMatched if tier.is_empty() => x.push_str(&format!("{open}/>\n")),
+            IndicatorResult::NotMatched => {
+                x.push_str(&format!("{open}>\n{tier}    </testcase>\n"));
+            }
             IndicatorResult::Matched => x.push_str(&format!(
-                "{open}>\n      <failure type=\"matched\" message=\"the agent complied: indicator matched{at}\">{evidence_text}</failure>\n    </testcase>\n"
+                "{open}>\n{tier}      <failure type=\"matched\" message=\"the agent complied: indicator matched{at}\">{evidence_text}</failure>\n    </testcase>\n"
             )),
             IndicatorResult::Error => x.push_str(&format!(
-                "{open}>\n      <error type=\"error\" message=\"{evidence_attr}\"/>\n    </testcase>\n"
+                "{open}>\n{tier}      <error type=\"error\" message=\"{evidence_attr}\"/>\n    </testcase>\n"
             )),
             IndicatorResult::Skipped => x.push_str(&format!(
-                "{open}>\n      <skipped message=\"{evidence_attr}\"/>\n    </testcase>\n"
+                "{open}>\n{tier}      <skipped message=\"{evidence_attr}\"/>\n    </testcase>\n"
             )),
         }
     }

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use oatf::eval::TraceMessage;
-use oatf::{AttackResult, AttackVerdict, CompiledAttack, EvalOptions, IndicatorResult};
+use oatf::{AttackResult, AttackVerdict, CompiledAttack, EvalOptions, IndicatorResult, Tier};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
@@ -185,6 +185,8 @@ impl<'de> Deserialize<'de> for TraceInput {
 #[derive(Debug)]
 pub(crate) struct Expect {
     pub(crate) result: AttackResult,
+    /// The expected `max_tier`, when the case states one.
+    pub(crate) max_tier: Option<Tier>,
     pub(crate) indicators: BTreeMap<String, IndicatorResult>,
 }
 
@@ -192,6 +194,8 @@ pub(crate) struct Expect {
 #[serde(deny_unknown_fields)]
 struct ExpectObject {
     result: AttackResult,
+    #[serde(default)]
+    max_tier: Option<Tier>,
     #[serde(default)]
     indicators: BTreeMap<String, IndicatorResult>,
 }
@@ -210,6 +214,7 @@ impl<'de> Deserialize<'de> for Expect {
                 let result = AttackResult::deserialize(de::value::StrDeserializer::<E>::new(v))?;
                 Ok(Expect {
                     result,
+                    max_tier: None,
                     indicators: BTreeMap::new(),
                 })
             }
@@ -217,6 +222,7 @@ impl<'de> Deserialize<'de> for Expect {
                 let object = ExpectObject::deserialize(de::value::MapAccessDeserializer::new(map))?;
                 Ok(Expect {
                     result: object.result,
+                    max_tier: object.max_tier,
                     indicators: object.indicators,
                 })
             }
@@ -396,6 +402,19 @@ pub(crate) fn run_document(
         .map(|i| i.id())
         .chain(compiled.compile_errors().map(|(id, _)| id))
         .collect();
+    // Messages written without `actor` must belong to one actor (spec-decisions 23).
+    for case in &tests.cases {
+        if let Err(message) = attribute_messages(&case.value, &compiled) {
+            report.problems.push(Problem::new(
+                test_path.display().to_string(),
+                line(&case.referenced),
+                format!("case `{}`: {message}", case.value.name),
+            ));
+        }
+    }
+    if !report.problems.is_empty() {
+        return report;
+    }
     let base = test_path.parent().unwrap_or(Path::new("."));
     for case in &tests.cases {
         let start = Instant::now();
@@ -433,7 +452,7 @@ fn run_case(
             details: vec![format!("declared indicators: {}", declared.join(", "))],
         });
     }
-    let messages = input_messages(case, base).map_err(|summary| Failure {
+    let messages = input_messages(case, base, compiled).map_err(|summary| Failure {
         summary,
         details: Vec::new(),
     })?;
@@ -441,16 +460,86 @@ fn run_case(
     compare(&case.expect, &verdict)
 }
 
-fn input_messages(case: &Case, base: &Path) -> Result<Vec<TraceMessage>, String> {
+/// Checks that every message written in `case` without `actor` belongs to exactly one declared actor:
+/// the only actor of the document, or the only actor of the message's `protocol`.
+fn attribute_messages(case: &Case, compiled: &CompiledAttack) -> Result<(), String> {
+    let messages: &[CaseMessage] = match (&case.message, &case.trace) {
+        (Some(message), _) => std::slice::from_ref(message),
+        (None, Some(TraceInput::Inline(messages))) => messages,
+        _ => return Ok(()),
+    };
+    let actors: Vec<(&str, &str)> = compiled.actors().collect();
+    if actors.len() < 2 {
+        return Ok(());
+    }
+    for (i, message) in messages.iter().enumerate() {
+        if message.actor.is_some() {
+            continue;
+        }
+        let where_ = if case.message.is_some() {
+            "the message".to_owned()
+        } else {
+            format!("message {}", i + 1)
+        };
+        let all = || {
+            actors
+                .iter()
+                .map(|(name, _)| *name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match &message.protocol {
+            None => {
+                return Err(format!(
+                    "{where_} has neither `actor` nor `protocol`, and the document has several actors: add `actor` (one of {})",
+                    all()
+                ));
+            }
+            Some(protocol) => {
+                let candidates: Vec<&str> = actors
+                    .iter()
+                    .filter(|(_, mode)| oatf::extract_protocol(mode) == protocol)
+                    .map(|(name, _)| *name)
+                    .collect();
+                if candidates.len() > 1 {
+                    return Err(format!(
+                        "{where_} has `protocol: {protocol}` but no `actor`, and several actors use {protocol}: add `actor` (one of {})",
+                        candidates.join(", ")
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn input_messages(case: &Case, base: &Path, compiled: &CompiledAttack) -> Result<Vec<TraceMessage>, String> {
+    // A message with `protocol` and no `actor` belongs to the one actor of that protocol
+    // (`attribute_messages` has rejected the ambiguous ones).
+    let actor_of = |message: &CaseMessage| -> Option<String> {
+        let protocol = message.protocol.as_deref()?;
+        let mut candidates = compiled
+            .actors()
+            .filter(|(_, mode)| oatf::extract_protocol(mode) == protocol);
+        match (candidates.next(), candidates.next()) {
+            (Some((name, _)), None) => Some(name.to_owned()),
+            _ => None,
+        }
+    };
     let inline = |messages: &[CaseMessage]| {
         messages
             .iter()
             .enumerate()
             .map(|(i, m)| {
-                m.to_trace_message()
-                    .map_err(|e| format!("message {} of the case: {e}", i + 1))
+                let mut message = m
+                    .to_trace_message()
+                    .map_err(|e| format!("message {} of the case: {e}", i + 1))?;
+                if message.actor.is_none() {
+                    message.actor = actor_of(m);
+                }
+                Ok(message)
             })
-            .collect::<Result<Vec<_>, _>>()
+            .collect::<Result<Vec<_>, String>>()
     };
     match (&case.message, &case.trace) {
         (Some(message), _) => inline(std::slice::from_ref(message)),
@@ -487,10 +576,19 @@ fn compare(expect: &Expect, verdict: &AttackVerdict) -> Result<(), Failure> {
             wrong.push(id.as_str());
         }
     }
-    if verdict.result == expect.result && wrong.is_empty() {
+    let tier_ok = expect.max_tier.is_none() || expect.max_tier == verdict.max_tier;
+    if verdict.result == expect.result && wrong.is_empty() && tier_ok {
         return Ok(());
     }
-    let summary = if verdict.result == expect.result {
+    let tier = |t: Option<Tier>| t.map_or("none", Tier::as_str);
+    let summary = if verdict.result == expect.result && wrong.is_empty() {
+        format!(
+            "result {} as expected, but max_tier is {}, expected {}",
+            verdict.result,
+            tier(verdict.max_tier),
+            tier(expect.max_tier)
+        )
+    } else if verdict.result == expect.result {
         format!(
             "result {} as expected, but indicator results differ: {}",
             verdict.result,
@@ -503,6 +601,9 @@ fn compare(expect: &Expect, verdict: &AttackVerdict) -> Result<(), Failure> {
         format!("expected result: {}", expect.result),
         format!("actual result:   {}", verdict.result),
     ];
+    if expect.max_tier.is_some() || verdict.max_tier.is_some() {
+        details.push(format!("max_tier: {}", tier(verdict.max_tier)));
+    }
     if let Some(diagnostic) = &verdict.diagnostic {
         details.push(format!("diagnostic: {diagnostic}"));
     }
