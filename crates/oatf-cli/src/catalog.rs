@@ -52,7 +52,34 @@ struct Entry {
     protocols: Vec<String>,
     modes: Vec<String>,
     indicators: usize,
+    /// Indicators per outcome tier (format §6.5): without tier, `ingested`, `local_action`,
+    /// `boundary_breach`.
+    tiers: [usize; 4],
     mappings: Vec<Mapping>,
+}
+
+/// The names of the slots of [`Entry::tiers`].
+const TIER_SLOTS: [&str; 4] = ["none", "ingested", "local_action", "boundary_breach"];
+
+/// The slot of an indicator's tier in [`Entry::tiers`] (an unknown value, V-050, counts as none).
+fn tier_slot(indicator: &oatf::Indicator) -> usize {
+    match indicator.tier.as_ref().and_then(|t| t.known()) {
+        None => 0,
+        Some(oatf::Tier::Ingested) => 1,
+        Some(oatf::Tier::LocalAction) => 2,
+        Some(oatf::Tier::BoundaryBreach) => 3,
+    }
+}
+
+/// Tier counts as a JSON object (`{"ingested": 2, ...}`, `none` for indicators without a tier).
+fn tiers_json(tiers: &[usize; 4]) -> Value {
+    Value::Object(
+        TIER_SLOTS
+            .iter()
+            .zip(tiers)
+            .map(|(name, n)| ((*name).to_owned(), json!(n)))
+            .collect(),
+    )
 }
 
 struct Mapping {
@@ -68,6 +95,20 @@ impl Entry {
         self.id.as_deref().unwrap_or(&self.file)
     }
 
+    /// The tiers the document's indicators use, highest first (`boundary_breach,ingested`).
+    fn tier_list(&self) -> String {
+        let used: Vec<&str> = (1..4)
+            .rev()
+            .filter(|&slot| self.tiers[slot] > 0)
+            .map(|slot| TIER_SLOTS[slot])
+            .collect();
+        if used.is_empty() {
+            "-".to_owned()
+        } else {
+            used.join(",")
+        }
+    }
+
     fn to_json(&self) -> Value {
         json!({
             "id": self.id,
@@ -80,6 +121,7 @@ impl Entry {
             "protocols": self.protocols,
             "modes": self.modes,
             "indicators": self.indicators,
+            "tiers": tiers_json(&self.tiers),
             "mappings": self.mappings.iter().map(|m| {
                 let mut v = json!({
                     "framework": m.framework,
@@ -167,6 +209,14 @@ fn index_entry(loaded: &LoadedDocument, problems: &mut Vec<Problem>) -> Entry {
         protocols,
         modes,
         indicators: loaded.document.indicators().len(),
+        tiers: loaded
+            .document
+            .indicators()
+            .iter()
+            .fold([0; 4], |mut tiers, indicator| {
+                tiers[tier_slot(indicator)] += 1;
+                tiers
+            }),
         mappings,
     }
 }
@@ -236,12 +286,16 @@ pub(crate) fn run(args: Args) -> u8 {
     let mut problems: Vec<Problem> = Vec::new();
     let mut entries = Vec::new();
     let mut invalid = 0usize;
+    let mut failed: Vec<String> = Vec::new();
     let mut first_seen: HashMap<String, (String, Option<usize>)> = HashMap::new();
     for loaded in load_all(&library.documents) {
         let loaded = match loaded {
             Ok(loaded) => loaded,
             Err(errors) => {
                 invalid += 1;
+                if let Some(first) = errors.first() {
+                    failed.push(first.file.clone());
+                }
                 problems.extend(errors);
                 continue;
             }
@@ -274,16 +328,26 @@ pub(crate) fn run(args: Args) -> u8 {
     for problem in &problems {
         eprintln!("{problem}");
     }
+    let tier_counts = entries.iter().fold([0; 4], |mut sum, e| {
+        for (total, n) in sum.iter_mut().zip(e.tiers) {
+            *total += n;
+        }
+        sum
+    });
     match (&args.coverage, args.format) {
-        (Some(framework), format) => coverage(framework, &entries, format),
+        (Some(framework), format) => coverage(framework, &entries, &failed, format),
         (None, Format::Json) => {
             let index: Vec<Value> = entries.iter().map(Entry::to_json).collect();
-            let text = serde_json::to_string_pretty(&json!({"documents": index}))
-                .unwrap_or_else(|_| "{}".to_owned());
+            let text = serde_json::to_string_pretty(&json!({
+                "documents": index,
+                "failed_to_load": failed,
+                "tier_counts": tiers_json(&tier_counts),
+            }))
+            .unwrap_or_else(|_| "{}".to_owned());
             out(&text);
             out("\n");
         }
-        (None, Format::Table) => table(&entries),
+        (None, Format::Table) => table(&entries, &failed),
     }
     eprintln!(
         "{} document{}, {invalid} invalid, {errors} error{}, {warnings} warning{}",
@@ -291,6 +355,10 @@ pub(crate) fn run(args: Args) -> u8 {
         plural(library.documents.len()),
         plural(errors),
         plural(warnings),
+    );
+    eprintln!(
+        "indicator tiers: {} ingested, {} local_action, {} boundary_breach, {} without tier",
+        tier_counts[1], tier_counts[2], tier_counts[3], tier_counts[0]
     );
     if !library.other_yaml.is_empty() {
         eprintln!(
@@ -306,8 +374,8 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-fn table(entries: &[Entry]) {
-    let rows: Vec<[String; 7]> = entries
+fn table(entries: &[Entry], failed: &[String]) {
+    let rows: Vec<[String; 8]> = entries
         .iter()
         .map(|e| {
             [
@@ -318,13 +386,26 @@ fn table(entries: &[Entry]) {
                 e.status.clone(),
                 e.category.clone().unwrap_or_else(|| "-".to_owned()),
                 e.modes.join(","),
+                e.tier_list(),
                 e.file.clone(),
                 e.name.clone(),
             ]
         })
+        .chain(failed.iter().map(|file| {
+            [
+                "-".to_owned(),
+                "-".to_owned(),
+                "FAILED TO LOAD".to_owned(),
+                "-".to_owned(),
+                "-".to_owned(),
+                "-".to_owned(),
+                file.clone(),
+                "(see the errors above)".to_owned(),
+            ]
+        }))
         .collect();
     let header = [
-        "ID", "SEVERITY", "STATUS", "CATEGORY", "MODES", "FILE", "NAME",
+        "ID", "SEVERITY", "STATUS", "CATEGORY", "MODES", "TIERS", "FILE", "NAME",
     ];
     let mut widths = header.map(str::len);
     for row in &rows {
@@ -332,7 +413,7 @@ fn table(entries: &[Entry]) {
             *width = (*width).max(cell.chars().count());
         }
     }
-    let line = |cells: [&str; 7]| {
+    let line = |cells: [&str; 8]| {
         let mut text = String::new();
         for (i, (cell, width)) in cells.iter().zip(widths).enumerate() {
             if i + 1 == cells.len() {
@@ -382,7 +463,7 @@ struct Cover<'a> {
     mapping: &'a Mapping,
 }
 
-fn coverage(framework: &str, entries: &[Entry], format: Format) {
+fn coverage(framework: &str, entries: &[Entry], failed: &[String], format: Format) {
     let mut covered: BTreeMap<&str, Vec<Cover<'_>>> = BTreeMap::new();
     for entry in entries {
         for mapping in entry.mappings.iter().filter(|m| m.framework == framework) {
@@ -457,6 +538,7 @@ fn coverage(framework: &str, entries: &[Entry], format: Format) {
             "entries": json_rows,
             "uncovered": uncovered,
             "unlisted": unlisted,
+            "failed_to_load": failed,
         });
         out(&serde_json::to_string_pretty(&report).unwrap_or_else(|_| "{}".to_owned()));
         out("\n");
@@ -513,6 +595,15 @@ fn coverage(framework: &str, entries: &[Entry], format: Format) {
         }
     } else {
         text.push_str(&format!("{} entries covered\n", rows.len()));
+    }
+    if !failed.is_empty() {
+        text.push_str(&format!(
+            "{} document{} failed to load and {} not counted: {}\n",
+            failed.len(),
+            plural(failed.len()),
+            if failed.len() == 1 { "is" } else { "are" },
+            failed.join(", ")
+        ));
     }
     out(&text);
 }

@@ -11,8 +11,9 @@ use serde_json::{Value, json};
 /// Arguments of `oatf validate`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// Documents to validate; `-` reads standard input.
-    #[arg(required = true, value_name = "FILE")]
+    /// Documents or directories to validate (directories are walked recursively, like `oatf
+    /// catalog`, skipping `*.test.yaml` test files); `-` reads standard input.
+    #[arg(required = true, value_name = "PATH")]
     files: Vec<PathBuf>,
     /// Output format: `text` (diagnostics with source snippets) or `json` (for machines).
     #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -289,7 +290,47 @@ pub(crate) fn run(args: Args) -> u8 {
     let options = options();
     let mut reports = Vec::new();
     let (mut invalid, mut unreadable) = (false, false);
+    let mut files = Vec::new();
     for path in &args.files {
+        if path.as_os_str() == "-" {
+            files.push(path.clone());
+            continue;
+        }
+        if crate::library::is_test_file(path) {
+            eprintln!(
+                "error: {} is a test file: run its cases with `oatf test {}`",
+                path.display(),
+                path.display()
+            );
+            invalid = true;
+            continue;
+        }
+        if !path.is_dir() {
+            files.push(path.clone());
+            continue;
+        }
+        match crate::library::discover(std::slice::from_ref(path)) {
+            Ok(library) => {
+                if !library.tests.is_empty() {
+                    eprintln!(
+                        "note: skipped {} test file{} under {} (run them with `oatf test`)",
+                        library.tests.len(),
+                        if library.tests.len() == 1 { "" } else { "s" },
+                        path.display()
+                    );
+                }
+                if library.documents.is_empty() {
+                    eprintln!("note: no OATF document under {}", path.display());
+                }
+                files.extend(library.documents);
+            }
+            Err(message) => {
+                eprintln!("error: {message}");
+                unreadable = true;
+            }
+        }
+    }
+    for path in &files {
         match check_file(path, args.format, &options, &mut reports) {
             Outcome::Valid => {}
             Outcome::Invalid => invalid = true,

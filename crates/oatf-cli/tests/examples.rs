@@ -12,8 +12,9 @@ fn examples() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples")
 }
 
-/// A row of the README's verdict table: trace, result, matched, not_matched, error, skipped.
-type Row = (String, String, [u64; 4]);
+/// A row of the README's verdict table: trace, result, max_tier (`-` for none), exit code, and
+/// matched, not_matched, error, skipped.
+type Row = (String, String, String, i32, [u64; 4]);
 /// A row of the README's indicator table: trace, indicator, expected, deciding message(s).
 type IndicatorRow = (String, String, String, String);
 
@@ -29,9 +30,11 @@ fn readme_tables() -> (Vec<Row>, Vec<IndicatorRow>) {
             .map(|c| c.trim().trim_matches('`'))
             .collect();
         match cells.as_slice() {
-            [trace, result, m, n, e, s] => verdicts.push((
+            [trace, result, tier, code, m, n, e, s] => verdicts.push((
                 trace.to_string(),
                 result.to_string(),
+                tier.to_string(),
+                code.parse().unwrap(),
                 [m, n, e, s].map(|c| c.parse().unwrap()),
             )),
             [trace, indicator, expected, deciding] => indicators.push((
@@ -59,9 +62,9 @@ fn line_of_seq(trace: &str, seq: u64) -> u64 {
 #[test]
 fn every_example_trace_gives_the_readme_verdict() {
     let (verdicts, indicators) = readme_tables();
-    assert_eq!(verdicts.len(), 7, "README verdict table");
-    assert_eq!(indicators.len(), 17, "README indicator table");
-    for (trace, result, counts) in &verdicts {
+    assert_eq!(verdicts.len(), 8, "README verdict table");
+    assert_eq!(indicators.len(), 19, "README indicator table");
+    for (trace, result, tier, expected_code, counts) in &verdicts {
         let document = examples().join(format!("{}.yaml", trace.split('.').next().unwrap()));
         let output = Command::new(env!("CARGO_BIN_EXE_oatf"))
             .arg("evaluate")
@@ -74,13 +77,9 @@ fn every_example_trace_gives_the_readme_verdict() {
         assert!(stderr.is_empty(), "{trace}: {stderr}");
         let report: Value = serde_json::from_slice(&output.stdout).unwrap();
         assert_eq!(report["result"], result.as_str(), "{trace}: {report:#}");
-        let expected_code = match result.as_str() {
-            "not_exploited" => 0,
-            "exploited" => 1,
-            "partial" => 2,
-            _ => 3,
-        };
-        assert_eq!(output.status.code(), Some(expected_code), "{trace}");
+        let max_tier = report.get("max_tier").and_then(Value::as_str).unwrap_or("-");
+        assert_eq!(max_tier, tier, "{trace}");
+        assert_eq!(output.status.code(), Some(*expected_code), "{trace}");
         let summary = &report["evaluation_summary"];
         let got =
             ["matched", "not_matched", "error", "skipped"].map(|k| summary[k].as_u64().unwrap());
