@@ -257,3 +257,60 @@ fn the_shipped_examples_are_a_valid_library() {
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(stdout.lines().count(), 4, "{stdout}");
 }
+
+/// The index lists the tiers of each document and counts them; a document that failed to load is
+/// listed in the index and the coverage report, counted, and fails the run (issue 11).
+#[test]
+fn tiers_and_documents_that_failed_to_load() {
+    let dir = TempDir::new("catalog", "tiers");
+    let tiered = document("ACME-701", &[("owasp_mcp", "MCP-03")]).replace(
+        "      pattern: {contains: x}\n",
+        "      tier: boundary_breach\n      pattern: {contains: x}\n    - target: arguments\n      tier: ingested\n      pattern: {contains: y}\n",
+    );
+    dir.write("a.yaml", &tiered)
+        .write("broken.yaml", "oatf: \"0.1\"\nattack:\n  execution: {}\n");
+    let (code, stdout, stderr) = oatf(dir.path(), &["catalog", "."]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stdout.contains("TIERS"), "{stdout}");
+    assert!(stdout.contains("boundary_breach,ingested"), "{stdout}");
+    assert!(stdout.contains("FAILED TO LOAD") && stdout.contains("broken.yaml"), "{stdout}");
+    assert!(
+        stderr.contains("indicator tiers: 1 ingested, 0 local_action, 1 boundary_breach, 0 without tier"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("2 documents, 1 invalid"), "{stderr}");
+    let (_, stdout, _) = oatf(dir.path(), &["catalog", ".", "--format", "json"]);
+    let index: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(index["tier_counts"]["boundary_breach"], 1);
+    assert_eq!(index["documents"][0]["tiers"]["ingested"], 1);
+    assert!(index["failed_to_load"][0].as_str().unwrap().ends_with("broken.yaml"));
+    let (code, stdout, _) = oatf(dir.path(), &["catalog", ".", "--coverage", "owasp_mcp"]);
+    assert_eq!(code, 1);
+    assert!(
+        stdout.contains("1 document failed to load and is not counted: ") && stdout.contains("broken.yaml"),
+        "{stdout}"
+    );
+    let (code, _, _) = oatf(dir.path(), &["catalog", ".", "--coverage", "owasp_mcp", "--strict"]);
+    assert_eq!(code, 1);
+}
+
+/// `oatf validate` walks directories, skips test files with a note, and points a test file given
+/// by name at `oatf test`.
+#[test]
+fn validate_accepts_directories() {
+    let dir = TempDir::new("catalog", "validate-dir");
+    dir.write("lib/a.yaml", &document("ACME-702", &[]))
+        .write("lib/deep/b.yaml", &document("ACME-703", &[]))
+        .write("lib/a.test.yaml", "cases: []\n");
+    let (code, stdout, stderr) = oatf(dir.path(), &["validate", "lib", "--format", "json"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let reports: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(reports.as_array().unwrap().len(), 2, "{reports}");
+    assert!(stderr.contains("note: skipped 1 test file under lib (run them with `oatf test`)"), "{stderr}");
+    dir.write("lib/deep/bad.yaml", "oatf: \"0.1\"\nattack:\n  severity: extreme\n");
+    let (code, _, _) = oatf(dir.path(), &["validate", "lib"]);
+    assert_eq!(code, 1);
+    let (code, _, stderr) = oatf(dir.path(), &["validate", "lib/a.test.yaml"]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("is a test file: run its cases with `oatf test"), "{stderr}");
+}

@@ -330,3 +330,43 @@ fn the_shipped_examples_pass() {
         "{stdout}"
     );
 }
+
+/// A message with `protocol` but no `actor` belongs to the one actor of that protocol; when several
+/// actors use it, the test file is rejected naming them (issue 11, spec-decisions 23).
+#[test]
+fn messages_on_multi_actor_documents_need_one_actor() {
+    let document = r#"oatf: "0.1"
+attack:
+  execution:
+    actors:
+      - {name: srv, mode: mcp_server, phases: [{state: {tools: []}}]}
+      - {name: web, mode: a2a_server, phases: [{state: {agent_card: {name: a}}}]}
+  indicators:
+    - {id: i-1, protocol: mcp, direction: request, tier: local_action, target: arguments.path, pattern: {contains: id_rsa}}
+"#;
+    let tests = r#"cases:
+  - name: the one mcp actor
+    message: {protocol: mcp, method: tools/call, content: {arguments: {path: "~/.ssh/id_rsa"}}}
+    expect: {result: exploited, max_tier: local_action, indicators: {i-1: matched}}
+"#;
+    let dir = TempDir::new("test", "multi-actor");
+    dir.write("attack.yaml", document)
+        .write("attack.test.yaml", tests);
+    let (code, stdout, stderr) = oatf(dir.path(), &["test", "."]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    // A wrong max_tier fails the case.
+    dir.write("attack.test.yaml", &tests.replace("max_tier: local_action", "max_tier: ingested"));
+    let (code, stdout, _) = oatf(dir.path(), &["test", "."]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("max_tier is local_action, expected ingested"), "{stdout}");
+    // Two mcp actors: ambiguous.
+    let two = document.replace("{name: web, mode: a2a_server, phases: [{state: {agent_card: {name: a}}}]}", "{name: srv2, mode: mcp_server, phases: [{state: {tools: []}}]}");
+    dir.write("attack.yaml", &two).write("attack.test.yaml", tests);
+    let (code, stdout, stderr) = oatf(dir.path(), &["test", "."]);
+    assert_ne!(code, 0);
+    let all = format!("{stdout}{stderr}");
+    assert!(
+        all.contains("has `protocol: mcp` but no `actor`, and several actors use mcp: add `actor` (one of srv, srv2)"),
+        "{all}"
+    );
+}
