@@ -13,8 +13,9 @@ fn examples() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples")
 }
 
-/// A row of the README's verdict table: trace, result, matched, not_matched, error, skipped.
-type Row = (String, String, [usize; 4]);
+/// A row of the README's verdict table: trace, result, max_tier (`-` for none), and matched,
+/// not_matched, error, skipped (the exit code column is the CLI's, checked by its tests).
+type Row = (String, String, String, [usize; 4]);
 /// A row of the README's indicator table: trace, indicator, expected, deciding message(s).
 type IndicatorRow = (String, String, String, String);
 
@@ -30,9 +31,10 @@ fn readme_tables() -> (Vec<Row>, Vec<IndicatorRow>) {
             .map(|c| c.trim().trim_matches('`'))
             .collect();
         match cells.as_slice() {
-            [trace, result, m, n, e, s] => verdicts.push((
+            [trace, result, tier, _code, m, n, e, s] => verdicts.push((
                 trace.to_string(),
                 result.to_string(),
+                tier.to_string(),
                 [m, n, e, s].map(|c| c.parse().unwrap()),
             )),
             [trace, indicator, expected, deciding] => indicators.push((
@@ -56,8 +58,8 @@ fn document_of(trace: &str) -> PathBuf {
 #[test]
 fn every_example_trace_gives_the_readme_verdict() {
     let (verdicts, indicators) = readme_tables();
-    assert_eq!(verdicts.len(), 7, "README verdict table");
-    assert_eq!(indicators.len(), 17, "README indicator table");
+    assert_eq!(verdicts.len(), 8, "README verdict table");
+    assert_eq!(indicators.len(), 19, "README indicator table");
     let mut traces_on_disk: Vec<String> = std::fs::read_dir(examples())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -71,7 +73,7 @@ fn every_example_trace_gives_the_readme_verdict() {
         "every trace has an expected verdict"
     );
 
-    for (trace, result, counts) in &verdicts {
+    for (trace, result, tier, counts) in &verdicts {
         let source = std::fs::read_to_string(document_of(trace)).unwrap();
         let loaded = oatf::load(&source).unwrap();
         let attack = CompiledAttack::new(&loaded.document, &oatf::default_eval_options());
@@ -82,6 +84,7 @@ fn every_example_trace_gives_the_readme_verdict() {
         let verdict = evaluate_trace(&attack, &messages);
 
         assert_eq!(verdict.result.as_str(), result, "{trace}: {verdict:#?}");
+        assert_eq!(verdict.max_tier.map_or("-", |t| t.as_str()), tier, "{trace}");
         let s = verdict.evaluation_summary;
         assert_eq!(
             [s.matched, s.not_matched, s.error, s.skipped],
