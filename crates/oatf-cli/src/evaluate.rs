@@ -411,7 +411,10 @@ fn human(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -> St
     }
     text.push('\n');
     for actor in &stats.silent_actors {
-        text.push_str(&format!("warning: {}\n", one_line(&silent_actor_warning(actor))));
+        text.push_str(&format!(
+            "warning: {}\n",
+            one_line(&silent_actor_warning(actor))
+        ));
     }
     if stats.malformed > 0 {
         text.push_str(&format!(
@@ -632,9 +635,9 @@ fn sarif(document: &Document, verdict: &AttackVerdict, stats: &TraceStats, path:
                 "associatedRule": {"id": v.indicator_id},
             })
         })
-        .chain(stats.silent_actors.iter().map(|actor| {
-            json!({"level": "warning", "message": {"text": silent_actor_warning(actor)}})
-        }))
+        .chain(stats.silent_actors.iter().map(
+            |actor| json!({"level": "warning", "message": {"text": silent_actor_warning(actor)}}),
+        ))
         .collect();
     let s = &verdict.evaluation_summary;
     let sarif = json!({
@@ -729,7 +732,9 @@ fn junit(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -> St
         // The tier of the indicator, as a property of its test case.
         let tier = v
             .tier
-            .map(|t| format!("      <properties><property name=\"tier\" value=\"{t}\"/></properties>\n"))
+            .map(|t| {
+                format!("      <properties><property name=\"tier\" value=\"{t}\"/></properties>\n")
+            })
             .unwrap_or_default();
         let evidence = v.evidence.as_deref().unwrap_or("");
         let (evidence_text, evidence_attr) = (xml::text(evidence), xml::attr(evidence));

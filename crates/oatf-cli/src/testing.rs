@@ -513,7 +513,11 @@ fn attribute_messages(case: &Case, compiled: &CompiledAttack) -> Result<(), Stri
     Ok(())
 }
 
-fn input_messages(case: &Case, base: &Path, compiled: &CompiledAttack) -> Result<Vec<TraceMessage>, String> {
+fn input_messages(
+    case: &Case,
+    base: &Path,
+    compiled: &CompiledAttack,
+) -> Result<Vec<TraceMessage>, String> {
     // A message with `protocol` and no `actor` belongs to the one actor of that protocol
     // (`attribute_messages` has rejected the ambiguous ones).
     let actor_of = |message: &CaseMessage| -> Option<String> {

@@ -273,9 +273,14 @@ fn tiers_and_documents_that_failed_to_load() {
     assert_eq!(code, 1, "{stderr}");
     assert!(stdout.contains("TIERS"), "{stdout}");
     assert!(stdout.contains("boundary_breach,ingested"), "{stdout}");
-    assert!(stdout.contains("FAILED TO LOAD") && stdout.contains("broken.yaml"), "{stdout}");
     assert!(
-        stderr.contains("indicator tiers: 1 ingested, 0 local_action, 1 boundary_breach, 0 without tier"),
+        stdout.contains("FAILED TO LOAD") && stdout.contains("broken.yaml"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains(
+            "indicator tiers: 1 ingested, 0 local_action, 1 boundary_breach, 0 without tier"
+        ),
         "{stderr}"
     );
     assert!(stderr.contains("2 documents, 1 invalid"), "{stderr}");
@@ -283,14 +288,23 @@ fn tiers_and_documents_that_failed_to_load() {
     let index: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(index["tier_counts"]["boundary_breach"], 1);
     assert_eq!(index["documents"][0]["tiers"]["ingested"], 1);
-    assert!(index["failed_to_load"][0].as_str().unwrap().ends_with("broken.yaml"));
+    assert!(
+        index["failed_to_load"][0]
+            .as_str()
+            .unwrap()
+            .ends_with("broken.yaml")
+    );
     let (code, stdout, _) = oatf(dir.path(), &["catalog", ".", "--coverage", "owasp_mcp"]);
     assert_eq!(code, 1);
     assert!(
-        stdout.contains("1 document failed to load and is not counted: ") && stdout.contains("broken.yaml"),
+        stdout.contains("1 document failed to load and is not counted: ")
+            && stdout.contains("broken.yaml"),
         "{stdout}"
     );
-    let (code, _, _) = oatf(dir.path(), &["catalog", ".", "--coverage", "owasp_mcp", "--strict"]);
+    let (code, _, _) = oatf(
+        dir.path(),
+        &["catalog", ".", "--coverage", "owasp_mcp", "--strict"],
+    );
     assert_eq!(code, 1);
 }
 
@@ -306,11 +320,20 @@ fn validate_accepts_directories() {
     assert_eq!(code, 0, "{stdout}{stderr}");
     let reports: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(reports.as_array().unwrap().len(), 2, "{reports}");
-    assert!(stderr.contains("note: skipped 1 test file under lib (run them with `oatf test`)"), "{stderr}");
-    dir.write("lib/deep/bad.yaml", "oatf: \"0.1\"\nattack:\n  severity: extreme\n");
+    assert!(
+        stderr.contains("note: skipped 1 test file under lib (run them with `oatf test`)"),
+        "{stderr}"
+    );
+    dir.write(
+        "lib/deep/bad.yaml",
+        "oatf: \"0.1\"\nattack:\n  severity: extreme\n",
+    );
     let (code, _, _) = oatf(dir.path(), &["validate", "lib"]);
     assert_eq!(code, 1);
     let (code, _, stderr) = oatf(dir.path(), &["validate", "lib/a.test.yaml"]);
     assert_eq!(code, 1);
-    assert!(stderr.contains("is a test file: run its cases with `oatf test"), "{stderr}");
+    assert!(
+        stderr.contains("is a test file: run its cases with `oatf test"),
+        "{stderr}"
+    );
 }

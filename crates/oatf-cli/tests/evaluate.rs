@@ -289,7 +289,10 @@ fn an_empty_trace_is_an_error_verdict() {
 #[test]
 fn an_agent_that_never_touched_the_tools_is_not_exploited() {
     let untouched = example("mcp-tool-poisoning.untouched.jsonl");
-    let output = oatf(&["evaluate", &example(DOC), &untouched, "--format", "json"], None);
+    let output = oatf(
+        &["evaluate", &example(DOC), &untouched, "--format", "json"],
+        None,
+    );
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["result"], "not_exploited");
@@ -321,11 +324,22 @@ fn exit_codes_follow_the_tier_and_every_format_shows_it() {
     ] {
         let path = scratch("tier.yaml", &doc(tier));
         let output = oatf(&["evaluate", path.to_str().unwrap(), trace], None);
-        assert_eq!(output.status.code(), Some(code), "{tier}: {}", text(&output.stdout));
+        assert_eq!(
+            output.status.code(),
+            Some(code),
+            "{tier}: {}",
+            text(&output.stdout)
+        );
     }
     let path = scratch("tier-sarif.yaml", &doc(", tier: boundary_breach"));
     let output = oatf(
-        &["evaluate", path.to_str().unwrap(), trace, "--format", "sarif"],
+        &[
+            "evaluate",
+            path.to_str().unwrap(),
+            trace,
+            "--format",
+            "sarif",
+        ],
         None,
     );
     let sarif: Value = serde_json::from_slice(&output.stdout).unwrap();
@@ -333,20 +347,38 @@ fn exit_codes_follow_the_tier_and_every_format_shows_it() {
     // Severity `low` alone would be a note; the boundary breach raises it to an error.
     assert_eq!(run["results"][0]["level"], "error");
     assert_eq!(run["results"][0]["properties"]["tier"], "boundary_breach");
-    assert_eq!(run["tool"]["driver"]["rules"][0]["properties"]["tier"], "boundary_breach");
+    assert_eq!(
+        run["tool"]["driver"]["rules"][0]["properties"]["tier"],
+        "boundary_breach"
+    );
     assert_eq!(
         run["tool"]["driver"]["rules"][0]["properties"]["security-severity"],
         "9.0"
     );
     assert_eq!(run["properties"]["max_tier"], "boundary_breach");
     let output = oatf(
-        &["evaluate", path.to_str().unwrap(), trace, "--format", "junit"],
+        &[
+            "evaluate",
+            path.to_str().unwrap(),
+            trace,
+            "--format",
+            "junit",
+        ],
         None,
     );
     let junit = text(&output.stdout);
-    assert!(junit.contains(r#"<property name="max_tier" value="boundary_breach"/>"#), "{junit}");
-    assert!(junit.contains(r#"<property name="exit_code" value="3"/>"#), "{junit}");
-    assert!(junit.contains(r#"<property name="tier" value="boundary_breach"/>"#), "{junit}");
+    assert!(
+        junit.contains(r#"<property name="max_tier" value="boundary_breach"/>"#),
+        "{junit}"
+    );
+    assert!(
+        junit.contains(r#"<property name="exit_code" value="3"/>"#),
+        "{junit}"
+    );
+    assert!(
+        junit.contains(r#"<property name="tier" value="boundary_breach"/>"#),
+        "{junit}"
+    );
 }
 
 /// Spec-decisions 23: an actor of the document without any message is a warning in every format.

@@ -77,7 +77,10 @@ fn every_example_trace_gives_the_readme_verdict() {
         assert!(stderr.is_empty(), "{trace}: {stderr}");
         let report: Value = serde_json::from_slice(&output.stdout).unwrap();
         assert_eq!(report["result"], result.as_str(), "{trace}: {report:#}");
-        let max_tier = report.get("max_tier").and_then(Value::as_str).unwrap_or("-");
+        let max_tier = report
+            .get("max_tier")
+            .and_then(Value::as_str)
+            .unwrap_or("-");
         assert_eq!(max_tier, tier, "{trace}");
         assert_eq!(output.status.code(), Some(*expected_code), "{trace}");
         let summary = &report["evaluation_summary"];

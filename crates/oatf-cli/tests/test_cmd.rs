@@ -355,13 +355,23 @@ attack:
     let (code, stdout, stderr) = oatf(dir.path(), &["test", "."]);
     assert_eq!(code, 0, "{stdout}{stderr}");
     // A wrong max_tier fails the case.
-    dir.write("attack.test.yaml", &tests.replace("max_tier: local_action", "max_tier: ingested"));
+    dir.write(
+        "attack.test.yaml",
+        &tests.replace("max_tier: local_action", "max_tier: ingested"),
+    );
     let (code, stdout, _) = oatf(dir.path(), &["test", "."]);
     assert_eq!(code, 1, "{stdout}");
-    assert!(stdout.contains("max_tier is local_action, expected ingested"), "{stdout}");
+    assert!(
+        stdout.contains("max_tier is local_action, expected ingested"),
+        "{stdout}"
+    );
     // Two mcp actors: ambiguous.
-    let two = document.replace("{name: web, mode: a2a_server, phases: [{state: {agent_card: {name: a}}}]}", "{name: srv2, mode: mcp_server, phases: [{state: {tools: []}}]}");
-    dir.write("attack.yaml", &two).write("attack.test.yaml", tests);
+    let two = document.replace(
+        "{name: web, mode: a2a_server, phases: [{state: {agent_card: {name: a}}}]}",
+        "{name: srv2, mode: mcp_server, phases: [{state: {tools: []}}]}",
+    );
+    dir.write("attack.yaml", &two)
+        .write("attack.test.yaml", tests);
     let (code, stdout, stderr) = oatf(dir.path(), &["test", "."]);
     assert_ne!(code, 0);
     let all = format!("{stdout}{stderr}");

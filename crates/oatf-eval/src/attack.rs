@@ -241,30 +241,30 @@ impl CompiledAttack {
         trace: &'t [T],
         select: impl Fn(&CompiledIndicator, &'t T) -> Option<&'t Value>,
     ) -> AttackVerdict {
-        let verdicts: Vec<IndicatorVerdict> = self
-            .indicators
-            .iter()
-            .map(|entry| match entry {
-                Err((id, error)) => Accumulator::compile_error(error).finish(id, String::new),
-                Ok(indicator) => {
-                    let mut accumulator = Accumulator::new();
-                    for message in trace.iter().filter_map(|t| select(indicator, t)) {
-                        let (result, evidence) = indicator.evaluate_outcome(message);
-                        accumulator.record(result, evidence, 0);
-                        if accumulator.is_decided() {
-                            break;
+        let verdicts: Vec<IndicatorVerdict> =
+            self.indicators
+                .iter()
+                .map(|entry| match entry {
+                    Err((id, error)) => Accumulator::compile_error(error).finish(id, String::new),
+                    Ok(indicator) => {
+                        let mut accumulator = Accumulator::new();
+                        for message in trace.iter().filter_map(|t| select(indicator, t)) {
+                            let (result, evidence) = indicator.evaluate_outcome(message);
+                            accumulator.record(result, evidence, 0);
+                            if accumulator.is_decided() {
+                                break;
+                            }
                         }
-                    }
-                    accumulator.finish(indicator.id(), || {
+                        accumulator.finish(indicator.id(), || {
                         format!(
                             "no applicable message: none of the {} {} applied to this indicator",
                             trace.len(),
                             if trace.len() == 1 { "message" } else { "messages" }
                         )
                     })
-                }
-            })
-            .collect();
+                    }
+                })
+                .collect();
         let mut verdict = self.compute_verdict(&verdicts);
         if trace.is_empty() {
             verdict.result = AttackResult::Error;

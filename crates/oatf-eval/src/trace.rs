@@ -483,13 +483,22 @@ fn no_applicable_message(
         };
         if funnel[1] == 0 {
             let surface = indicator.surface().map(name).unwrap_or_default();
-            text.push_str(&format!("{}, none with method {surface}", what(funnel[0], false)));
+            text.push_str(&format!(
+                "{}, none with method {surface}",
+                what(funnel[0], false)
+            ));
         } else if funnel[2] == 0 {
             let actor = indicator.actor().map(name).unwrap_or_default();
-            text.push_str(&format!("{}, none from actor {actor}", what(funnel[1], true)));
+            text.push_str(&format!(
+                "{}, none from actor {actor}",
+                what(funnel[1], true)
+            ));
         } else {
             let direction = indicator.direction().map_or("", Direction::as_str);
-            text.push_str(&format!("{}, none that is a {direction}", what(funnel[2], true)));
+            text.push_str(&format!(
+                "{}, none that is a {direction}",
+                what(funnel[2], true)
+            ));
             if indicator.actor().is_some() {
                 text.push_str(" of the actor");
             }

@@ -482,10 +482,7 @@ mod tests {
             (A::Exploited, Some(LocalAction))
         );
         assert_eq!(run(any, [NotMatched; 3]), (A::NotExploited, None));
-        assert_eq!(
-            run(all, [Matched; 3]),
-            (A::Exploited, Some(BoundaryBreach))
-        );
+        assert_eq!(run(all, [Matched; 3]), (A::Exploited, Some(BoundaryBreach)));
         assert_eq!(
             run(all, [Matched, Skipped, NotMatched]),
             (A::Partial, Some(Ingested))

@@ -84,7 +84,11 @@ fn every_example_trace_gives_the_readme_verdict() {
         let verdict = evaluate_trace(&attack, &messages);
 
         assert_eq!(verdict.result.as_str(), result, "{trace}: {verdict:#?}");
-        assert_eq!(verdict.max_tier.map_or("-", |t| t.as_str()), tier, "{trace}");
+        assert_eq!(
+            verdict.max_tier.map_or("-", |t| t.as_str()),
+            tier,
+            "{trace}"
+        );
         let s = verdict.evaluation_summary;
         assert_eq!(
             [s.matched, s.not_matched, s.error, s.skipped],

@@ -335,9 +335,15 @@ fn the_evidence_names_the_filter_that_removed_the_messages() {
         evidence,
         [
             Some("no applicable message: 14 mcp messages, none with method tools/call"),
-            Some("no applicable message: 13 mcp messages with method tools/list, none from actor mcp_b"),
-            Some("no applicable message: 13 mcp messages with method tools/list, none that is a response"),
-            Some("no applicable message: 13 mcp messages with method tools/list, none that is a response of the actor"),
+            Some(
+                "no applicable message: 13 mcp messages with method tools/list, none from actor mcp_b"
+            ),
+            Some(
+                "no applicable message: 13 mcp messages with method tools/list, none that is a response"
+            ),
+            Some(
+                "no applicable message: 13 mcp messages with method tools/list, none that is a response of the actor"
+            ),
         ]
     );
     // The actor that never ran is reported.

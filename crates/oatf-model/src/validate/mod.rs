@@ -739,10 +739,7 @@ impl Validator<'_> {
                 "V-031",
                 list,
                 &key(path, "name"),
-                format!(
-                    "duplicate actor name `{}` at `{path}`",
-                    shown(&actor.name)
-                ),
+                format!("duplicate actor name `{}` at `{path}`", shown(&actor.name)),
             );
         }
         self.mode_value(&actor.mode, key(path, "mode"));
