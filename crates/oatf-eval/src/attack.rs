@@ -255,12 +255,14 @@ impl CompiledAttack {
                                 break;
                             }
                         }
-                        accumulator.finish(indicator.id(), || {
-                        format!(
-                            "no applicable message: none of the {} {} applied to this indicator",
-                            trace.len(),
-                            if trace.len() == 1 { "message" } else { "messages" }
-                        )
+                        accumulator.finish(indicator.id(), || match trace.len() {
+                        0 => String::from("the trace has no message"),
+                        1 => String::from(
+                            "no applicable message: the one message did not apply to this indicator",
+                        ),
+                        n => format!(
+                            "no applicable message: none of the {n} messages applied to this indicator"
+                        ),
                     })
                     }
                 })

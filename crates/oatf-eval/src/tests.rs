@@ -344,9 +344,29 @@ fn compiled_attack_from_a_document_with_trace_filtering() {
     );
     assert_eq!(verdict.result, AttackResult::NotExploited);
     assert_eq!(verdict.evaluation_summary.skipped, 1);
-    // An empty trace evaluates nothing: every indicator is skipped, so the verdict is an error.
+    // No entry applies to A-01: `not_matched` with why (spec-decisions 23), not `skipped`.
+    let only_lists = [("tools/list", json!({"arguments": {"command": "curl x"}}))];
+    let verdict = compiled.evaluate_trace_with(&only_lists, |indicator, entry| {
+        indicator
+            .surface()
+            .is_none_or(|s| s == entry.0)
+            .then_some(&entry.1)
+    });
+    assert_eq!(
+        verdict.indicator_verdicts[0].result,
+        IndicatorResult::NotMatched
+    );
+    assert_eq!(
+        verdict.indicator_verdicts[0].evidence.as_deref(),
+        Some("no applicable message: the one message did not apply to this indicator")
+    );
+    // An empty trace observed nothing: the verdict is an error.
     let empty = compiled.evaluate_trace(&[]);
     assert_eq!(empty.result, AttackResult::Error);
+    assert_eq!(
+        empty.diagnostic.as_deref(),
+        Some("the trace has no message: nothing was observed")
+    );
 }
 
 #[test]
