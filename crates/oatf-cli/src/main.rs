@@ -1,8 +1,9 @@
 //! The `oatf` command: works with OATF documents and runs conformance suites.
 //!
 //! Each subcommand lives in its own module with an `Args` struct and a `run` function returning the
-//! process exit code. Exit codes: 0 success, 1 the input failed the check, 2 usage or I/O error;
-//! `oatf evaluate` has its own (its `--help`): 0–3 by verdict, 64 usage, 65 invalid document, 66 input.
+//! process exit code. Exit codes: 0 success, 1 the input failed the check, 2 I/O error, 64 usage
+//! (every subcommand); `oatf evaluate` has its own (its `--help`, spec-decisions 24): 0–5 by verdict and
+//! tier, 64 usage, 65 invalid document, 66 input.
 #![forbid(unsafe_code)]
 #![allow(
     clippy::print_stdout,
