@@ -16,6 +16,11 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
+pub mod library;
+pub mod paired;
+
+pub use library::{LibraryAttack, library_attack, library_documents, ours_accepts_tier};
+
 /// The shape of a generated document.
 #[derive(Clone, Copy, Debug)]
 pub struct DocumentSpec {
@@ -445,6 +450,47 @@ pub fn trace(messages: u64) -> Vec<u8> {
     out
 }
 
+/// A JSON Lines trace of `messages` lines (see [`trace_line`]) generated while it is read, so that a
+/// trace of millions of lines costs no memory of its own (for the peak-memory row).
+#[derive(Debug)]
+pub struct TraceSource {
+    next: u64,
+    last: u64,
+    line: Vec<u8>,
+    offset: usize,
+}
+
+impl TraceSource {
+    /// A reader of the lines 1 to `messages`.
+    pub fn new(messages: u64) -> Self {
+        Self {
+            next: 1,
+            last: messages,
+            line: Vec::new(),
+            offset: 0,
+        }
+    }
+}
+
+impl std::io::Read for TraceSource {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.offset == self.line.len() {
+            if self.next > self.last {
+                return Ok(0);
+            }
+            self.line.clear();
+            self.line.extend_from_slice(trace_line(self.next).as_bytes());
+            self.line.push(b'\n');
+            self.offset = 0;
+            self.next += 1;
+        }
+        let n = buf.len().min(self.line.len() - self.offset);
+        buf[..n].copy_from_slice(&self.line[self.offset..self.offset + n]);
+        self.offset += n;
+        Ok(n)
+    }
+}
+
 /// A semantic evaluator for benchmarks: a score from a substring test, so that the measured cost is the
 /// SDK's and not a model's. Implements both SDKs' traits.
 #[derive(Clone, Copy, Debug, Default)]
@@ -480,7 +526,8 @@ impl oatf_reference::evaluate::SemanticEvaluator for MockSemantic {
     }
 }
 
-/// What a user of the reference SDK writes to evaluate a whole trace: parse each JSON line, pick the
+/// What a user of the reference SDK writes to evaluate a whole trace, and how ThoughtJack drives the
+/// reference: parse each JSON line, pick the
 /// indicators the message applies to (format §6: protocol of the actor's mode, surface, actor,
 /// direction as seen from the actor's role), call `evaluate_indicator` for each until it matches, and
 /// finish with `compute_verdict`. `document` is the reference's normalized document.

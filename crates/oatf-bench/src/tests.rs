@@ -105,3 +105,134 @@ fn every_indicator_does_its_work_on_the_union_message() {
         }
     }
 }
+
+#[test]
+fn library_attack_has_the_library_mix_and_both_sdks_load_it() {
+    let tier = ours_accepts_tier();
+    for (cel, expected) in [(true, 100), (false, 90)] {
+        let yaml = library_attack(LibraryAttack::new(100, cel, tier));
+        check_loads("library attack", &yaml);
+        let loaded = oatf::load(&yaml).expect("loads");
+        let indicators = loaded
+            .document
+            .attack
+            .as_ref()
+            .and_then(|a| a.indicators.as_ref())
+            .expect("indicators");
+        assert_eq!(indicators.len(), expected);
+        let regex = yaml.matches("regex: '").count();
+        let contains = yaml.matches("contains: \"").count() + yaml.matches("starts_with: \"").count();
+        let cel_count = yaml.matches("cel: \"").count();
+        assert_eq!((regex, contains, cel_count), (70, 20, if cel { 10 } else { 0 }));
+        // Some regexes look at the whole `arguments` object (serialized as JSON text).
+        let object_targets = yaml.matches("target: \"arguments\"\n      pattern:\n        regex").count();
+        assert!((8..=20).contains(&object_targets), "{object_targets}");
+    }
+}
+
+#[test]
+fn the_reference_accepts_tier_and_every_library_document_loads_in_both() {
+    // The reference 0.4.0 reads `tier` (it computes `max_tier` from it).
+    let yaml = library::library_document(1, 1, 3, true);
+    let loaded = oatf_reference::load(&yaml).unwrap_or_else(|e| panic!("{e:?}"));
+    let tiers: Vec<_> = loaded
+        .document
+        .attack
+        .indicators
+        .iter()
+        .flatten()
+        .map(|i| i.tier.clone())
+        .collect();
+    assert_eq!(tiers.len(), 3);
+    assert!(tiers.iter().all(Option::is_some), "{tiers:?}");
+    for tier in [false, ours_accepts_tier()] {
+        let documents = library_documents(tier);
+        assert_eq!(documents.len(), 8);
+        for (n, yaml) in documents.iter().enumerate() {
+            assert_eq!(yaml.contains("tier: "), tier);
+            assert!((2_000..8_000).contains(&yaml.len()), "{n}: {} bytes", yaml.len());
+            check_loads(&format!("library document {n}"), yaml);
+            let loaded = oatf::load(yaml).expect("loads");
+            assert!(loaded.warnings.is_empty(), "{n}: {:?}", loaded.warnings);
+            // Every indicator is a regex.
+            let indicators = loaded.document.attack.as_ref().and_then(|a| a.indicators.as_ref());
+            let all = indicators.expect("indicators");
+            assert!(!all.is_empty());
+            assert_eq!(yaml.matches("regex: '").count(), all.len());
+        }
+    }
+}
+
+/// Both SDKs, on the library-style attack and the generated trace: nothing matches or fails, and
+/// every indicator saw at least one message.
+#[test]
+fn library_attack_same_verdicts_in_both_sdks_on_the_trace() {
+    let yaml = library_attack(LibraryAttack::new(100, true, ours_accepts_tier()));
+    let loaded = oatf::load(&yaml).expect("loads");
+    let attack = oatf::CompiledAttack::new(&loaded.document, &oatf::default_eval_options());
+    assert_eq!(attack.compile_errors().count(), 0);
+    let bytes = trace(400);
+    let mut evaluator = oatf::TraceEvaluator::new(&attack);
+    for message in oatf::JsonlTraceReader::new(bytes.as_slice()) {
+        evaluator.push(&message.expect("a trace message"));
+    }
+    let ours = evaluator.finish();
+    let reference = oatf_reference::load(&yaml).unwrap_or_else(|e| panic!("{e:?}"));
+    let theirs = reference_evaluate_trace(&reference.document, &bytes);
+    assert_eq!(ours.indicator_verdicts.len(), 100);
+    assert_eq!(theirs.indicator_verdicts.len(), 100);
+    for v in &ours.indicator_verdicts {
+        assert_eq!(v.result, oatf::IndicatorResult::NotMatched, "{}: {:?}", v.indicator_id, v.evidence);
+    }
+    for v in &theirs.indicator_verdicts {
+        assert_eq!(
+            v.result,
+            oatf_reference::enums::IndicatorResult::NotMatched,
+            "{}: {:?}",
+            v.indicator_id,
+            v.evidence
+        );
+    }
+}
+
+/// On the union message every library indicator does its whole work in both SDKs and neither
+/// matches nor fails; and a message carrying a secret matches a regex on the `arguments` object in
+/// both (so the object target is really serialized and searched).
+#[test]
+fn library_attack_on_the_union_message_and_an_object_target_hit() {
+    let yaml = library_attack(LibraryAttack::new(100, true, ours_accepts_tier()));
+    let ours = oatf::load(&yaml).expect("loads").document;
+    let options = oatf::default_eval_options();
+    let compiled = oatf::CompiledAttack::new(&ours, &options);
+    let reference = oatf_reference::load(&yaml).unwrap_or_else(|e| panic!("{e:?}")).document;
+    let cel = oatf_reference::evaluate::default_cel_evaluator();
+    let message = union_message();
+    for v in compiled.evaluate(&message).indicator_verdicts {
+        assert_eq!(v.result, oatf::IndicatorResult::NotMatched, "{}: {:?}", v.indicator_id, v.evidence);
+    }
+    for indicator in reference.attack.indicators.iter().flatten() {
+        let v = oatf_reference::evaluate::evaluate_indicator(indicator, &message, Some(&cel), None);
+        assert_eq!(v.result, oatf_reference::enums::IndicatorResult::NotMatched, "{v:?}");
+    }
+    // OATF-950-001 is slot 0: actor mcp_0, tools/call request, a regex on the whole `arguments`.
+    assert!(yaml.contains("OATF-950-001\n      actor: mcp_0"));
+    let hit = json!({"name": "read_file", "arguments": {"path": "/home/u/.ssh/id_rsa"}});
+    let first = compiled.indicators().next().expect("an indicator");
+    assert_eq!(first.evaluate(&hit).result, oatf::IndicatorResult::Matched);
+    let first_reference = &reference.attack.indicators.as_ref().expect("indicators")[0];
+    let v = oatf_reference::evaluate::evaluate_indicator(first_reference, &hit, Some(&cel), None);
+    assert_eq!(v.result, oatf_reference::enums::IndicatorResult::Matched);
+}
+
+#[test]
+fn trace_source_streams_the_same_bytes_as_trace() {
+    use std::io::Read as _;
+    let mut streamed = Vec::new();
+    TraceSource::new(300)
+        .read_to_end(&mut streamed)
+        .expect("reads");
+    assert_eq!(streamed, trace(300));
+    let mut empty = Vec::new();
+    TraceSource::new(0).read_to_end(&mut empty).expect("reads");
+    assert!(empty.is_empty());
+}
