@@ -5,6 +5,9 @@
 //! target/release/examples/profile write-trace 100000 /tmp/trace-100k.jsonl
 //! /usr/bin/time -v target/release/examples/profile evaluate-trace /tmp/trace-100k.jsonl
 //! valgrind --tool=callgrind target/release/examples/profile load 6kb 200
+//! valgrind --tool=callgrind target/release/examples/profile evaluate-library-trace /tmp/trace-10k.jsonl
+//! valgrind --tool=callgrind target/release/examples/profile load-library 20
+//! valgrind --tool=callgrind target/release/examples/profile compile-library 3
 //! ```
 #![allow(
     clippy::print_stdout,
@@ -15,7 +18,10 @@
 use std::io::{BufReader, BufWriter, Write as _};
 use std::sync::Arc;
 
-use oatf_bench::{DOCUMENTS, MockSemantic, TRACE_ATTACK, document, trace_line};
+use oatf_bench::{
+    DOCUMENTS, LibraryAttack, MockSemantic, TRACE_ATTACK, document, library_attack,
+    library_documents, ours_accepts_tier, trace_line,
+};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -42,6 +48,54 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let messages = evaluator.messages();
             let verdict = evaluator.finish();
             println!("{messages} messages: {:?}", verdict.result);
+        }
+        op @ ("evaluate-library-trace" | "evaluate-library-trace-no-cel") => {
+            let spec = LibraryAttack::new(100, op == "evaluate-library-trace", ours_accepts_tier());
+            let loaded = oatf::load(&library_attack(spec))?.document;
+            let attack = oatf::CompiledAttack::new(&loaded, &oatf::default_eval_options());
+            let mut evaluator = oatf::TraceEvaluator::new(&attack);
+            let file = BufReader::new(std::fs::File::open(arg(1))?);
+            for message in oatf::JsonlTraceReader::new(file) {
+                evaluator.push(&message?);
+            }
+            let messages = evaluator.messages();
+            let verdict = evaluator.finish();
+            println!("{messages} messages: {:?}", verdict.result);
+        }
+        "parse-trace" => {
+            // The floor of the whole-trace row: every line into a `serde_json::Value`.
+            let file = BufReader::new(std::fs::File::open(arg(1))?);
+            let mut parsed = 0usize;
+            for line in std::io::BufRead::lines(file) {
+                parsed += usize::from(serde_json::from_str::<serde_json::Value>(&line?).is_ok());
+            }
+            println!("{parsed} lines parsed");
+        }
+        op @ ("load-library" | "reference-load-library") => {
+            let documents = library_documents(ours_accepts_tier());
+            let iterations: usize = arg(1).parse()?;
+            let mut ok = 0usize;
+            for _ in 0..iterations {
+                for yaml in &documents {
+                    ok += usize::from(if op == "load-library" {
+                        oatf::load(yaml).is_ok()
+                    } else {
+                        oatf_reference::load(yaml).is_ok()
+                    });
+                }
+            }
+            println!("{ok} documents loaded");
+        }
+        "compile-library" => {
+            let spec = LibraryAttack::new(100, true, ours_accepts_tier());
+            let loaded = oatf::load(&library_attack(spec))?.document;
+            let options = oatf::default_eval_options();
+            let iterations: usize = arg(1).parse()?;
+            let mut compiled = 0usize;
+            for _ in 0..iterations {
+                compiled += oatf::CompiledAttack::new(&loaded, &options).indicators().count();
+            }
+            println!("{compiled} indicators compiled");
         }
         "compile" => {
             let loaded = oatf::load(&document(TRACE_ATTACK))?.document;
@@ -91,7 +145,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             println!("{ok} of {iterations} ok");
         }
-        _ => return Err("usage: profile write-trace N FILE | evaluate-trace FILE | compile N | cel KB N | load|parse|validate|reference-load SIZE N".into()),
+        _ => return Err("usage: profile write-trace N FILE | evaluate-trace FILE | evaluate-library-trace[-no-cel] FILE | parse-trace FILE | compile N | compile-library N | cel KB N | load|parse|validate|reference-load SIZE N | [reference-]load-library N".into()),
     }
     Ok(())
 }

@@ -94,7 +94,7 @@ pub const fn slot_kind(index: usize) -> SlotKind {
 /// A library-style attack over the four actors of [`crate::trace_line`] (`mcp_0`, `a2a_0`, `mcp_1`,
 /// `a2a_1`), as YAML.
 ///
-/// Slot `i` belongs to actor `i % 4`. MCP indicators watch `tools/call` requests (a third of the MCP
+/// Slot `i` belongs to actor `(i + i / 10) % 4`, so that every kind of slot lands on both protocols. MCP indicators watch `tools/call` requests (a third of the MCP
 /// regexes the whole `arguments` object, serialized as compact JSON, the others `arguments.path` or
 /// `arguments.notes`) and `tools/call` responses (`content[*].text`); A2A indicators watch
 /// `message/send` requests (`message.parts[*].text`) and responses (`status.message.parts[*].text`).
@@ -123,7 +123,7 @@ pub fn library_attack(spec: LibraryAttack) -> String {
 
 /// Writes indicator slot `index` as indicator number `number` (its id's sequence).
 fn write_library_indicator(out: &mut String, index: usize, number: usize, tier: bool) {
-    let actor = index % 4;
+    let actor = (index + index / 10) % 4;
     let mcp = actor.is_multiple_of(2);
     // Which of the actor's surfaces: a request (the agent's behaviour) three times in four.
     let variant = index / 4;

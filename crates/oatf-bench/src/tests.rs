@@ -127,6 +127,16 @@ fn library_attack_has_the_library_mix_and_both_sdks_load_it() {
         // Some regexes look at the whole `arguments` object (serialized as JSON text).
         let object_targets = yaml.matches("target: \"arguments\"\n      pattern:\n        regex").count();
         assert!((8..=20).contains(&object_targets), "{object_targets}");
+        // Every kind of indicator watches both protocols.
+        for kind in ["regex: '", "contains: \"", "starts_with: \"", "cel: \""] {
+            for protocol in ["mcp", "a2a"] {
+                let on_protocol = yaml
+                    .split("    - id: ")
+                    .filter(|block| block.contains(&format!("protocol: {protocol}\n")))
+                    .any(|block| block.contains(kind));
+                assert!(on_protocol || (!cel && kind == "cel: \""), "{kind} on {protocol}");
+            }
+        }
     }
 }
 

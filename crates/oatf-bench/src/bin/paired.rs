@@ -8,7 +8,7 @@
 //!
 //! Measures: `trace`, `load`, `cel`, `compile`, `thoughtjack`, `memory` (`all` is every one).
 //! Options: `--rounds N` (default 15), `--messages N` (trace length of `trace`, default 20000),
-//! `--reference-messages N` (trace length of `thoughtjack`, default 5000), `--sample-ms N` (least
+//! `--reference-messages N` (trace length of `thoughtjack`, default 500), `--sample-ms N` (least
 //! time of one sample, default 40), `--memory-lengths A,B,C` (default 10000,100000,1000000).
 //!
 //! Each ratio row is the median of per-round ratios, with the interquartile range and min–max.
@@ -55,7 +55,7 @@ fn main() -> Result<(), Error> {
     let mut settings = Settings {
         paired: PairedOptions::default(),
         messages: 20_000,
-        reference_messages: 5_000,
+        reference_messages: 500,
         memory_lengths: vec![10_000, 100_000, 1_000_000],
     };
     let mut measures = Vec::new();
