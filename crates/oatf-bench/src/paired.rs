@@ -82,6 +82,12 @@ impl PairedRun {
         Summary::of(&ratios)
     }
 
+    /// `numerator ÷ denominator` of the two contenders' fastest samples: the least disturbed estimate
+    /// when the machine is busy (load only ever adds time), next to the median of per-round ratios.
+    pub fn ratio_of_fastest(&self, numerator: usize, denominator: usize) -> f64 {
+        self.time(numerator).min / self.time(denominator).min
+    }
+
     /// The summary of one contender's seconds per operation over the rounds.
     pub fn time(&self, contender: usize) -> Summary {
         Summary::of(self.per_op.get(contender).map_or(&[][..], Vec::as_slice))
@@ -251,6 +257,8 @@ mod tests {
         let r = run.ratio(0, 1);
         assert_eq!((r.min, r.median, r.max), (2.0, 2.0, 2.0));
         assert!(run.ratio(0, 7).median.is_nan());
+        assert_eq!(run.ratio_of_fastest(0, 1), 2.0);
+        assert_eq!(run.ratio_of_fastest(1, 0), 0.5);
     }
 
     #[test]
