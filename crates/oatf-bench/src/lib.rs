@@ -479,7 +479,8 @@ impl std::io::Read for TraceSource {
                 return Ok(0);
             }
             self.line.clear();
-            self.line.extend_from_slice(trace_line(self.next).as_bytes());
+            self.line
+                .extend_from_slice(trace_line(self.next).as_bytes());
             self.line.push(b'\n');
             self.offset = 0;
             self.next += 1;

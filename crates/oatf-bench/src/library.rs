@@ -130,7 +130,10 @@ fn write_library_indicator(out: &mut String, index: usize, number: usize, tier: 
     let response = variant % 4 == 3;
     let (surface, direction) = match (mcp, response) {
         (true, _) => ("tools/call", if response { "response" } else { "request" }),
-        (false, _) => ("message/send", if response { "response" } else { "request" }),
+        (false, _) => (
+            "message/send",
+            if response { "response" } else { "request" },
+        ),
     };
     let kind = slot_kind(index);
     let text_target = match (mcp, response) {

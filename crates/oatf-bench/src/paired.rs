@@ -210,7 +210,10 @@ mod tests {
     #[test]
     fn summary_takes_median_and_quartiles_by_rank() {
         let s = Summary::of(&[5.0, 1.0, 3.0, 2.0, 4.0]);
-        assert_eq!((s.count, s.min, s.q1, s.median, s.q3, s.max), (5, 1.0, 2.0, 3.0, 4.0, 5.0));
+        assert_eq!(
+            (s.count, s.min, s.q1, s.median, s.q3, s.max),
+            (5, 1.0, 2.0, 3.0, 4.0, 5.0)
+        );
         // Even count: the median interpolates between the two middle values.
         let s = Summary::of(&[4.0, 1.0, 2.0, 3.0]);
         assert_eq!(s.median, 2.5);
@@ -243,7 +246,10 @@ mod tests {
         // Warm-up (one each), then A B, B A, A B, B A.
         assert_eq!(log, "ab".to_owned() + "ab" + "ba" + "ab" + "ba");
         assert_eq!(run.iterations, vec![1, 1]);
-        assert_eq!(run.per_op.iter().map(Vec::len).collect::<Vec<_>>(), vec![4, 4]);
+        assert_eq!(
+            run.per_op.iter().map(Vec::len).collect::<Vec<_>>(),
+            vec![4, 4]
+        );
     }
 
     #[test]

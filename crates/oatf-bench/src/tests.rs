@@ -121,11 +121,17 @@ fn library_attack_has_the_library_mix_and_both_sdks_load_it() {
             .expect("indicators");
         assert_eq!(indicators.len(), expected);
         let regex = yaml.matches("regex: '").count();
-        let contains = yaml.matches("contains: \"").count() + yaml.matches("starts_with: \"").count();
+        let contains =
+            yaml.matches("contains: \"").count() + yaml.matches("starts_with: \"").count();
         let cel_count = yaml.matches("cel: \"").count();
-        assert_eq!((regex, contains, cel_count), (70, 20, if cel { 10 } else { 0 }));
+        assert_eq!(
+            (regex, contains, cel_count),
+            (70, 20, if cel { 10 } else { 0 })
+        );
         // Some regexes look at the whole `arguments` object (serialized as JSON text).
-        let object_targets = yaml.matches("target: \"arguments\"\n      pattern:\n        regex").count();
+        let object_targets = yaml
+            .matches("target: \"arguments\"\n      pattern:\n        regex")
+            .count();
         assert!((8..=20).contains(&object_targets), "{object_targets}");
         // Every kind of indicator watches both protocols.
         for kind in ["regex: '", "contains: \"", "starts_with: \"", "cel: \""] {
@@ -134,7 +140,10 @@ fn library_attack_has_the_library_mix_and_both_sdks_load_it() {
                     .split("    - id: ")
                     .filter(|block| block.contains(&format!("protocol: {protocol}\n")))
                     .any(|block| block.contains(kind));
-                assert!(on_protocol || (!cel && kind == "cel: \""), "{kind} on {protocol}");
+                assert!(
+                    on_protocol || (!cel && kind == "cel: \""),
+                    "{kind} on {protocol}"
+                );
             }
         }
     }
@@ -160,12 +169,20 @@ fn the_reference_accepts_tier_and_every_library_document_loads_in_both() {
         assert_eq!(documents.len(), 8);
         for (n, yaml) in documents.iter().enumerate() {
             assert_eq!(yaml.contains("tier: "), tier);
-            assert!((2_000..8_000).contains(&yaml.len()), "{n}: {} bytes", yaml.len());
+            assert!(
+                (2_000..8_000).contains(&yaml.len()),
+                "{n}: {} bytes",
+                yaml.len()
+            );
             check_loads(&format!("library document {n}"), yaml);
             let loaded = oatf::load(yaml).expect("loads");
             assert!(loaded.warnings.is_empty(), "{n}: {:?}", loaded.warnings);
             // Every indicator is a regex.
-            let indicators = loaded.document.attack.as_ref().and_then(|a| a.indicators.as_ref());
+            let indicators = loaded
+                .document
+                .attack
+                .as_ref()
+                .and_then(|a| a.indicators.as_ref());
             let all = indicators.expect("indicators");
             assert!(!all.is_empty());
             assert_eq!(yaml.matches("regex: '").count(), all.len());
@@ -192,7 +209,13 @@ fn library_attack_same_verdicts_in_both_sdks_on_the_trace() {
     assert_eq!(ours.indicator_verdicts.len(), 100);
     assert_eq!(theirs.indicator_verdicts.len(), 100);
     for v in &ours.indicator_verdicts {
-        assert_eq!(v.result, oatf::IndicatorResult::NotMatched, "{}: {:?}", v.indicator_id, v.evidence);
+        assert_eq!(
+            v.result,
+            oatf::IndicatorResult::NotMatched,
+            "{}: {:?}",
+            v.indicator_id,
+            v.evidence
+        );
     }
     for v in &theirs.indicator_verdicts {
         assert_eq!(
@@ -214,15 +237,27 @@ fn library_attack_on_the_union_message_and_an_object_target_hit() {
     let ours = oatf::load(&yaml).expect("loads").document;
     let options = oatf::default_eval_options();
     let compiled = oatf::CompiledAttack::new(&ours, &options);
-    let reference = oatf_reference::load(&yaml).unwrap_or_else(|e| panic!("{e:?}")).document;
+    let reference = oatf_reference::load(&yaml)
+        .unwrap_or_else(|e| panic!("{e:?}"))
+        .document;
     let cel = oatf_reference::evaluate::default_cel_evaluator();
     let message = union_message();
     for v in compiled.evaluate(&message).indicator_verdicts {
-        assert_eq!(v.result, oatf::IndicatorResult::NotMatched, "{}: {:?}", v.indicator_id, v.evidence);
+        assert_eq!(
+            v.result,
+            oatf::IndicatorResult::NotMatched,
+            "{}: {:?}",
+            v.indicator_id,
+            v.evidence
+        );
     }
     for indicator in reference.attack.indicators.iter().flatten() {
         let v = oatf_reference::evaluate::evaluate_indicator(indicator, &message, Some(&cel), None);
-        assert_eq!(v.result, oatf_reference::enums::IndicatorResult::NotMatched, "{v:?}");
+        assert_eq!(
+            v.result,
+            oatf_reference::enums::IndicatorResult::NotMatched,
+            "{v:?}"
+        );
     }
     // OATF-950-001 is slot 0: actor mcp_0, tools/call request, a regex on the whole `arguments`.
     assert!(yaml.contains("OATF-950-001\n      actor: mcp_0"));

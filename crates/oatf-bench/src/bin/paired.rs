@@ -13,10 +13,7 @@
 //!
 //! Each ratio row is the median of per-round ratios, with the interquartile range and min–max, and
 //! the ratio of the two contenders' fastest samples (the least disturbed estimate on a busy machine).
-#![allow(
-    clippy::print_stdout,
-    reason = "the report is the output of this tool"
-)]
+#![allow(clippy::print_stdout, reason = "the report is the output of this tool")]
 
 use std::collections::HashMap;
 use std::hint::black_box;
@@ -26,8 +23,8 @@ use std::time::Duration;
 
 use oatf_bench::paired::{Contender, PairedOptions, PairedRun, human_seconds, run_paired};
 use oatf_bench::{
-    LibraryAttack, MockSemantic, TraceSource, library_attack, library_documents,
-    ours_accepts_tier, reference_evaluate_trace, tool_call, trace, union_message,
+    LibraryAttack, MockSemantic, TraceSource, library_attack, library_documents, ours_accepts_tier,
+    reference_evaluate_trace, tool_call, trace, union_message,
 };
 use serde_json::Value;
 
@@ -87,7 +84,9 @@ fn main() -> Result<(), Error> {
         }
     }
     if measures.is_empty() {
-        return Err("name one or more measures: trace load cel compile thoughtjack memory all".into());
+        return Err(
+            "name one or more measures: trace load cel compile thoughtjack memory all".into(),
+        );
     }
     let tier = ours_accepts_tier();
     println!(
@@ -229,7 +228,10 @@ fn measure_load(settings: &Settings, tier: bool) -> Result<(), Error> {
     let bytes: usize = documents.iter().map(String::len).sum();
     let mut contenders = [
         Contender::new("ours", || {
-            documents.iter().map(|d| u64::from(oatf::load(d).is_ok())).sum()
+            documents
+                .iter()
+                .map(|d| u64::from(oatf::load(d).is_ok()))
+                .sum()
         }),
         Contender::new("reference", || {
             documents
@@ -309,12 +311,19 @@ fn measure_cel(settings: &Settings) -> Result<(), Error> {
     .result
         == oatf_reference::enums::IndicatorResult::Matched;
     if ours != expected || theirs != expected {
-        return Err(format!("cel: disagreement (hand {expected}, ours {ours}, reference {theirs})").into());
+        return Err(format!(
+            "cel: disagreement (hand {expected}, ours {ours}, reference {theirs})"
+        )
+        .into());
     }
     let mut contenders = [
-        Contender::new("hand_written", || u64::from(hand_written_cel(black_box(&message)))),
+        Contender::new("hand_written", || {
+            u64::from(hand_written_cel(black_box(&message)))
+        }),
         Contender::new("ours_compiled", || {
-            u64::from(compiled.evaluate(black_box(&message)).result == oatf::IndicatorResult::Matched)
+            u64::from(
+                compiled.evaluate(black_box(&message)).result == oatf::IndicatorResult::Matched,
+            )
         }),
         Contender::new("ours_one_shot", || {
             let verdict =
@@ -462,7 +471,9 @@ fn measure_thoughtjack(settings: &Settings, tier: bool) -> Result<(), Error> {
     let mut contenders = [
         Contender::new("ours", || ours_trace(&ours, &jsonl)),
         Contender::new("reference_thoughtjack_style", || {
-            reference_evaluate_trace(&reference, &jsonl).indicator_verdicts.len() as u64
+            reference_evaluate_trace(&reference, &jsonl)
+                .indicator_verdicts
+                .len() as u64
         }),
     ];
     let run = run_paired(&mut contenders, &settings.paired);
@@ -501,13 +512,18 @@ fn memory_child(messages: u64) -> Result<(), Error> {
     }
     let read = evaluator.messages();
     black_box(evaluator.finish());
-    println!("{read} {}", peak_rss_kib().ok_or("no VmHWM in /proc/self/status")?);
+    println!(
+        "{read} {}",
+        peak_rss_kib().ok_or("no VmHWM in /proc/self/status")?
+    );
     Ok(())
 }
 
 fn measure_memory(settings: &Settings) -> Result<(), Error> {
     let exe = std::env::current_exe()?;
-    println!("\n## memory: peak resident set of a whole-trace run (library attack, trace streamed)\n");
+    println!(
+        "\n## memory: peak resident set of a whole-trace run (library attack, trace streamed)\n"
+    );
     println!("| messages | peak RSS (VmHWM) | wall time |");
     println!("|---|---|---|");
     for &messages in &settings.memory_lengths {
