@@ -137,7 +137,7 @@ fn write_library_indicator(out: &mut String, index: usize, number: usize, tier: 
     };
     let kind = slot_kind(index);
     let text_target = match (mcp, response) {
-        (true, false) if variant % 2 == 0 => "arguments.path",
+        (true, false) if variant.is_multiple_of(2) => "arguments.path",
         (true, false) => "arguments.notes",
         (true, true) => "content[*].text",
         (false, false) => "message.parts[*].text",
@@ -147,7 +147,7 @@ fn write_library_indicator(out: &mut String, index: usize, number: usize, tier: 
     let (target, block) = match kind {
         SlotKind::Regex => {
             // A third of the MCP request regexes look at the whole `arguments` object.
-            let target = if mcp && !response && variant % 3 == 0 {
+            let target = if mcp && !response && variant.is_multiple_of(3) {
                 "arguments"
             } else {
                 text_target
