@@ -77,7 +77,9 @@ mod template;
 mod trigger;
 
 pub use error::{CompileError, CompileErrorKind};
-pub use extractor::{CompiledExtractor, MAX_DESCENDANT_QUERY_DEPTH, evaluate_extractor};
+pub use extractor::{
+    CompiledExtractor, MAX_DESCENDANT_QUERY_DEPTH, MAX_JSONPATH_WORK, evaluate_extractor,
+};
 pub use response::{ResponseSelector, select_response};
 pub use state::compute_effective_state;
 pub use template::{
