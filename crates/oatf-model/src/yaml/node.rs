@@ -349,7 +349,23 @@ impl Builder<'_> {
         self.check_properties(anchor, tag, &path, &location);
         let forced_string = tag.is_some_and(|t| t.is_yaml_core_schema_tag("str"));
         let kind = if style == ScalarStyle::Plain && !forced_string {
-            resolve_plain(&text)
+            if is_out_of_range_int(&text) {
+                // Never turned into a float (that changes its value): rejected where it is.
+                let shown: String = text.chars().take(64).collect();
+                self.finding(
+                    ParseErrorKind::Syntax,
+                    None,
+                    format!(
+                        "the integer {shown} is outside the 64-bit range (-9223372036854775808 to \
+                         18446744073709551615); quote it to keep it as a string"
+                    ),
+                    &path,
+                    &location,
+                );
+                NodeKind::Null
+            } else {
+                resolve_plain(&text)
+            }
         } else {
             NodeKind::Str(text.into_owned())
         };
@@ -605,6 +621,29 @@ pub(crate) fn resolve_plain(text: &str) -> NodeKind {
         return NodeKind::Float(f);
     }
     NodeKind::Str(text.to_owned())
+}
+
+/// Whether a plain scalar is an integer of the core schema (decimal, `0o` octal or `0x` hex) that
+/// no 64-bit integer holds (`18446744073709551616`, `-9223372036854775809`).
+pub(crate) fn is_out_of_range_int(text: &str) -> bool {
+    let radix_digits = |digits: &str, radix: u32| {
+        !digits.is_empty() && digits.chars().all(|c| c.is_digit(radix))
+    };
+    if let Some(oct) = text.strip_prefix("0o") {
+        return radix_digits(oct, 8) && u64::from_str_radix(oct, 8).is_err();
+    }
+    if let Some(hex) = text.strip_prefix("0x") {
+        return radix_digits(hex, 16) && u64::from_str_radix(hex, 16).is_err();
+    }
+    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+    if !radix_digits(digits, 10) || (digits.len() > 1 && digits.starts_with('0')) {
+        return false;
+    }
+    if text.starts_with('-') {
+        text.parse::<i64>().is_err()
+    } else {
+        digits.parse::<u64>().is_err()
+    }
 }
 
 fn resolve_int(text: &str) -> Option<NodeKind> {
