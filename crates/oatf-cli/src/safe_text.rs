@@ -106,8 +106,7 @@ impl Excerpt {
         lines.dedup();
         let needs = lines.iter().any(|&(s, e)| {
             let line = &source[s..e];
-            line.len() > MAX_QUOTED_LINE
-                || line.trim_end_matches('\r').chars().any(is_unsafe)
+            line.len() > MAX_QUOTED_LINE || line.trim_end_matches('\r').chars().any(is_unsafe)
         });
         if !needs {
             return None;
@@ -223,10 +222,10 @@ impl SourceCode for Excerpt {
         context_lines_before: usize,
         context_lines_after: usize,
     ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
-        let inner = self
-            .text
-            .as_str()
-            .read_span(span, context_lines_before, context_lines_after)?;
+        let inner =
+            self.text
+                .as_str()
+                .read_span(span, context_lines_before, context_lines_after)?;
         Ok(Box::new(MietteSpanContents::new_named(
             self.name.clone(),
             inner.data(),

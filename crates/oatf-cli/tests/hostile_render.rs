@@ -20,11 +20,23 @@ fn longest_line(text: &str) -> usize {
 fn check_rendered(dir: &TempDir, args: &[&str], located: &str) {
     let (code, stdout, stderr) = oatf(dir.path(), args);
     let all = format!("{stdout}{stderr}");
-    assert!(!all.contains("panicked"), "{args:?}: {}", &all[..all.len().min(2000)]);
+    assert!(
+        !all.contains("panicked"),
+        "{args:?}: {}",
+        &all[..all.len().min(2000)]
+    );
     assert_ne!(code, 0, "{args:?}");
     assert_ne!(code, 101, "{args:?} panicked");
-    assert!(all.contains(located), "{args:?}: expected `{located}` in\n{}", &all[..all.len().min(3000)]);
-    assert!(longest_line(&all) < 2_000, "{args:?}: a line of {} chars", longest_line(&all));
+    assert!(
+        all.contains(located),
+        "{args:?}: expected `{located}` in\n{}",
+        &all[..all.len().min(3000)]
+    );
+    assert!(
+        longest_line(&all) < 2_000,
+        "{args:?}: a line of {} chars",
+        longest_line(&all)
+    );
     assert!(!has_raw_controls(&all), "{args:?}: raw control characters");
 }
 

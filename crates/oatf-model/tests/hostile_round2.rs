@@ -20,7 +20,10 @@ fn integers_beyond_64_bits_are_rejected_at_their_line() {
         ("0o7777777777777777777777777", 7),
         ("[1, 2, 100000000000000000000000000000]", 7),
         ("{a: {b: -99999999999999999999}}", 7),
-        ("\n        - 1\n        - 340282366920938463463374607431768211456", 9),
+        (
+            "\n        - 1\n        - 340282366920938463463374607431768211456",
+            9,
+        ),
     ] {
         let errors = match parse(&doc_with_state(value)) {
             Ok(document) => panic!(
@@ -50,7 +53,8 @@ fn integers_at_the_64_bit_bounds_and_quoted_big_numbers_keep_their_value() {
         let document = parse(&doc_with_state(value)).unwrap_or_else(|e| panic!("{value}: {e:?}"));
         let yaml = serialize(&normalize(document));
         assert!(
-            yaml.contains(&format!("v: {written}")) || yaml.contains(&format!("v: \"{}\"", written.trim_matches('\''))),
+            yaml.contains(&format!("v: {written}"))
+                || yaml.contains(&format!("v: \"{}\"", written.trim_matches('\''))),
             "{value}:\n{yaml}"
         );
         assert!(!yaml.contains("e+"), "{yaml}");

@@ -93,13 +93,16 @@ impl regex_syntax::ast::Visitor for Re2Only {
 
     fn visit_pre(&mut self, ast: &regex_syntax::ast::Ast) -> Result<(), RegexSyntaxError> {
         use regex_syntax::ast::{
-            Ast, AssertionKind, Flag, FlagsItemKind, GroupKind, HexLiteralKind, LiteralKind,
+            AssertionKind, Ast, Flag, FlagsItemKind, GroupKind, HexLiteralKind, LiteralKind,
         };
         let flags_ok = |flags: &regex_syntax::ast::Flags| {
             flags.items.iter().try_for_each(|item| match item.kind {
-                FlagsItemKind::Flag(Flag::IgnoreWhitespace | Flag::Unicode | Flag::CRLF) => Err(
-                    unsupported("the flags `x`, `u` and `R` (RE2 has `i`, `m`, `s`, `U`)", &item.span),
-                ),
+                FlagsItemKind::Flag(Flag::IgnoreWhitespace | Flag::Unicode | Flag::CRLF) => {
+                    Err(unsupported(
+                        "the flags `x`, `u` and `R` (RE2 has `i`, `m`, `s`, `U`)",
+                        &item.span,
+                    ))
+                }
                 _ => Ok(()),
             })
         };
@@ -116,13 +119,17 @@ impl regex_syntax::ast::Visitor for Re2Only {
             Ast::Literal(lit)
                 if matches!(
                     lit.kind,
-                    LiteralKind::HexFixed(HexLiteralKind::UnicodeShort | HexLiteralKind::UnicodeLong)
-                        | LiteralKind::HexBrace(
-                            HexLiteralKind::UnicodeShort | HexLiteralKind::UnicodeLong
-                        )
+                    LiteralKind::HexFixed(
+                        HexLiteralKind::UnicodeShort | HexLiteralKind::UnicodeLong
+                    ) | LiteralKind::HexBrace(
+                        HexLiteralKind::UnicodeShort | HexLiteralKind::UnicodeLong
+                    )
                 ) =>
             {
-                Err(unsupported("`\\u` and `\\U` escapes (RE2 writes `\\x{…}`)", &lit.span))
+                Err(unsupported(
+                    "`\\u` and `\\U` escapes (RE2 writes `\\x{…}`)",
+                    &lit.span,
+                ))
             }
             Ast::Assertion(assertion)
                 if !matches!(
@@ -149,9 +156,10 @@ impl regex_syntax::ast::Visitor for Re2Only {
         item: &regex_syntax::ast::ClassSetItem,
     ) -> Result<(), RegexSyntaxError> {
         match item {
-            regex_syntax::ast::ClassSetItem::Bracketed(class) => {
-                Err(unsupported("nested character classes (`[a[b]]`)", &class.span))
-            }
+            regex_syntax::ast::ClassSetItem::Bracketed(class) => Err(unsupported(
+                "nested character classes (`[a[b]]`)",
+                &class.span,
+            )),
             _ => Ok(()),
         }
     }
@@ -222,9 +230,23 @@ mod tests {
         }
         // RE2 has these: lazy quantifiers, counted repetition made lazy, flags i/m/s/U, classes.
         for good in [
-            r"a*?", r"a+?", r"a??", r"a{2}?", r"a{2,}?", r"(?i:a)", r"(?sm-U)a", r"(?U)a*",
-            r"[[:alpha:]]", r"\x{41}", r"\pN", r"(?P<n>a)", r"(?<n>a)", r"\bword\B", r"(?:a+)+",
-            r"[^\d\s]", r"\A\z",
+            r"a*?",
+            r"a+?",
+            r"a??",
+            r"a{2}?",
+            r"a{2,}?",
+            r"(?i:a)",
+            r"(?sm-U)a",
+            r"(?U)a*",
+            r"[[:alpha:]]",
+            r"\x{41}",
+            r"\pN",
+            r"(?P<n>a)",
+            r"(?<n>a)",
+            r"\bword\B",
+            r"(?:a+)+",
+            r"[^\d\s]",
+            r"\A\z",
         ] {
             assert!(check_regex(good).is_ok(), "{good}: {:?}", check_regex(good));
         }
@@ -236,4 +258,3 @@ mod tests {
         assert_eq!(err.span().start, 2);
     }
 }
-

@@ -19,11 +19,63 @@ fn tricky_piece() -> impl Strategy<Value = String> {
     prop_oneof![
         any::<char>().prop_map(String::from),
         prop::sample::select(vec![
-            "\u{fffe}", "\u{ffff}", "\u{feff}", "\u{85}", "\u{2028}", "\u{2029}", "\u{7f}", "\u{9b}",
-            "\u{0}", "\u{1b}[31m", "\r\n", "\r", "\n", "\t", " ", "\u{a0}", "- ", "? ", ": ", " #",
-            "#", "&a", "*a", "!tag", "|", ">", "'", "\"", "%", "@", "`", "{", "}", "[", "]", ",",
-            "<<", "=", "~", "null", "true", "No", "on", "0x1F", "0o7", "1e3", ".inf", ".5", "-.5",
-            "2026-01-01", "12:30", "1_000", "---", "...", "\\", "\\n", "\u{1f600}",
+            "\u{fffe}",
+            "\u{ffff}",
+            "\u{feff}",
+            "\u{85}",
+            "\u{2028}",
+            "\u{2029}",
+            "\u{7f}",
+            "\u{9b}",
+            "\u{0}",
+            "\u{1b}[31m",
+            "\r\n",
+            "\r",
+            "\n",
+            "\t",
+            " ",
+            "\u{a0}",
+            "- ",
+            "? ",
+            ": ",
+            " #",
+            "#",
+            "&a",
+            "*a",
+            "!tag",
+            "|",
+            ">",
+            "'",
+            "\"",
+            "%",
+            "@",
+            "`",
+            "{",
+            "}",
+            "[",
+            "]",
+            ",",
+            "<<",
+            "=",
+            "~",
+            "null",
+            "true",
+            "No",
+            "on",
+            "0x1F",
+            "0o7",
+            "1e3",
+            ".inf",
+            ".5",
+            "-.5",
+            "2026-01-01",
+            "12:30",
+            "1_000",
+            "---",
+            "...",
+            "\\",
+            "\\n",
+            "\u{1f600}",
         ])
         .prop_map(str::to_owned),
     ]
@@ -54,7 +106,11 @@ fn round_trip(s: &str) -> Result<(), TestCaseError> {
     let yaml = oatf::serialize(&document);
     let reparsed = match oatf::parse(&yaml) {
         Ok(reparsed) => reparsed,
-        Err(e) => return Err(TestCaseError::fail(format!("{s:?} does not parse back: {e:?}\n{yaml}"))),
+        Err(e) => {
+            return Err(TestCaseError::fail(format!(
+                "{s:?} does not parse back: {e:?}\n{yaml}"
+            )));
+        }
     };
     let back = serde_json::to_value(&reparsed).unwrap_or(Value::Null);
     // `serialize` writes the normalized form: the state is in the one phase of the one actor.
@@ -82,8 +138,26 @@ proptest! {
 #[test]
 fn known_troublemakers_round_trip() -> Result<(), TestCaseError> {
     for s in [
-        "\u{fffe}", "\u{ffff}", "a\u{ffff}b", "\u{feff}x", "x\u{85}y", "\u{2028}", "\u{7f}", "\u{9f}",
-        "\u{1b}[2J", "", " ", "-", "- x", "null", "~", "0x10", "1e400", "\t", "a\r\nb", "<<",
+        "\u{fffe}",
+        "\u{ffff}",
+        "a\u{ffff}b",
+        "\u{feff}x",
+        "x\u{85}y",
+        "\u{2028}",
+        "\u{7f}",
+        "\u{9f}",
+        "\u{1b}[2J",
+        "",
+        " ",
+        "-",
+        "- x",
+        "null",
+        "~",
+        "0x10",
+        "1e400",
+        "\t",
+        "a\r\nb",
+        "<<",
     ] {
         round_trip(s)?;
     }

@@ -626,9 +626,8 @@ pub(crate) fn resolve_plain(text: &str) -> NodeKind {
 /// Whether a plain scalar is an integer of the core schema (decimal, `0o` octal or `0x` hex) that
 /// no 64-bit integer holds (`18446744073709551616`, `-9223372036854775809`).
 pub(crate) fn is_out_of_range_int(text: &str) -> bool {
-    let radix_digits = |digits: &str, radix: u32| {
-        !digits.is_empty() && digits.chars().all(|c| c.is_digit(radix))
-    };
+    let radix_digits =
+        |digits: &str, radix: u32| !digits.is_empty() && digits.chars().all(|c| c.is_digit(radix));
     if let Some(oct) = text.strip_prefix("0o") {
         return radix_digits(oct, 8) && u64::from_str_radix(oct, 8).is_err();
     }
