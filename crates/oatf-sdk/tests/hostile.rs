@@ -297,7 +297,7 @@ fn nested_cel_loops_over_large_lists_are_bounded() {
         assert_eq!(error.kind(), EvaluationErrorKind::CelError);
         assert_eq!(
             error.message(),
-            "the expression needs more than the limit of 1000000 comprehension iterations"
+            "the expression needs more than the limit of 1000000 comprehension iterations (CelLimits::max_iterations)"
         );
     }
 }
