@@ -21,6 +21,7 @@ mod evaluate;
 mod frameworks;
 mod library;
 mod normalize;
+mod safe_fs;
 mod safe_text;
 mod test_cmd;
 mod testing;

@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::io::BufReader;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use oatf::eval::TraceMessage;
@@ -452,11 +452,20 @@ fn run_case(
             details: vec![format!("declared indicators: {}", declared.join(", "))],
         });
     }
-    let messages = input_messages(case, base, compiled).map_err(|summary| Failure {
+    let failure = |summary| Failure {
         summary,
         details: Vec::new(),
-    })?;
-    let verdict = oatf::eval::evaluate_trace(compiled, &messages);
+    };
+    let verdict = match (&case.message, &case.trace) {
+        // A trace file is streamed, one line at a time, as `oatf evaluate` does.
+        (None, Some(TraceInput::File(path))) => {
+            stream_trace(compiled, &base.join(path)).map_err(failure)?
+        }
+        _ => {
+            let messages = input_messages(case, compiled).map_err(failure)?;
+            oatf::eval::evaluate_trace(compiled, &messages)
+        }
+    };
     compare(&case.expect, &verdict)
 }
 
@@ -513,11 +522,7 @@ fn attribute_messages(case: &Case, compiled: &CompiledAttack) -> Result<(), Stri
     Ok(())
 }
 
-fn input_messages(
-    case: &Case,
-    base: &Path,
-    compiled: &CompiledAttack,
-) -> Result<Vec<TraceMessage>, String> {
+fn input_messages(case: &Case, compiled: &CompiledAttack) -> Result<Vec<TraceMessage>, String> {
     // A message with `protocol` and no `actor` belongs to the one actor of that protocol
     // (`attribute_messages` has rejected the ambiguous ones).
     let actor_of = |message: &CaseMessage| -> Option<String> {
@@ -548,23 +553,27 @@ fn input_messages(
     match (&case.message, &case.trace) {
         (Some(message), _) => inline(std::slice::from_ref(message)),
         (None, Some(TraceInput::Inline(messages))) => inline(messages),
-        (None, Some(TraceInput::File(path))) => read_trace(&base.join(path)),
+        // Streamed by `run_case`, never loaded whole.
+        (None, Some(TraceInput::File(path))) => Err(format!("the trace file {path} is streamed")),
         (None, None) => Err("the case has no input".to_owned()),
     }
 }
 
-/// Reads a JSONL trace; the first bad line is the error, with file and line.
-fn read_trace(path: &PathBuf) -> Result<Vec<TraceMessage>, String> {
-    let name = path.display().to_string();
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot read trace {name}: {e}"))?;
-    let mut messages = Vec::new();
+/// Evaluates a JSONL trace file line by line (memory: one line, not the trace); the first bad
+/// line is the error, with file and line.
+fn stream_trace(compiled: &CompiledAttack, path: &Path) -> Result<AttackVerdict, String> {
+    let name = crate::safe_text::escape(&path.display().to_string()).into_owned();
+    // A regular file only: a FIFO would block and `/dev/zero` never end.
+    let (file, _) =
+        crate::safe_fs::open_regular(path).map_err(|e| format!("cannot read trace {name}: {e}"))?;
+    let mut evaluator = oatf::eval::TraceEvaluator::new(compiled);
     for item in oatf::eval::JsonlTraceReader::new(BufReader::new(file)) {
         match item {
-            Ok(message) => messages.push(message),
+            Ok(message) => evaluator.push(&message),
             Err(e) => return Err(format!("{name}:{}: {}", e.line(), e.message())),
         }
     }
-    Ok(messages)
+    Ok(evaluator.finish())
 }
 
 /// Compares a verdict with what a case expects.
