@@ -23,6 +23,7 @@ mod library;
 mod normalize;
 mod safe_fs;
 mod safe_text;
+mod stdout;
 mod test_cmd;
 mod testing;
 mod validate;
@@ -57,13 +58,15 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(error) => return ExitCode::from(evaluate::parse_error_code(&error)),
     };
-    let code = match cli.command {
-        Command::Conformance(args) => conformance::run(args),
-        Command::Validate(args) => validate::run(args),
-        Command::Normalize(args) => normalize::run(args),
-        Command::Evaluate(args) => evaluate::run(args),
-        Command::Catalog(args) => catalog::run(args),
-        Command::Test(args) => test_cmd::run(args),
+    // A failed write of the output: 2 (an I/O error), 74 for `evaluate` (sysexits' EX_IOERR,
+    // beside its 64/65/66).
+    let (code, write_error) = match cli.command {
+        Command::Conformance(args) => (conformance::run(args), 2),
+        Command::Validate(args) => (validate::run(args), 2),
+        Command::Normalize(args) => (normalize::run(args), 2),
+        Command::Evaluate(args) => (evaluate::run(args), 74),
+        Command::Catalog(args) => (catalog::run(args), 2),
+        Command::Test(args) => (test_cmd::run(args), 2),
     };
-    ExitCode::from(code)
+    ExitCode::from(stdout::finish(code, write_error))
 }

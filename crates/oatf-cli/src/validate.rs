@@ -143,10 +143,9 @@ pub(crate) fn render<D: miette::Diagnostic>(
     format!("{report:?}")
 }
 
-/// Writes to standard output, ignoring a closed pipe (`oatf validate x | head`).
+/// Writes to standard output; a failed write is reported when the command ends (`crate::stdout`).
 pub(crate) fn out(text: &str) {
-    use std::io::Write as _;
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    crate::stdout::write(text);
 }
 
 /// The headline of a parse error: its message and, for V-020 findings, the rule.
