@@ -65,7 +65,11 @@ fn describe(kind: &std::fs::FileType) -> &'static str {
 
 #[cfg(not(unix))]
 fn describe(kind: &std::fs::FileType) -> &'static str {
-    if kind.is_dir() { "a directory" } else { "not a file" }
+    if kind.is_dir() {
+        "a directory"
+    } else {
+        "not a file"
+    }
 }
 
 #[cfg(unix)]

@@ -49,6 +49,23 @@ pub(crate) fn escape(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Like [`escape`], but keeps line breaks: for a whole multi-line report built from attacker text
+/// (test case names, ids, evidence, file names).
+pub(crate) fn escape_keep_lines(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(|c| c != '\n' && is_unsafe(c)) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c == '\n' {
+            out.push('\n');
+        } else {
+            push_escaped(c, &mut out);
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// The source a diagnostic quotes, reduced to the lines around its labels, each clipped and escaped.
 ///
 /// Implements miette's [`SourceCode`] with the original line numbers, so the snippet reads as the
@@ -253,6 +270,7 @@ mod tests {
         assert_eq!(escape("\u{202e}txt.exe"), "\\u{202e}txt.exe");
         assert_eq!(escape("c1\u{9b}31m"), "c1\\u{9b}31m");
         assert_eq!(escape("del\u{7f}"), "del\\u{7f}");
+        assert_eq!(escape_keep_lines("a\nb\u{7}\r"), "a\nb\\u{7}\\r");
     }
 
     #[test]

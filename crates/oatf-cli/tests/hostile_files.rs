@@ -28,7 +28,11 @@ fn hostile_library(name: &str) -> TempDir {
         "a2a-skill-poisoning.complied.jsonl",
         "a2a-skill-poisoning.resisted.jsonl",
     ] {
-        symlink(examples().join(linked).canonicalize().unwrap(), lib.join(linked)).unwrap();
+        symlink(
+            examples().join(linked).canonicalize().unwrap(),
+            lib.join(linked),
+        )
+        .unwrap();
     }
     symlink("/dev/zero", lib.join("zero.yaml")).unwrap();
     symlink("loop.yaml", lib.join("loop.yaml")).unwrap();
@@ -96,6 +100,9 @@ fn test_runs_symlinked_test_files_with_streamed_traces() {
     assert!(fifo.success());
     let (code, out) = run(&dir, &["test", "lib"]);
     assert_ne!(code, 0, "{out}");
-    assert!(out.contains("not a regular file (a character device)"), "{out}");
+    assert!(
+        out.contains("not a regular file (a character device)"),
+        "{out}"
+    );
     assert!(out.contains("not a regular file (a fifo)"), "{out}");
 }

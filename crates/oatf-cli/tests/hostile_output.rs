@@ -31,7 +31,10 @@ fn commands() -> Vec<(Vec<&'static str>, i32)> {
 #[test]
 fn a_full_disk_is_an_error_with_a_message() {
     for (args, code) in commands() {
-        let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
         let output = Command::new(env!("CARGO_BIN_EXE_oatf"))
             .args(&args)
             .current_dir(examples())
@@ -67,6 +70,9 @@ fn a_closed_pipe_ends_quietly() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_ne!(output.status.code(), Some(101), "{args:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
-        assert!(!stderr.contains("cannot write the output"), "{args:?}: {stderr}");
+        assert!(
+            !stderr.contains("cannot write the output"),
+            "{args:?}: {stderr}"
+        );
     }
 }

@@ -109,3 +109,56 @@ fn hostile_file_names_are_escaped() {
     dir.write(name, "oatf: \"0.1\"\nattack:\n  name: x\n  bogus: 1\n");
     check_rendered(&dir, &["validate", name], "evil\\u{1b}[2J\\r.yaml");
 }
+
+/// A library whose document name, test case name, trace content (the evidence) and file names carry
+/// terminal escapes, and which `evaluate`, `test` and `catalog` report on.
+#[test]
+fn evaluate_test_and_catalog_escape_attacker_text() {
+    let dir = TempDir::new("render", "reports");
+    let doc = "oatf: \"0.1\"\n\
+        attack:\n  id: OATF-900\n  name: \"evil \\e]0;pwned\\a name\"\n  \
+        description: \"line\\roverwrite\"\n  execution:\n    mode: mcp_server\n    \
+        state:\n      tools: []\n  indicators:\n    - protocol: mcp\n      surface: tools/call\n      \
+        target: \"arguments.q\"\n      pattern:\n        contains: \"SECRET\"\n";
+    let name = "evil\u{1b}[31m";
+    dir.write(&format!("lib/{name}.yaml"), doc);
+    let line = "{\"direction\":\"incoming\",\"method\":\"tools/call\",\
+        \"content\":{\"name\":\"x\",\"arguments\":{\"q\":\"SECRET \\u001b[2J\\u009b6n \\u202e gone\"}}}\n";
+    dir.write(&format!("lib/{name}.trace.jsonl"), line);
+    dir.write(
+        &format!("lib/{name}.test.yaml"),
+        &("cases:\n  - name: \"case \\e[8m hidden\"\n    trace: \"evil\\e[31m.trace.jsonl\"\n    \
+             expect:\n      result: not_exploited\n")
+            .to_owned(),
+    );
+    let trace = format!("lib/{name}.trace.jsonl");
+    let document = format!("lib/{name}.yaml");
+    for args in [
+        vec!["evaluate", document.as_str(), trace.as_str()],
+        vec!["test", "lib"],
+        vec!["catalog", "lib"],
+    ] {
+        let (_, stdout, stderr) = oatf(dir.path(), &args);
+        let all = format!("{stdout}{stderr}");
+        assert!(
+            !has_raw_controls(&all),
+            "{args:?}: raw control characters in\n{all:?}"
+        );
+        assert!(!all.contains("panicked"), "{args:?}: {all}");
+        assert!(
+            all.contains("evil\\u{1b}[31m") || all.contains("OATF-900"),
+            "{args:?}: {all}"
+        );
+    }
+    // The evidence and the case name reach the output, escaped.
+    let (_, stdout, _) = oatf(dir.path(), &["evaluate", &document, &trace]);
+    assert!(
+        stdout.contains("SECRET \\u{1b}[2J\\u{9b}6n \\u{202e} gone"),
+        "{stdout}"
+    );
+    let (_, stdout, stderr) = oatf(dir.path(), &["test", "lib"]);
+    assert!(
+        format!("{stdout}{stderr}").contains("case \\u{1b}[8m hidden"),
+        "{stdout}{stderr}"
+    );
+}
