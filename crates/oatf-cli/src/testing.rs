@@ -246,6 +246,34 @@ pub(crate) fn read_test_file(path: &Path) -> Result<TestFile, Problem> {
     parse_test_file(&file, &text)
 }
 
+/// The YAML reader's budget errors read like Debug output (`budget breached: Nodes { nodes: 250001 }`):
+/// this names the limit, its value, and what to do instead.
+fn budget_message(shown: &str) -> Option<String> {
+    const MARK: &str = "budget breached: ";
+    let rest = &shown[shown.find(MARK)? + MARK.len()..];
+    let kind: String = rest.chars().take_while(char::is_ascii_alphabetic).collect();
+    let budget = serde_saphyr::budget::Budget::default();
+    let (what, limit) = match kind.as_str() {
+        "Nodes" => ("yaml nodes", budget.max_nodes),
+        "Events" => ("yaml events", budget.max_events),
+        "Depth" => ("nesting levels", budget.max_depth),
+        "Aliases" => ("aliases", budget.max_aliases),
+        "Anchors" => ("anchors", budget.max_anchors),
+        "Documents" => ("yaml documents", budget.max_documents),
+        "ScalarBytes" => ("bytes of scalar text", budget.max_total_scalar_bytes),
+        _ => {
+            return Some(format!(
+                "the test file is over a limit of the yaml reader ({kind}); \
+                 test files are read with fixed limits: split it into several files"
+            ));
+        }
+    };
+    Some(format!(
+        "the test file has more than the limit of {limit} {what}; test files are read with fixed \
+         limits: split it into several files"
+    ))
+}
+
 /// Parses the text of a test file named `file`.
 pub(crate) fn parse_test_file(file: &str, text: &str) -> Result<TestFile, Problem> {
     let empty = text
@@ -268,11 +296,9 @@ pub(crate) fn parse_test_file(file: &str, text: &str) -> Result<TestFile, Proble
     let test_file = parsed.map_err(|e| {
         let location = e.location();
         let line = location.map(|l| l.line()).filter(|l| *l > 0);
-        let mut problem = Problem::new(
-            file,
-            line.and_then(|l| usize::try_from(l).ok()),
-            first_line(&e.to_string()),
-        );
+        let shown = e.to_string();
+        let message = budget_message(&shown).unwrap_or_else(|| first_line(&shown));
+        let mut problem = Problem::new(file, line.and_then(|l| usize::try_from(l).ok()), message);
         problem.column = location
             .map(|l| l.column())
             .filter(|c| *c > 0)
@@ -833,6 +859,23 @@ attack:
             }
             (got, want) => panic!("got {got:?}, want {want:?}"),
         }
+    }
+
+    #[test]
+    fn budget_errors_name_the_limit() {
+        // A message of 300,000 values: over the reader's 250,000 nodes.
+        let text = format!(
+            "- name: a\n  message:\n    direction: incoming\n    content: [{}0]\n",
+            "0,".repeat(300_000)
+        );
+        let problem = parse_test_file("t.test.yaml", &text).err();
+        let message = problem.map(|p| p.message).unwrap_or_default();
+        assert_eq!(
+            message,
+            "the test file has more than the limit of 250000 yaml nodes; test files are read \
+             with fixed limits: split it into several files"
+        );
+        assert_eq!(budget_message("something else"), None);
     }
 
     #[test]
