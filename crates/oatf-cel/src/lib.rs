@@ -52,6 +52,14 @@
 //!   size of the list or map it iterates when it starts, and an evaluation that would go over the
 //!   budget stops with a `cel_error` before running that comprehension. Nested comprehensions over
 //!   large lists (`xs.all(x, xs.all(y, …))`, O(n²)) are therefore bounded, whatever the message.
+//! - The values one evaluation produces are bounded by [`CelLimits::max_produced_bytes`] (64 MiB):
+//!   every call's result is charged its size, and `replace`, `join` and `split` their worst case
+//!   before they run, so `s + s` in a balanced tree or in a loop body cannot grow to gigabytes.
+//! - The work of calls is bounded by [`CelLimits::max_cost`] (100,000,000): every argument is charged
+//!   its size, as in cel-go's cost model, so `size(s)`, `s.contains(t)` and `x in xs` on large
+//!   operands cost what they scan, not one step; [`CelLimits::max_regex_compiles`] (64) bounds the
+//!   `matches` patterns taken from the message that one evaluation compiles.
+//! - Every budget error is a `cel_error` naming the limit, its value and the `CelLimits` field.
 //!
 //! Tests: unit tests in this file; the `evaluate/` conformance corpus is run by `oatf-conformance`.
 //!
