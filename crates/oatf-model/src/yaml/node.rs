@@ -472,6 +472,13 @@ pub(crate) fn read(source: &str, limits: Limits) -> Read {
                 e.line = Some(error.marker().line());
                 e.column = Some(error.marker().col() + 1);
                 e.span = Some(offset..offset);
+                if let Some((message, at)) = refine_syntax_error(source, &e.message, offset) {
+                    let (line, column) = line_column(source, at);
+                    e.message = message;
+                    e.line = Some(line);
+                    e.column = Some(column);
+                    e.span = Some(at..at);
+                }
                 builder.errors.push(e);
                 fatal = true;
                 break;
@@ -591,6 +598,74 @@ fn finish(mut builder: Builder<'_>, fatal: bool) -> Read {
         index: builder.index,
         errors: builder.errors,
     }
+}
+
+/// 1-based line and column (in characters) of byte `offset` of `source`.
+fn line_column(source: &str, offset: usize) -> (usize, usize) {
+    let before = source.get(..offset).unwrap_or(source);
+    let line = before.matches('\n').count() + 1;
+    let start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, before[start..].chars().count() + 1)
+}
+
+/// A clearer message and place for two parser errors that point at the wrong line:
+/// - a tab used for indentation is reported by the parser on the line before it ("while scanning a
+///   plain scalar, found a tab"): the first line from there whose indentation holds a tab is named;
+/// - an unterminated quote is reported as an indentation error on a later line: the quote that is
+///   not closed is named, at its place.
+fn refine_syntax_error(source: &str, message: &str, offset: usize) -> Option<(String, usize)> {
+    let offset = offset.min(source.len());
+    let line_start = |at: usize| {
+        source
+            .get(..at)
+            .and_then(|b| b.rfind('\n'))
+            .map_or(0, |i| i + 1)
+    };
+    if message.contains("tab") {
+        let mut start = line_start(offset);
+        // The line of the error and the next one: the parser stops at the end of the line before.
+        for _ in 0..2 {
+            let line = source.get(start..)?;
+            let indent = &line[..line.len() - line.trim_start_matches([' ', '\t']).len()];
+            if let Some(tab) = indent.find('\t') {
+                return Some((
+                    "a tab is used for indentation; yaml indents with spaces only".to_owned(),
+                    start + tab,
+                ));
+            }
+            start += line.find('\n')? + 1;
+        }
+        return None;
+    }
+    if message.contains("quoted scalar") {
+        // The last quote opened before the error and not closed: scan from the start of the
+        // document, tracking quotes as a scanner does (doubled `''` and `\"` escapes).
+        let mut open: Option<(usize, char)> = None;
+        let mut chars = source.get(..offset)?.char_indices().peekable();
+        let mut in_comment = false;
+        while let Some((i, c)) = chars.next() {
+            match (open, c) {
+                (None, '\n') => in_comment = false,
+                (None, '#') => in_comment = true,
+                (None, '"' | '\'') if !in_comment => open = Some((i, c)),
+                (Some((_, '"')), '\\') => {
+                    chars.next();
+                }
+                (Some((_, '\'')), '\'') if chars.peek().is_some_and(|(_, n)| *n == '\'') => {
+                    chars.next();
+                }
+                (Some((_, q)), c) if c == q => open = None,
+                _ => {}
+            }
+        }
+        let (at, quote) = open?;
+        let kind = if quote == '"' { "double" } else { "single" };
+        return Some((
+            format!("unterminated {kind}-quoted string: the quote that opens here is not closed"),
+            at,
+        ));
+    }
+    None
 }
 
 fn lowercase_first(text: &str) -> String {
