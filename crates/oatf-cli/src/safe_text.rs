@@ -209,7 +209,7 @@ impl Excerpt {
             .enumerate()
             .map(|(i, label)| {
                 let at = mapped[i].unwrap_or(0);
-                let len = if label.len() == 0 {
+                let len = if label.is_empty() {
                     0
                 } else {
                     ends[i].unwrap_or(at).saturating_sub(at)

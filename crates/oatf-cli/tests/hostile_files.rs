@@ -1,6 +1,10 @@
 //! `catalog` and `test` on a library that holds hostile files (issue 13, class 5): FIFOs, links to
 //! devices, link loops and huge files are reported, never opened blocking or read whole; symlinked
 //! test files and traces are followed, and trace files are read line by line.
+#![allow(
+    clippy::unwrap_used,
+    reason = "test setup failures should stop the test"
+)]
 #![cfg(unix)]
 
 mod support;

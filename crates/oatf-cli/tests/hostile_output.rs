@@ -1,6 +1,10 @@
 //! Output errors (issue 13, class 10): every command checks its writes and its final flush, exits
 //! non-zero with a message when the output cannot be written (`> /dev/full`), and ends quietly, with
 //! its own exit code, when the reader closes the pipe (`| head -c1`).
+#![allow(
+    clippy::unwrap_used,
+    reason = "test setup failures should stop the test"
+)]
 #![cfg(target_os = "linux")]
 
 use std::io::Read as _;

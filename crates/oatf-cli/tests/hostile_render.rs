@@ -1,6 +1,10 @@
 //! Human output on hostile documents: diagnostics on very long lines render (clipped around the
 //! location) instead of panicking, and attacker text never reaches the terminal with raw control
 //! characters (`docs/input-safety.md`, classes 1 and 11 of issue 13).
+#![allow(
+    clippy::unwrap_used,
+    reason = "test setup failures should stop the test"
+)]
 
 mod support;
 
@@ -127,9 +131,8 @@ fn evaluate_test_and_catalog_escape_attacker_text() {
     dir.write(&format!("lib/{name}.trace.jsonl"), line);
     dir.write(
         &format!("lib/{name}.test.yaml"),
-        &("cases:\n  - name: \"case \\e[8m hidden\"\n    trace: \"evil\\e[31m.trace.jsonl\"\n    \
-             expect:\n      result: not_exploited\n")
-            .to_owned(),
+        "cases:\n  - name: \"case \\e[8m hidden\"\n    trace: \"evil\\e[31m.trace.jsonl\"\n    \
+         expect:\n      result: not_exploited\n",
     );
     let trace = format!("lib/{name}.trace.jsonl");
     let document = format!("lib/{name}.yaml");

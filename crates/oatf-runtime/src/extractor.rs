@@ -95,7 +95,7 @@ fn query_work(value: &Value, shape: QueryShape, limit: u64) -> u64 {
     while let Some((value, level)) = stack.pop() {
         nodes += 1;
         depth = depth.max(level);
-        if nodes % 1024 == 0 && factor(nodes, depth) > limit {
+        if nodes.is_multiple_of(1024) && factor(nodes, depth) > limit {
             return factor(nodes, depth);
         }
         match value {
