@@ -541,7 +541,24 @@ fn meter(expr: &mut IdedExpr) {
                     }),
                 };
             }
-            if metered {
+            // Comparisons, membership and tests give a boolean or a number: nothing to charge.
+            let small_result = matches!(
+                call.func_name.as_str(),
+                "_==_"
+                    | "_!=_"
+                    | "_<_"
+                    | "_<=_"
+                    | "_>_"
+                    | "_>=_"
+                    | "@in"
+                    | "size"
+                    | "contains"
+                    | "startsWith"
+                    | "endsWith"
+                    | "matches"
+                    | "has"
+            );
+            if metered && !small_result {
                 wrap(PRODUCED_FUNCTION, expr);
             }
         }
