@@ -3,7 +3,8 @@
 //! Each subcommand lives in its own module with an `Args` struct and a `run` function returning the
 //! process exit code. Exit codes: 0 success, 1 the input failed the check, 2 I/O error, 64 usage
 //! (every subcommand); `oatf evaluate` has its own (its `--help`, spec-decisions 24): 0–5 by verdict and
-//! tier, 64 usage, 65 invalid document, 66 input.
+//! tier, 64 usage, 65 invalid document, 66 input. A failed write of the output exits 2 (`evaluate`: 74,
+//! EX_IOERR) with a message; a closed pipe ends quietly with the command's own code.
 #![forbid(unsafe_code)]
 #![allow(
     clippy::print_stdout,
