@@ -52,6 +52,14 @@
 //!   size of the list or map it iterates when it starts, and an evaluation that would go over the
 //!   budget stops with a `cel_error` before running that comprehension. Nested comprehensions over
 //!   large lists (`xs.all(x, xs.all(y, …))`, O(n²)) are therefore bounded, whatever the message.
+//! - The values one evaluation produces are bounded by [`CelLimits::max_produced_bytes`] (64 MiB):
+//!   every call's result is charged its size, and `replace`, `join` and `split` their worst case
+//!   before they run, so `s + s` in a balanced tree or in a loop body cannot grow to gigabytes.
+//! - The work of calls is bounded by [`CelLimits::max_cost`] (100,000,000): every argument is charged
+//!   its size, as in cel-go's cost model, so `size(s)`, `s.contains(t)` and `x in xs` on large
+//!   operands cost what they scan, not one step; [`CelLimits::max_regex_compiles`] (64) bounds the
+//!   `matches` patterns taken from the message that one evaluation compiles.
+//! - Every budget error is a `cel_error` naming the limit, its value and the `CelLimits` field.
 //!
 //! Tests: unit tests in this file; the `evaluate/` conformance corpus is run by `oatf-conformance`.
 //!
@@ -103,6 +111,18 @@ pub struct CelLimits {
     /// The most comprehension iterations (`all`, `exists`, `map`, …, nested ones multiplied) one
     /// evaluation may run (default 1,000,000).
     pub max_iterations: usize,
+    /// The most bytes of values one evaluation may produce (default 64 MiB): every result of a
+    /// function or operator is charged (a string or bytes its length, a list or map 48 bytes per
+    /// element: a boxed value and its allocation), so `s + s + s` in a loop or a balanced tree of `+` stops with a `cel_error`.
+    pub max_produced_bytes: usize,
+    /// The most cost one evaluation may spend (default 100,000,000): every argument of a function or
+    /// operator is charged its size (a string or bytes its length, a list or map its element count,
+    /// anything else 1), as cel-go's cost model does, so `size(s)`, `s.contains(t)` and `x in xs` on
+    /// large operands inside a comprehension are bounded by their operands, not by steps alone.
+    pub max_cost: usize,
+    /// The most distinct `matches` patterns one evaluation may compile (default 64): patterns taken
+    /// from the message are compiled (and cached) once each, within this budget.
+    pub max_regex_compiles: usize,
     /// Bounds of the regexes of `matches`.
     pub regex: RegexLimits,
 }
@@ -114,6 +134,9 @@ impl Default for CelLimits {
             max_nesting: 64,
             max_ast_depth: 32,
             max_iterations: 1_000_000,
+            max_produced_bytes: 64 << 20,
+            max_cost: 100_000_000,
+            max_regex_compiles: 64,
             regex: RegexLimits::default(),
         }
     }
@@ -262,10 +285,11 @@ impl CelEvaluator for CelEngine {
             .map(str::to_owned)
             .collect();
         let mut budgeted = program.expression().clone();
+        meter(&mut budgeted);
         charge_comprehensions(&mut budgeted);
         Ok(Box::new(CelProgram {
             budgeted,
-            max_iterations: self.limits.max_iterations,
+            limits: self.limits,
             env: Arc::clone(&self.env),
             regexes: Arc::clone(&self.regexes),
             variables: variables.iter().map(|v| (*v).to_owned()).collect(),
@@ -299,7 +323,7 @@ pub fn check_cel_syntax(expression: &str) -> Result<(), String> {
 struct CelProgram {
     /// The program's syntax tree with every comprehension's range charged to the iteration budget.
     budgeted: IdedExpr,
-    max_iterations: usize,
+    limits: CelLimits,
     env: Arc<Env>,
     regexes: Arc<RegexCache>,
     variables: Vec<String>,
@@ -335,8 +359,10 @@ impl CelProgram {
             context.add_variable_as_val(name.as_str(), value);
         }
         let regexes = Arc::clone(&self.regexes);
+        let compiles = AtomicUsize::new(0);
+        let max_compiles = self.limits.max_regex_compiles;
         let matches = move |This(text): This<Arc<String>>, pattern: Arc<String>| {
-            regexes.is_match(&text, &pattern)
+            regexes.is_match(&text, &pattern, &compiles, max_compiles)
         };
         if context.add_function("matches", matches).is_err() {
             return Err(EvaluationError::new(
@@ -344,9 +370,54 @@ impl CelProgram {
                 "cannot register `matches` in the CEL context",
             ));
         }
+        // The produced-bytes budget is shared by the charge after each call and the worst-case
+        // charge before `replace`, `join` and `split`.
+        let produced = Arc::new(AtomicUsize::new(0));
         if context
-            .add_function(CHARGE_FUNCTION, iteration_budget(self.max_iterations))
+            .add_function(
+                CHARGE_FUNCTION,
+                iteration_budget(self.limits.max_iterations),
+            )
             .is_err()
+            || context
+                .add_function(
+                    PRODUCED_FUNCTION,
+                    size_budget(
+                        PRODUCED_FUNCTION,
+                        self.limits.max_produced_bytes,
+                        "bytes of values produced",
+                        "max_produced_bytes",
+                        48,
+                        Arc::clone(&produced),
+                    ),
+                )
+                .is_err()
+            || context
+                .add_function(
+                    PRECHECK_FUNCTION,
+                    size_budget(
+                        PRECHECK_FUNCTION,
+                        self.limits.max_produced_bytes,
+                        "bytes of values produced",
+                        "max_produced_bytes",
+                        48,
+                        produced,
+                    ),
+                )
+                .is_err()
+            || context
+                .add_function(
+                    COST_FUNCTION,
+                    size_budget(
+                        COST_FUNCTION,
+                        self.limits.max_cost,
+                        "cost",
+                        "max_cost",
+                        1,
+                        Arc::new(AtomicUsize::new(0)),
+                    ),
+                )
+                .is_err()
         {
             return Err(EvaluationError::new(
                 Kind::CelError,
@@ -384,12 +455,257 @@ impl CelProgram {
             {
                 EvaluationError::new(Kind::RegexTimeout, message.clone())
             }
-            ExecutionError::FunctionError { function, message } if function == CHARGE_FUNCTION => {
+            ExecutionError::FunctionError { function, message }
+                if function == CHARGE_FUNCTION
+                    || function == PRODUCED_FUNCTION
+                    || function == PRECHECK_FUNCTION
+                    || function == COST_FUNCTION
+                    || (function == "matches" && message.starts_with("the expression")) =>
+            {
                 EvaluationError::new(Kind::CelError, message.clone())
             }
             other => EvaluationError::new(Kind::CelError, first_line(&other.to_string())),
         }
     }
+}
+
+/// The function wrapped around the result of every function and operator call: charges its size to
+/// the evaluation's [`CelLimits::max_produced_bytes`].
+const PRODUCED_FUNCTION: &str = "@oatf_charge_produced";
+/// The function wrapped around every argument of a function or operator call: charges its size to
+/// the evaluation's [`CelLimits::max_cost`].
+const COST_FUNCTION: &str = "@oatf_charge_cost";
+
+/// The function wrapped around the target of `replace`, `join` and `split`, with their arguments:
+/// charges the worst-case size of the result to [`CelLimits::max_produced_bytes`] before the call.
+const PRECHECK_FUNCTION: &str = "@oatf_charge_worst_case";
+
+/// Operators whose operands are not walked (logic on booleans, indexing) and whose results are
+/// existing values or booleans: not metered.
+fn unmetered(function: &str) -> bool {
+    matches!(
+        function,
+        "_&&_" | "_||_" | "_?_:_" | "!_" | "@not_strictly_false" | "_[_]" | "_[?_]" | "-_"
+    ) || function.starts_with("@oatf_")
+}
+
+fn wrap(function: &str, expr: &mut IdedExpr) {
+    let inner = std::mem::take(expr);
+    *expr = IdedExpr {
+        id: inner.id,
+        expr: Expr::Call(CallExpr {
+            func_name: function.to_owned(),
+            target: None,
+            args: vec![inner],
+        }),
+    };
+}
+
+/// Meters `expr` (see [`CelLimits::max_cost`] and [`CelLimits::max_produced_bytes`]): every argument
+/// of a call (its target too) is wrapped in [`COST_FUNCTION`], every call in [`PRODUCED_FUNCTION`].
+/// Literals are not wrapped (they are part of the bounded expression). The loop steps of
+/// comprehensions keep the shapes the `cel` crate recognizes (see [`meter_step`]). The tree is at
+/// most [`CelLimits::max_ast_depth`] deep, so recursion is bounded.
+fn meter(expr: &mut IdedExpr) {
+    match &mut expr.expr {
+        Expr::Call(call) => {
+            let metered = !unmetered(&call.func_name);
+            if let Some(target) = call.target.as_deref_mut() {
+                meter(target);
+                if metered && !matches!(target.expr, Expr::Literal(_)) {
+                    wrap(COST_FUNCTION, target);
+                }
+            }
+            for arg in &mut call.args {
+                meter(arg);
+                if metered && !matches!(arg.expr, Expr::Literal(_)) {
+                    wrap(COST_FUNCTION, arg);
+                }
+            }
+            // Functions whose one call can produce far more than their operands (`s.replace("", t)`,
+            // a `join` of a list holding one large string many times, `split` into one string per
+            // character) are charged their worst case before they run.
+            if metered
+                && matches!(call.func_name.as_str(), "replace" | "join" | "split")
+                && let Some(target) = call.target.as_deref_mut()
+            {
+                let inner = std::mem::take(target);
+                let mut args = vec![inner];
+                args.extend(call.args.iter().cloned());
+                *target = IdedExpr {
+                    id: args[0].id,
+                    expr: Expr::Call(CallExpr {
+                        func_name: PRECHECK_FUNCTION.to_owned(),
+                        target: None,
+                        args,
+                    }),
+                };
+            }
+            // Comparisons, membership and tests give a boolean or a number: nothing to charge.
+            let small_result = matches!(
+                call.func_name.as_str(),
+                "_==_"
+                    | "_!=_"
+                    | "_<_"
+                    | "_<=_"
+                    | "_>_"
+                    | "_>=_"
+                    | "@in"
+                    | "size"
+                    | "contains"
+                    | "startsWith"
+                    | "endsWith"
+                    | "matches"
+                    | "has"
+            );
+            if metered && !small_result {
+                wrap(PRODUCED_FUNCTION, expr);
+            }
+        }
+        Expr::Comprehension(c) => {
+            let accu = c.accu_var.clone();
+            meter(&mut c.iter_range);
+            meter(&mut c.accu_init);
+            meter_step(&mut c.loop_cond, &accu);
+            meter_step(&mut c.loop_step, &accu);
+            meter(&mut c.result);
+        }
+        Expr::List(list) => list.elements.iter_mut().for_each(meter),
+        Expr::Map(map) => meter_entries(&mut map.entries),
+        Expr::Struct(s) => meter_entries(&mut s.entries),
+        Expr::Select(select) => meter(&mut select.operand),
+        Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => {}
+    }
+}
+
+/// Meters a comprehension's loop condition or step without changing its shape: `accu && x`,
+/// `accu || x`, `accu + [x]` and `c ? accu + [x] : accu` keep their operators, the accumulator and
+/// the list literal; what they combine (`x`, `c`) is metered. The list the step appends to is the
+/// comprehension's own, charged by the iteration budget.
+fn meter_step(expr: &mut IdedExpr, accu: &str) {
+    match &mut expr.expr {
+        Expr::Call(call)
+            if call.target.is_none()
+                && matches!(call.func_name.as_str(), "_&&_" | "_||_" | "_+_" | "_?_:_") =>
+        {
+            for arg in &mut call.args {
+                match &mut arg.expr {
+                    Expr::Ident(name) if name == accu => {}
+                    Expr::List(list) => list.elements.iter_mut().for_each(meter),
+                    Expr::Call(_) => meter_step(arg, accu),
+                    _ => meter(arg),
+                }
+            }
+        }
+        _ => meter(expr),
+    }
+}
+
+fn meter_entries(entries: &mut [cel::common::ast::IdedEntryExpr]) {
+    for entry in entries {
+        match &mut entry.expr {
+            EntryExpr::StructField(field) => meter(&mut field.value),
+            EntryExpr::MapEntry(e) => {
+                meter(&mut e.key);
+                meter(&mut e.value);
+            }
+        }
+    }
+}
+
+/// The size of a value for the budgets: a string or bytes its length in bytes (not its code points:
+/// counting them is linear), a list or map its element count times `per_element`, anything else 1.
+fn value_size(value: &dyn Val, per_element: usize) -> usize {
+    if let Some(s) = value.downcast_ref::<CelString<'_>>() {
+        s.inner().len()
+    } else if let Some(b) = value.downcast_ref::<cel::common::types::CelBytes<'_>>() {
+        b.inner().len()
+    } else if let Some(sizer) = value.as_sizer() {
+        usize::try_from(*sizer.size().inner())
+            .unwrap_or(usize::MAX)
+            .saturating_mul(per_element)
+    } else {
+        1
+    }
+}
+
+/// The worst-case size in bytes of `target.replace(old, new)`, `target.join(sep)` and
+/// `target.split(sep)`, from the target and the arguments (`args[0]` is the target); strings
+/// produced by `split` are charged 48 bytes each besides their text.
+fn worst_case(args: &[CowVal<'_, '_>]) -> usize {
+    let text = |i: usize| {
+        args.get(i)
+            .and_then(|v| v.downcast_ref::<CelString<'_>>())
+            .map_or(0, |s| s.inner().len())
+    };
+    let target = args.first().map(|v| v.as_ref());
+    if let Some(list) = target.and_then(|v| v.downcast_ref::<CelList<'_>>()) {
+        // join: every element and a separator between each two.
+        let items: usize = list
+            .inner()
+            .iter()
+            .map(|item| value_size(item.as_ref(), 48))
+            .fold(0, usize::saturating_add);
+        return items.saturating_add(list.inner().len().saturating_mul(text(1)));
+    }
+    let len = text(0);
+    match args.len() {
+        // split(sep) and split(sep, n): at most one piece per separator or per character.
+        2 | 3
+            if args
+                .get(2)
+                .is_none_or(|v| v.downcast_ref::<CelString<'_>>().is_none()) =>
+        {
+            let pieces = len / text(1).max(1) + 1;
+            len.saturating_add(pieces.saturating_mul(48))
+        }
+        // replace(old, new) and replace(old, new, n): at most one replacement per occurrence of
+        // `old`, or per character and at both ends for an empty `old`.
+        _ => {
+            let occurrences = len / text(1).max(1) + 1;
+            len.saturating_add(occurrences.saturating_mul(text(2)))
+        }
+    }
+}
+
+/// A budget function of one evaluation: charges the size of its argument (see [`value_size`]) to
+/// a total of at most `max` and passes the value through unchanged.
+fn size_budget(
+    function: &'static str,
+    max: usize,
+    what: &'static str,
+    option: &'static str,
+    per_element: usize,
+    spent: Arc<AtomicUsize>,
+) -> BuiltinFunction {
+    Box::new(move |ftx: &mut FunctionContext<'_, '_>| {
+        let value = if function == PRECHECK_FUNCTION {
+            let size = worst_case(&ftx.args);
+            if ftx.args.is_empty() {
+                return Err(ExecutionError::invalid_argument_count(1, 0));
+            }
+            (ftx.args.swap_remove(0), size)
+        } else {
+            let Some(value) = ftx.args.pop() else {
+                return Err(ExecutionError::invalid_argument_count(1, 0));
+            };
+            let size = value_size(value.as_ref(), per_element);
+            (value, size)
+        };
+        let (value, size) = value;
+        let total = spent.load(Ordering::Relaxed).saturating_add(size);
+        if total > max {
+            return Err(ExecutionError::function_error(
+                function,
+                format!(
+                    "the expression needs more than the limit of {max} {what} in one evaluation \
+                     (CelLimits::{option})"
+                ),
+            ));
+        }
+        spent.store(total, Ordering::Relaxed);
+        Ok(value)
+    })
 }
 
 /// The function wrapped around the range of every comprehension; `@` cannot start a CEL identifier,
@@ -464,7 +780,8 @@ fn iteration_budget(max: usize) -> BuiltinFunction {
                 return Err(ExecutionError::function_error(
                     CHARGE_FUNCTION,
                     format!(
-                        "the expression needs more than the limit of {max} comprehension iterations"
+                        "the expression needs more than the limit of {max} comprehension iterations \
+                         (CelLimits::max_iterations)"
                     ),
                 ));
             }
@@ -493,11 +810,26 @@ impl RegexCache {
         self.compiled.lock().map_or(0, |m| m.len())
     }
 
-    fn get(&self, pattern: &str) -> Result<Arc<Regex>, ExecutionError> {
+    fn get(
+        &self,
+        pattern: &str,
+        compiles: &AtomicUsize,
+        max_compiles: usize,
+    ) -> Result<Arc<Regex>, ExecutionError> {
         if let Ok(map) = self.compiled.lock()
             && let Some(regex) = map.get(pattern)
         {
             return Ok(Arc::clone(regex));
+        }
+        // Patterns taken from the message: each new one costs a compilation.
+        if compiles.fetch_add(1, Ordering::Relaxed) >= max_compiles {
+            return Err(ExecutionError::function_error(
+                "matches",
+                format!(
+                    "the expression needs more than the limit of {max_compiles} regex compilations \
+                     in one evaluation (CelLimits::max_regex_compiles)"
+                ),
+            ));
         }
         let regex = Arc::new(
             self.limits
@@ -513,7 +845,13 @@ impl RegexCache {
         Ok(regex)
     }
 
-    fn is_match(&self, text: &str, pattern: &str) -> Result<bool, ExecutionError> {
+    fn is_match(
+        &self,
+        text: &str,
+        pattern: &str,
+        compiles: &AtomicUsize,
+        max_compiles: usize,
+    ) -> Result<bool, ExecutionError> {
         if text.len() > self.limits.max_input_len {
             return Err(ExecutionError::function_error(
                 "matches",
@@ -524,7 +862,7 @@ impl RegexCache {
                 ),
             ));
         }
-        Ok(self.get(pattern)?.is_match(text))
+        Ok(self.get(pattern, compiles, max_compiles)?.is_match(text))
     }
 }
 

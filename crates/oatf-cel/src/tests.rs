@@ -227,7 +227,7 @@ fn nested_comprehensions_are_bounded_by_the_iteration_budget() {
         );
         assert!(
             error.is_some_and(|e| e.message()
-                == "the expression needs more than the limit of 20000 comprehension iterations"),
+                == "the expression needs more than the limit of 20000 comprehension iterations (CelLimits::max_iterations)"),
             "n = {n}"
         );
     }

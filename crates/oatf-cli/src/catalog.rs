@@ -279,7 +279,7 @@ pub(crate) fn run(args: Args) -> u8 {
     let library = match library::discover(&args.paths) {
         Ok(library) => library,
         Err(message) => {
-            eprintln!("error: {message}");
+            eprintln!("error: {}", crate::safe_text::escape(&message));
             return 2;
         }
     };
@@ -326,7 +326,10 @@ pub(crate) fn run(args: Args) -> u8 {
     let errors = problems.iter().filter(|p| !p.warning).count();
     let warnings = problems.len() - errors;
     for problem in &problems {
-        eprintln!("{problem}");
+        eprintln!(
+            "{}",
+            crate::safe_text::escape_keep_lines(&problem.to_string())
+        );
     }
     let tier_counts = entries.iter().fold([0; 4], |mut sum, e| {
         for (total, n) in sum.iter_mut().zip(e.tiers) {
@@ -425,9 +428,11 @@ fn table(entries: &[Entry], failed: &[String]) {
         text.push('\n');
         text
     };
-    out(&line(header));
+    // Ids, names and file names are attacker text: controls escaped.
+    let safe = |text: String| crate::safe_text::escape_keep_lines(&text).into_owned();
+    out(&safe(line(header)));
     for row in &rows {
-        out(&line(row.each_ref().map(String::as_str)));
+        out(&safe(line(row.each_ref().map(String::as_str))));
     }
 }
 
@@ -605,5 +610,5 @@ fn coverage(framework: &str, entries: &[Entry], failed: &[String], format: Forma
             failed.join(", ")
         ));
     }
-    out(&text);
+    out(&crate::safe_text::escape_keep_lines(&text));
 }

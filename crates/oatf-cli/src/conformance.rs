@@ -56,7 +56,7 @@ pub(crate) fn run(args: Args) -> u8 {
         eprintln!("note: running the cases selected by the filter ({FILTER_ENV} or --filter)");
     }
     let report = run_suite(&dir, &filter, &known);
-    println!("{report}");
+    crate::validate::out(&format!("{report}\n"));
     if report.results.is_empty() {
         eprintln!("error: no case found under {}", dir.display());
         return 1;

@@ -140,7 +140,7 @@ pub(crate) fn run(args: Args) -> u8 {
     let (name, source) = match read_input(&args.document) {
         Ok(input) => input,
         Err(message) => {
-            eprintln!("error: {message}");
+            eprintln!("error: {}", one_line(&message));
             return EXIT_NO_INPUT;
         }
     };
@@ -183,7 +183,7 @@ pub(crate) fn run(args: Args) -> u8 {
     let (mut verdict, stats) = match evaluate(&attack, input, trace_name, args.max_line_len) {
         Ok(done) => done,
         Err(message) => {
-            eprintln!("error: {message}");
+            eprintln!("error: {}", one_line(&message));
             return EXIT_NO_INPUT;
         }
     };
@@ -236,7 +236,11 @@ fn evaluate(
                 stats.malformed += 1;
                 if stats.malformed <= MAX_REPORTED_LINES {
                     progress.clear();
-                    eprintln!("{}: {error}", stats.name);
+                    eprintln!(
+                        "{}: {}",
+                        one_line(&stats.name),
+                        one_line(&error.to_string())
+                    );
                 }
             }
         }
@@ -307,19 +311,9 @@ impl Progress {
     }
 }
 
-/// Text shown on one line: control characters escaped.
+/// Text shown on one line: control characters escaped (`crate::safe_text`).
 fn one_line(text: &str) -> String {
-    let mut shown = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '\n' => shown.push_str("\\n"),
-            '\r' => shown.push_str("\\r"),
-            '\t' => shown.push_str("\\t"),
-            c if c.is_control() => shown.push_str(&c.escape_unicode().to_string()),
-            c => shown.push(c),
-        }
-    }
-    shown
+    crate::safe_text::escape(text).into_owned()
 }
 
 /// The longest evidence the human summary shows per indicator (`--format json` has it whole).
@@ -351,7 +345,7 @@ fn human(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -> St
     let mut text = String::new();
     let id = verdict.attack_id.as_deref().unwrap_or("(no attack id)");
     let name = attack.and_then(|a| a.name.as_deref()).unwrap_or("");
-    text.push_str(&format!("{id}  {}\n", one_line(name)));
+    text.push_str(&format!("{}  {}\n", one_line(id), one_line(name)));
     let logic = attack
         .and_then(|a| a.correlation.as_ref())
         .and_then(|c| c.logic.as_ref())
@@ -370,12 +364,16 @@ fn human(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -> St
     let width = verdict
         .indicator_verdicts
         .iter()
-        .map(|v| v.indicator_id.chars().count())
+        .map(|v| one_line(&v.indicator_id).chars().count())
         .max()
         .unwrap_or(0);
     let tiers = verdict.indicator_verdicts.iter().any(|v| v.tier.is_some());
     for v in &verdict.indicator_verdicts {
-        let mut line = format!("  {:<11}  {:<width$}", v.result.as_str(), v.indicator_id);
+        let mut line = format!(
+            "  {:<11}  {:<width$}",
+            v.result.as_str(),
+            one_line(&v.indicator_id)
+        );
         if tiers {
             let tier = v.tier.map_or("", Tier::as_str);
             line.push_str(&format!("  {tier:<15}"));
@@ -401,7 +399,7 @@ fn human(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -> St
         plural(stats.messages, "message", "messages"),
         stats.lines,
         plural(stats.lines, "line", "lines"),
-        stats.name
+        one_line(&stats.name)
     ));
     if stats.after_grace > 0 {
         text.push_str(&format!(

@@ -141,7 +141,8 @@ pub(crate) fn is_test_file(path: &Path) -> bool {
 /// Whether a YAML file has a top-level `oatf` or `attack` key (block style, possibly quoted).
 /// Unreadable files count as documents so that the error is reported, not hidden.
 fn looks_like_oatf(path: &Path) -> bool {
-    let Ok(text) = std::fs::read(path) else {
+    let Ok(text) = crate::safe_fs::read_limited(path, oatf::ParseOptions::DEFAULT_MAX_INPUT_BYTES)
+    else {
         return true;
     };
     let text = String::from_utf8_lossy(&text);
@@ -214,8 +215,8 @@ pub(crate) fn line_of_offset(text: &str, offset: usize) -> usize {
 /// Reads a file as UTF-8.
 pub(crate) fn read_text(path: &Path) -> Result<String, Problem> {
     let file = path.display().to_string();
-    let bytes = std::fs::read(path)
-        .map_err(|e| Problem::new(file.clone(), None, format!("cannot read the file: {e}")))?;
+    let bytes = crate::safe_fs::read_limited(path, oatf::ParseOptions::DEFAULT_MAX_INPUT_BYTES)
+        .map_err(|e| Problem::new(file.clone(), None, e))?;
     String::from_utf8(bytes).map_err(|e| Problem::new(file, None, format!("not valid utf-8: {e}")))
 }
 

@@ -3,7 +3,8 @@
 //! Each subcommand lives in its own module with an `Args` struct and a `run` function returning the
 //! process exit code. Exit codes: 0 success, 1 the input failed the check, 2 I/O error, 64 usage
 //! (every subcommand); `oatf evaluate` has its own (its `--help`, spec-decisions 24): 0–5 by verdict and
-//! tier, 64 usage, 65 invalid document, 66 input.
+//! tier, 64 usage, 65 invalid document, 66 input. A failed write of the output exits 2 (`evaluate`: 74,
+//! EX_IOERR) with a message; a closed pipe ends quietly with the command's own code.
 #![forbid(unsafe_code)]
 #![allow(
     clippy::print_stdout,
@@ -21,6 +22,9 @@ mod evaluate;
 mod frameworks;
 mod library;
 mod normalize;
+mod safe_fs;
+mod safe_text;
+mod stdout;
 mod test_cmd;
 mod testing;
 mod validate;
@@ -55,13 +59,15 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(error) => return ExitCode::from(evaluate::parse_error_code(&error)),
     };
-    let code = match cli.command {
-        Command::Conformance(args) => conformance::run(args),
-        Command::Validate(args) => validate::run(args),
-        Command::Normalize(args) => normalize::run(args),
-        Command::Evaluate(args) => evaluate::run(args),
-        Command::Catalog(args) => catalog::run(args),
-        Command::Test(args) => test_cmd::run(args),
+    // A failed write of the output: 2 (an I/O error), 74 for `evaluate` (sysexits' EX_IOERR,
+    // beside its 64/65/66).
+    let (code, write_error) = match cli.command {
+        Command::Conformance(args) => (conformance::run(args), 2),
+        Command::Validate(args) => (validate::run(args), 2),
+        Command::Normalize(args) => (normalize::run(args), 2),
+        Command::Evaluate(args) => (evaluate::run(args), 74),
+        Command::Catalog(args) => (catalog::run(args), 2),
+        Command::Test(args) => (test_cmd::run(args), 2),
     };
-    ExitCode::from(code)
+    ExitCode::from(stdout::finish(code, write_error))
 }

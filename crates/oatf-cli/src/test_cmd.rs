@@ -49,7 +49,7 @@ pub(crate) fn run(args: Args) -> u8 {
     let library = match library::discover(&args.paths) {
         Ok(library) => library,
         Err(message) => {
-            eprintln!("error: {message}");
+            eprintln!("error: {}", crate::safe_text::escape(&message));
             return 2;
         }
     };
@@ -71,7 +71,8 @@ pub(crate) fn run(args: Args) -> u8 {
     let reports = collect(&documents, &library.tests, &config, args.require_tests);
 
     let failed: usize = reports.iter().map(Reported::failed).sum();
-    let text = text_report(&reports, args.quiet);
+    // Case names, ids, evidence and file names are attacker text: controls escaped.
+    let text = crate::safe_text::escape_keep_lines(&text_report(&reports, args.quiet)).into_owned();
     match (args.format, &args.output) {
         (Format::Text, _) => out(&text),
         (Format::Junit, None) => {

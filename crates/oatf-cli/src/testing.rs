@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::io::BufReader;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use oatf::eval::TraceMessage;
@@ -246,6 +246,34 @@ pub(crate) fn read_test_file(path: &Path) -> Result<TestFile, Problem> {
     parse_test_file(&file, &text)
 }
 
+/// The YAML reader's budget errors read like Debug output (`budget breached: Nodes { nodes: 250001 }`):
+/// this names the limit, its value, and what to do instead.
+fn budget_message(shown: &str) -> Option<String> {
+    const MARK: &str = "budget breached: ";
+    let rest = &shown[shown.find(MARK)? + MARK.len()..];
+    let kind: String = rest.chars().take_while(char::is_ascii_alphabetic).collect();
+    let budget = serde_saphyr::budget::Budget::default();
+    let (what, limit) = match kind.as_str() {
+        "Nodes" => ("yaml nodes", budget.max_nodes),
+        "Events" => ("yaml events", budget.max_events),
+        "Depth" => ("nesting levels", budget.max_depth),
+        "Aliases" => ("aliases", budget.max_aliases),
+        "Anchors" => ("anchors", budget.max_anchors),
+        "Documents" => ("yaml documents", budget.max_documents),
+        "ScalarBytes" => ("bytes of scalar text", budget.max_total_scalar_bytes),
+        _ => {
+            return Some(format!(
+                "the test file is over a limit of the yaml reader ({kind}); \
+                 test files are read with fixed limits: split it into several files"
+            ));
+        }
+    };
+    Some(format!(
+        "the test file has more than the limit of {limit} {what}; test files are read with fixed \
+         limits: split it into several files"
+    ))
+}
+
 /// Parses the text of a test file named `file`.
 pub(crate) fn parse_test_file(file: &str, text: &str) -> Result<TestFile, Problem> {
     let empty = text
@@ -268,11 +296,9 @@ pub(crate) fn parse_test_file(file: &str, text: &str) -> Result<TestFile, Proble
     let test_file = parsed.map_err(|e| {
         let location = e.location();
         let line = location.map(|l| l.line()).filter(|l| *l > 0);
-        let mut problem = Problem::new(
-            file,
-            line.and_then(|l| usize::try_from(l).ok()),
-            first_line(&e.to_string()),
-        );
+        let shown = e.to_string();
+        let message = budget_message(&shown).unwrap_or_else(|| first_line(&shown));
+        let mut problem = Problem::new(file, line.and_then(|l| usize::try_from(l).ok()), message);
         problem.column = location
             .map(|l| l.column())
             .filter(|c| *c > 0)
@@ -452,11 +478,20 @@ fn run_case(
             details: vec![format!("declared indicators: {}", declared.join(", "))],
         });
     }
-    let messages = input_messages(case, base, compiled).map_err(|summary| Failure {
+    let failure = |summary| Failure {
         summary,
         details: Vec::new(),
-    })?;
-    let verdict = oatf::eval::evaluate_trace(compiled, &messages);
+    };
+    let verdict = match (&case.message, &case.trace) {
+        // A trace file is streamed, one line at a time, as `oatf evaluate` does.
+        (None, Some(TraceInput::File(path))) => {
+            stream_trace(compiled, &base.join(path)).map_err(failure)?
+        }
+        _ => {
+            let messages = input_messages(case, compiled).map_err(failure)?;
+            oatf::eval::evaluate_trace(compiled, &messages)
+        }
+    };
     compare(&case.expect, &verdict)
 }
 
@@ -513,11 +548,7 @@ fn attribute_messages(case: &Case, compiled: &CompiledAttack) -> Result<(), Stri
     Ok(())
 }
 
-fn input_messages(
-    case: &Case,
-    base: &Path,
-    compiled: &CompiledAttack,
-) -> Result<Vec<TraceMessage>, String> {
+fn input_messages(case: &Case, compiled: &CompiledAttack) -> Result<Vec<TraceMessage>, String> {
     // A message with `protocol` and no `actor` belongs to the one actor of that protocol
     // (`attribute_messages` has rejected the ambiguous ones).
     let actor_of = |message: &CaseMessage| -> Option<String> {
@@ -548,23 +579,27 @@ fn input_messages(
     match (&case.message, &case.trace) {
         (Some(message), _) => inline(std::slice::from_ref(message)),
         (None, Some(TraceInput::Inline(messages))) => inline(messages),
-        (None, Some(TraceInput::File(path))) => read_trace(&base.join(path)),
+        // Streamed by `run_case`, never loaded whole.
+        (None, Some(TraceInput::File(path))) => Err(format!("the trace file {path} is streamed")),
         (None, None) => Err("the case has no input".to_owned()),
     }
 }
 
-/// Reads a JSONL trace; the first bad line is the error, with file and line.
-fn read_trace(path: &PathBuf) -> Result<Vec<TraceMessage>, String> {
-    let name = path.display().to_string();
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot read trace {name}: {e}"))?;
-    let mut messages = Vec::new();
+/// Evaluates a JSONL trace file line by line (memory: one line, not the trace); the first bad
+/// line is the error, with file and line.
+fn stream_trace(compiled: &CompiledAttack, path: &Path) -> Result<AttackVerdict, String> {
+    let name = crate::safe_text::escape(&path.display().to_string()).into_owned();
+    // A regular file only: a FIFO would block and `/dev/zero` never end.
+    let (file, _) =
+        crate::safe_fs::open_regular(path).map_err(|e| format!("cannot read trace {name}: {e}"))?;
+    let mut evaluator = oatf::eval::TraceEvaluator::new(compiled);
     for item in oatf::eval::JsonlTraceReader::new(BufReader::new(file)) {
         match item {
-            Ok(message) => messages.push(message),
+            Ok(message) => evaluator.push(&message),
             Err(e) => return Err(format!("{name}:{}: {}", e.line(), e.message())),
         }
     }
-    Ok(messages)
+    Ok(evaluator.finish())
 }
 
 /// Compares a verdict with what a case expects.
@@ -824,6 +859,23 @@ attack:
             }
             (got, want) => panic!("got {got:?}, want {want:?}"),
         }
+    }
+
+    #[test]
+    fn budget_errors_name_the_limit() {
+        // A message of 300,000 values: over the reader's 250,000 nodes.
+        let text = format!(
+            "- name: a\n  message:\n    direction: incoming\n    content: [{}0]\n",
+            "0,".repeat(300_000)
+        );
+        let problem = parse_test_file("t.test.yaml", &text).err();
+        let message = problem.map(|p| p.message).unwrap_or_default();
+        assert_eq!(
+            message,
+            "the test file has more than the limit of 250000 yaml nodes; test files are read \
+             with fixed limits: split it into several files"
+        );
+        assert_eq!(budget_message("something else"), None);
     }
 
     #[test]

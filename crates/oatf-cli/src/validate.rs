@@ -114,23 +114,38 @@ pub(crate) fn render<D: miette::Diagnostic>(
     name: &str,
     source: &str,
 ) -> String {
+    let labels: Vec<miette::LabeledSpan> = diagnostic
+        .labels()
+        .map(Iterator::collect)
+        .unwrap_or_default();
+    // Long lines are clipped and control characters escaped (see `safe_text`).
+    let excerpt = crate::safe_text::Excerpt::new(name, source, &labels);
+    let escaped_labels = |labels: Vec<miette::LabeledSpan>| -> Vec<miette::LabeledSpan> {
+        labels
+            .into_iter()
+            .map(|l| {
+                let text = l.label().map(|t| crate::safe_text::escape(t).into_owned());
+                miette::LabeledSpan::new_with_span(text, *l.inner())
+            })
+            .collect()
+    };
     let shown = Shown {
-        message: headline,
+        message: crate::safe_text::escape(&headline).into_owned(),
         code: diagnostic.code().map(|c| c.to_string()),
         severity: diagnostic.severity(),
-        labels: diagnostic
-            .labels()
-            .map(Iterator::collect)
-            .unwrap_or_default(),
+        labels: escaped_labels(excerpt.as_ref().map_or(labels, |e| e.labels())),
     };
-    let report = Report::new(shown).with_source_code(NamedSource::new(name, source.to_owned()));
+    let name = crate::safe_text::escape(name);
+    let report = match excerpt {
+        Some(excerpt) => Report::new(shown).with_source_code(excerpt),
+        None => Report::new(shown).with_source_code(NamedSource::new(name, source.to_owned())),
+    };
     format!("{report:?}")
 }
 
-/// Writes to standard output, ignoring a closed pipe (`oatf validate x | head`).
+/// Writes to standard output; a failed write is reported when the command ends (`crate::stdout`).
 pub(crate) fn out(text: &str) {
-    use std::io::Write as _;
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    crate::stdout::write(text);
 }
 
 /// The headline of a parse error: its message and, for V-020 findings, the rule.
@@ -201,7 +216,7 @@ fn check_file(
         Ok(input) => input,
         Err(message) => {
             match format {
-                Format::Text => eprintln!("error: {message}"),
+                Format::Text => eprintln!("error: {}", crate::safe_text::escape(&message)),
                 Format::Json => {
                     reports.push(json!({"file": path.display().to_string(), "io_error": message}))
                 }
@@ -209,6 +224,7 @@ fn check_file(
             return Outcome::Unreadable;
         }
     };
+    let shown_name = crate::safe_text::escape(&name);
     let document = match oatf::parse(&source) {
         Ok(document) => document,
         Err(errors) => {
@@ -219,7 +235,7 @@ fn check_file(
                         out("\n");
                     }
                     out(&format!(
-                        "{name}: invalid ({} parse error{})\n",
+                        "{shown_name}: invalid ({} parse error{})\n",
                         errors.len(),
                         plural(errors.len())
                     ));
@@ -258,10 +274,10 @@ fn check_file(
             }
             let (e, w) = (result.errors.len(), result.warnings.len());
             if result.is_valid() {
-                out(&format!("{name}: valid ({w} warning{})\n", plural(w)));
+                out(&format!("{shown_name}: valid ({w} warning{})\n", plural(w)));
             } else {
                 out(&format!(
-                    "{name}: invalid ({e} error{}, {w} warning{})\n",
+                    "{shown_name}: invalid ({e} error{}, {w} warning{})\n",
                     plural(e),
                     plural(w)
                 ));

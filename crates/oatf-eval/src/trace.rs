@@ -39,7 +39,9 @@ use crate::attack::{CompiledActor, CompiledAttack, Role};
 use crate::indicator::{CompiledIndicator, truncate};
 use crate::verdict::{AttackVerdict, IndicatorResult, IndicatorVerdict};
 
-pub use reader::{DEFAULT_MAX_LINE_LEN, JsonlTraceReader, TraceError, TraceErrorKind};
+pub use reader::{
+    DEFAULT_MAX_LINE_LEN, DEFAULT_MAX_LINE_NODES, JsonlTraceReader, TraceError, TraceErrorKind,
+};
 
 /// One observed protocol message (`docs/trace-format.md`).
 ///

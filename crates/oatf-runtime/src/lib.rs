@@ -53,7 +53,9 @@
 //! - JSONPath is RFC 9535 (serde_json_path): no scripting; evaluation is bounded by the message. A
 //!   query with a descendant segment (`$..x`) captures nothing from a message nested deeper than
 //!   [`MAX_DESCENDANT_QUERY_DEPTH`] (128) levels, because serde_json_path walks descendants
-//!   recursively.
+//!   recursively; and a query whose worst-case work on the message is more than
+//!   [`MAX_JSONPATH_WORK`] node references (`$..*..*..*` on a deep message) captures nothing,
+//!   decided before the query runs.
 //! - Compact JSON of non-string values (templates, extractors) stops at 512 levels (`null` below),
 //!   and [`interpolate_value`] copies values with an explicit stack, so hand-built values thousands
 //!   of levels deep do not exhaust the stack.
@@ -77,7 +79,9 @@ mod template;
 mod trigger;
 
 pub use error::{CompileError, CompileErrorKind};
-pub use extractor::{CompiledExtractor, MAX_DESCENDANT_QUERY_DEPTH, evaluate_extractor};
+pub use extractor::{
+    CompiledExtractor, MAX_DESCENDANT_QUERY_DEPTH, MAX_JSONPATH_WORK, evaluate_extractor,
+};
 pub use response::{ResponseSelector, select_response};
 pub use state::compute_effective_state;
 pub use template::{

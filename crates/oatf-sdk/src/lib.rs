@@ -34,11 +34,17 @@
 //! | CEL expression size | 16 KiB | `CelLimits::max_expression_len` |
 //! | CEL bracket nesting / syntax tree depth | 64 / 32 | `CelLimits::max_nesting` / `max_ast_depth` |
 //! | CEL comprehension iterations per evaluation | 1,000,000 | `CelLimits::max_iterations` |
+//! | CEL bytes of values produced per evaluation | 64 MiB | `CelLimits::max_produced_bytes` |
+//! | CEL cost per evaluation (arguments charged by size) | 100,000,000 | `CelLimits::max_cost` |
+//! | CEL `matches` patterns compiled per evaluation | 64 | `CelLimits::max_regex_compiles` |
 //! | Message depth converted for CEL | 128 | fixed |
 //! | Template interpolation depth | 128 | fixed (`runtime::MAX_INTERPOLATION_DEPTH`) |
 //! | Compact JSON and deep equality depth | 512 | fixed |
 //! | Message depth for a `$..x` JSONPath extractor | 128 | fixed (`runtime::MAX_DESCENDANT_QUERY_DEPTH`) |
 //! | Trace line length (`JsonlTraceReader`) | 16 MiB | `JsonlTraceReader::with_max_line_len` |
+//! | JSON values of one trace line (counted before parsing) | 1,000,000 | `JsonlTraceReader::with_max_nodes` |
+//! | Work of one JSONPath extractor query (checked before it runs) | 10,000,000 nodes | fixed (`runtime::MAX_JSONPATH_WORK`) |
+//! | Integers beyond 64 bits in documents | rejected at their line, never made floats | fixed |
 //! | Evidence length | 256 characters | `EvalOptions::with_evidence_chars` |
 //!
 //! Regexes have RE2 semantics: matching is linear in the text, so `(a+)+$` cannot backtrack.

@@ -235,7 +235,7 @@ fn cel_iteration_budget_one_million() {
         program
             .evaluate(&xs(1_001), &[])
             .map_err(|e| e.message().to_owned()),
-        Err("the expression needs more than the limit of 1000 comprehension iterations".to_owned())
+        Err("the expression needs more than the limit of 1000 comprehension iterations (CelLimits::max_iterations)".to_owned())
     );
 }
 

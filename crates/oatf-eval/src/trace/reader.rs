@@ -8,6 +8,48 @@ use super::TraceMessage;
 /// The default longest line [`JsonlTraceReader`] accepts: 16 MiB.
 pub const DEFAULT_MAX_LINE_LEN: usize = 16 * 1024 * 1024;
 
+/// The default most JSON values one trace line may hold: 1,000,000 (as for YAML documents).
+pub const DEFAULT_MAX_LINE_NODES: usize = 1_000_000;
+
+/// Counts the JSON values of `text` (keys included) without parsing it, stopping past `limit`: one
+/// for the line, one for each `,` and `:` outside strings (the element or key after a comma, the value
+/// after a colon) and one for each non-empty `[` or `{` (its first element or key). Exact for valid
+/// JSON: `[1,2]` is 3, `{"a":1}` is 3, `[[],{}]` is 3.
+fn count_nodes(text: &[u8], limit: usize) -> usize {
+    let mut nodes = 1usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut opened = false;
+    for &b in text {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        if b.is_ascii_whitespace() {
+            continue;
+        }
+        if opened && !matches!(b, b']' | b'}') {
+            nodes += 1;
+        }
+        opened = matches!(b, b'[' | b'{');
+        match b {
+            b'"' => in_string = true,
+            b',' | b':' => nodes += 1,
+            _ => {}
+        }
+        if nodes > limit {
+            break;
+        }
+    }
+    nodes
+}
+
 /// Reads a JSON Lines trace (`docs/trace-format.md`): yields one [`TraceMessage`] per non-blank line.
 ///
 /// A line that is not a trace message gives an [`TraceError`] naming its line number, and reading goes
@@ -16,7 +58,11 @@ pub const DEFAULT_MAX_LINE_LEN: usize = 16 * 1024 * 1024;
 /// an error too. An I/O error is yielded once and ends the iteration. Blank lines (only whitespace) are
 /// ignored; a trailing `\r` is removed.
 ///
-/// Memory: one line at a time, at most the limit.
+/// A line holding more than [`DEFAULT_MAX_LINE_NODES`] JSON values (keys included; change it with
+/// [`with_max_nodes`](Self::with_max_nodes)) is an error of kind [`TraceErrorKind::TooManyNodes`]
+/// and is not parsed: a 15 MB line of `{}`s would otherwise cost hundreds of megabytes.
+///
+/// Memory: one line at a time, at most the length limit, and the values of at most the node limit.
 ///
 /// ```
 /// use oatf_eval::{JsonlTraceReader, TraceDirection};
@@ -35,6 +81,7 @@ pub struct JsonlTraceReader<R> {
     reader: R,
     line: u64,
     max_line_len: usize,
+    max_nodes: usize,
     buffer: Vec<u8>,
     done: bool,
 }
@@ -56,6 +103,7 @@ impl<R: BufRead> JsonlTraceReader<R> {
             reader,
             line: 0,
             max_line_len: DEFAULT_MAX_LINE_LEN,
+            max_nodes: DEFAULT_MAX_LINE_NODES,
             buffer: Vec::new(),
             done: false,
         }
@@ -64,6 +112,13 @@ impl<R: BufRead> JsonlTraceReader<R> {
     /// Accepts lines of at most `max` bytes (without the newline); longer lines are errors.
     pub fn with_max_line_len(mut self, max: usize) -> Self {
         self.max_line_len = max;
+        self
+    }
+
+    /// Accepts lines of at most `max` JSON values (keys included); lines with more are errors of
+    /// kind [`TraceErrorKind::TooManyNodes`], counted before parsing.
+    pub fn with_max_nodes(mut self, max: usize) -> Self {
+        self.max_nodes = max;
         self
     }
 
@@ -131,6 +186,17 @@ impl<R: BufRead> JsonlTraceReader<R> {
                 format!("not valid UTF-8 at byte {}", e.valid_up_to() + 1),
             )
         })?;
+        if count_nodes(bytes, self.max_nodes) > self.max_nodes {
+            return Err(TraceError::new(
+                self.line,
+                TraceErrorKind::TooManyNodes,
+                format!(
+                    "holds more than the limit of {} json values (keys included), not read; \
+                     raise it with JsonlTraceReader::with_max_nodes",
+                    self.max_nodes
+                ),
+            ));
+        }
         serde_json::from_str(text).map_err(|e| {
             let full = e.to_string();
             let suffix = format!(" at line {} column {}", e.line(), e.column());
@@ -171,7 +237,8 @@ impl<R: BufRead> Iterator for JsonlTraceReader<R> {
                         self.line,
                         TraceErrorKind::TooLong,
                         format!(
-                            "longer than {} bytes, skipped without reading it",
+                            "longer than the limit of {} bytes, skipped without reading it; \
+                             raise it with JsonlTraceReader::with_max_line_len",
                             self.max_line_len
                         ),
                     )));
@@ -206,6 +273,8 @@ pub enum TraceErrorKind {
     Malformed,
     /// The line is longer than the reader's limit.
     TooLong,
+    /// The line holds more JSON values than the reader's node limit.
+    TooManyNodes,
     /// Reading failed; nothing more is read after it.
     Io,
 }

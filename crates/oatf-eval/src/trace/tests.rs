@@ -672,3 +672,61 @@ fn reader_stops_after_an_io_error() {
     let items = read_all(JsonlTraceReader::new(BufReader::new(input)));
     assert_eq!(items, [Ok(1), Err((2, TraceErrorKind::Io))]);
 }
+
+#[test]
+fn reader_bounds_the_values_of_one_line() {
+    use TraceErrorKind::TooManyNodes;
+    // A line with `n` elements in its content list: the message object, 2 keys, 2 values, the list
+    // and its `n` elements is n + 5 values.
+    let line = |content: String| format!("{{\"direction\":\"incoming\",\"content\":{content}}}\n");
+    let list = |n: usize, item: &str| format!("[{}]", vec![item; n].join(","));
+    let read = |text: &str, max: usize| {
+        read_all(JsonlTraceReader::new(text.as_bytes()).with_max_nodes(max))
+    };
+    // Just under and just over, in several shapes.
+    for item in ["0", "{}", "[]", "\"s\"", "null"] {
+        let text = line(list(95, item));
+        assert_eq!(read(&text, 100), [Ok(0)], "{item}");
+        assert_eq!(read(&text, 99), [Err((1, TooManyNodes))], "{item}");
+    }
+    let objects = line(format!(
+        "{{{}}}",
+        (0..50)
+            .map(|i| format!("\"k{i}\":{i}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    ));
+    // The message, 2 keys, 2 values, the content object and 50 keys with 50 values: 105.
+    assert_eq!(read(&objects, 105), [Ok(0)]);
+    assert_eq!(read(&objects, 104), [Err((1, TooManyNodes))]);
+    // Commas, colons and brackets inside strings (escaped quotes too) are not values.
+    let strings = line("\"a,b:[c]{d}\\\",:[{\"".to_owned());
+    assert_eq!(read(&strings, 5), [Ok(0)]);
+    // The next line is read after a rejected one, and the error says which limit and how to raise it.
+    let text = format!("{}{}", line(list(2_000, "{}")), line("1".to_owned()));
+    let items: Vec<_> = JsonlTraceReader::new(text.as_bytes())
+        .with_max_nodes(1_000)
+        .collect();
+    let message = items[0]
+        .as_ref()
+        .err()
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    assert_eq!(
+        message,
+        "line 1: holds more than the limit of 1000 json values (keys included), not read; \
+         raise it with JsonlTraceReader::with_max_nodes"
+    );
+    assert!(items[1].is_ok());
+}
+
+#[test]
+fn default_node_limit_rejects_a_15_megabyte_line_of_small_objects() {
+    let content = vec!["{}"; 5_000_000].join(",");
+    let text = format!("{{\"direction\":\"incoming\",\"content\":[{content}]}}\n");
+    assert!(text.len() > 14_000_000);
+    let started = std::time::Instant::now();
+    let items = read_all(JsonlTraceReader::new(text.as_bytes()));
+    assert_eq!(items, [Err((1, TraceErrorKind::TooManyNodes))]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+}

@@ -145,9 +145,7 @@ fn plain_safe(s: &str) -> bool {
     if s.contains(": ") || s.contains(" #") || s.ends_with(':') || s == "<<" || s == "=" {
         return false;
     }
-    if s.chars()
-        .any(|c| c.is_control() || matches!(c, '\u{85}' | '\u{2028}' | '\u{2029}' | '\u{feff}'))
-    {
+    if s.chars().any(needs_escape) {
         return false;
     }
     !looks_typed(s)
@@ -185,6 +183,16 @@ fn looks_typed(s: &str) -> bool {
     }
 }
 
+/// Whether `c` must be written as an escape: every character outside YAML 1.2's printable set
+/// (§5.1: tab, line breaks, `x20`–`x7E`, `x85`, `xA0`–`xD7FF`, `xE000`–`xFFFD`, `x10000` and up,
+/// so controls, DEL, C1 controls and the noncharacters U+FFFE and U+FFFF), and the characters a
+/// reader takes for line breaks or a byte order mark (`x85`, U+2028, U+2029, U+FEFF).
+fn needs_escape(c: char) -> bool {
+    let printable = matches!(c,
+        '\u{20}'..='\u{7e}' | '\u{a0}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}' | '\u{10000}'..);
+    !printable || matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}')
+}
+
 fn write_string(s: &str, out: &mut String) {
     if plain_safe(s) {
         out.push_str(s);
@@ -198,7 +206,7 @@ fn write_string(s: &str, out: &mut String) {
             '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
-            c if c.is_control() || matches!(c, '\u{85}' | '\u{2028}' | '\u{2029}' | '\u{feff}') => {
+            c if needs_escape(c) => {
                 let _ = write!(out, "\\u{:04x}", u32::from(c));
             }
             c => out.push(c),

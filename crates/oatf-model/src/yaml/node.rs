@@ -9,6 +9,7 @@
 //! JSON values cannot hold them.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 
 use serde_saphyr::granit_parser::{Event, Marker, Options, Parser, ScalarStyle, Span, Tag};
 
@@ -80,6 +81,9 @@ enum Frame {
     },
     Map {
         entries: Vec<(Key, Node)>,
+        /// The keys seen so far, for the duplicate check in constant time per key (a scan of
+        /// `entries` made 100,000 keys take over a minute).
+        seen: HashSet<String>,
         pending: Option<Key>,
         start: Location,
         path: String,
@@ -215,8 +219,8 @@ impl Builder<'_> {
     fn push_key(&mut self, text: String, plain: bool, location: Location) {
         let mut duplicate = None;
         let mut merge = None;
-        if let Some(Frame::Map { entries, path, .. }) = self.stack.last() {
-            if entries.iter().any(|(k, _)| k.text == text) {
+        if let Some(Frame::Map { seen, path, .. }) = self.stack.last_mut() {
+            if !seen.insert(text.clone()) {
                 duplicate = Some(join_key(path, &text));
             }
             // Only a plain `<<` is a merge key; a quoted "<<" is an ordinary key.
@@ -282,6 +286,7 @@ impl Builder<'_> {
         self.stack.push(if is_map {
             Frame::Map {
                 entries: Vec::new(),
+                seen: HashSet::new(),
                 pending: None,
                 start: location,
                 path,
@@ -344,7 +349,23 @@ impl Builder<'_> {
         self.check_properties(anchor, tag, &path, &location);
         let forced_string = tag.is_some_and(|t| t.is_yaml_core_schema_tag("str"));
         let kind = if style == ScalarStyle::Plain && !forced_string {
-            resolve_plain(&text)
+            if is_out_of_range_int(&text) {
+                // Never turned into a float (that changes its value): rejected where it is.
+                let shown: String = text.chars().take(64).collect();
+                self.finding(
+                    ParseErrorKind::Syntax,
+                    None,
+                    format!(
+                        "the integer {shown} is outside the 64-bit range (-9223372036854775808 to \
+                         18446744073709551615); quote it to keep it as a string"
+                    ),
+                    &path,
+                    &location,
+                );
+                NodeKind::Null
+            } else {
+                resolve_plain(&text)
+            }
         } else {
             NodeKind::Str(text.into_owned())
         };
@@ -451,6 +472,13 @@ pub(crate) fn read(source: &str, limits: Limits) -> Read {
                 e.line = Some(error.marker().line());
                 e.column = Some(error.marker().col() + 1);
                 e.span = Some(offset..offset);
+                if let Some((message, at)) = refine_syntax_error(source, &e.message, offset) {
+                    let (line, column) = line_column(source, at);
+                    e.message = message;
+                    e.line = Some(line);
+                    e.column = Some(column);
+                    e.span = Some(at..at);
+                }
                 builder.errors.push(e);
                 fatal = true;
                 break;
@@ -572,6 +600,74 @@ fn finish(mut builder: Builder<'_>, fatal: bool) -> Read {
     }
 }
 
+/// 1-based line and column (in characters) of byte `offset` of `source`.
+fn line_column(source: &str, offset: usize) -> (usize, usize) {
+    let before = source.get(..offset).unwrap_or(source);
+    let line = before.matches('\n').count() + 1;
+    let start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, before[start..].chars().count() + 1)
+}
+
+/// A clearer message and place for two parser errors that point at the wrong line:
+/// - a tab used for indentation is reported by the parser on the line before it ("while scanning a
+///   plain scalar, found a tab"): the first line from there whose indentation holds a tab is named;
+/// - an unterminated quote is reported as an indentation error on a later line: the quote that is
+///   not closed is named, at its place.
+fn refine_syntax_error(source: &str, message: &str, offset: usize) -> Option<(String, usize)> {
+    let offset = offset.min(source.len());
+    let line_start = |at: usize| {
+        source
+            .get(..at)
+            .and_then(|b| b.rfind('\n'))
+            .map_or(0, |i| i + 1)
+    };
+    if message.contains("tab") {
+        let mut start = line_start(offset);
+        // The line of the error and the next one: the parser stops at the end of the line before.
+        for _ in 0..2 {
+            let line = source.get(start..)?;
+            let indent = &line[..line.len() - line.trim_start_matches([' ', '\t']).len()];
+            if let Some(tab) = indent.find('\t') {
+                return Some((
+                    "a tab is used for indentation; yaml indents with spaces only".to_owned(),
+                    start + tab,
+                ));
+            }
+            start += line.find('\n')? + 1;
+        }
+        return None;
+    }
+    if message.contains("quoted scalar") {
+        // The last quote opened before the error and not closed: scan from the start of the
+        // document, tracking quotes as a scanner does (doubled `''` and `\"` escapes).
+        let mut open: Option<(usize, char)> = None;
+        let mut chars = source.get(..offset)?.char_indices().peekable();
+        let mut in_comment = false;
+        while let Some((i, c)) = chars.next() {
+            match (open, c) {
+                (None, '\n') => in_comment = false,
+                (None, '#') => in_comment = true,
+                (None, '"' | '\'') if !in_comment => open = Some((i, c)),
+                (Some((_, '"')), '\\') => {
+                    chars.next();
+                }
+                (Some((_, '\'')), '\'') if chars.peek().is_some_and(|(_, n)| *n == '\'') => {
+                    chars.next();
+                }
+                (Some((_, q)), c) if c == q => open = None,
+                _ => {}
+            }
+        }
+        let (at, quote) = open?;
+        let kind = if quote == '"' { "double" } else { "single" };
+        return Some((
+            format!("unterminated {kind}-quoted string: the quote that opens here is not closed"),
+            at,
+        ));
+    }
+    None
+}
+
 fn lowercase_first(text: &str) -> String {
     let mut chars = text.chars();
     let mut out = String::with_capacity(text.len());
@@ -600,6 +696,28 @@ pub(crate) fn resolve_plain(text: &str) -> NodeKind {
         return NodeKind::Float(f);
     }
     NodeKind::Str(text.to_owned())
+}
+
+/// Whether a plain scalar is an integer of the core schema (decimal, `0o` octal or `0x` hex) that
+/// no 64-bit integer holds (`18446744073709551616`, `-9223372036854775809`).
+pub(crate) fn is_out_of_range_int(text: &str) -> bool {
+    let radix_digits =
+        |digits: &str, radix: u32| !digits.is_empty() && digits.chars().all(|c| c.is_digit(radix));
+    if let Some(oct) = text.strip_prefix("0o") {
+        return radix_digits(oct, 8) && u64::from_str_radix(oct, 8).is_err();
+    }
+    if let Some(hex) = text.strip_prefix("0x") {
+        return radix_digits(hex, 16) && u64::from_str_radix(hex, 16).is_err();
+    }
+    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+    if !radix_digits(digits, 10) || (digits.len() > 1 && digits.starts_with('0')) {
+        return false;
+    }
+    if text.starts_with('-') {
+        text.parse::<i64>().is_err()
+    } else {
+        digits.parse::<u64>().is_err()
+    }
 }
 
 fn resolve_int(text: &str) -> Option<NodeKind> {
