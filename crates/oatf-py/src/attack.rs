@@ -350,6 +350,24 @@ impl PyAttack {
         Ok(run.finish())
     }
 
+    /// Computes the attack verdict from indicator verdicts produced elsewhere (SDK §4.5), for
+    /// example by your own judge: dicts with `indicator_id` and `result` (`matched`, `not_matched`,
+    /// `error`, `skipped`), optionally `evidence`, `timestamp`, `source`. A declared indicator without a
+    /// verdict counts as `skipped`.
+    fn compute_verdict(&self, verdicts: &Bound<'_, PyAny>) -> PyResult<PyVerdict> {
+        let mut parsed = Vec::new();
+        for (index, item) in verdicts.try_iter()?.enumerate() {
+            let value = to_json(&item?)?;
+            let verdict: IndicatorVerdict = serde_json::from_value(value).map_err(|e| {
+                pyo3::exceptions::PyValueError::new_err(format!(
+                    "indicator verdict {index}: {e}"
+                ))
+            })?;
+            parsed.push(verdict);
+        }
+        Ok(PyVerdict::new(self.attack.compute_verdict(&parsed)))
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "Attack({:?})",
