@@ -6,9 +6,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use oatf::{
-    AttackVerdict, CompiledAttack, EvaluationError, EvaluationErrorKind,
-    IndicatorVerdict, JsonlTraceReader, SemanticEvaluator, TraceErrorKind, TraceEvaluator,
-    TraceMessage,
+    AttackVerdict, CompiledAttack, EvaluationError, EvaluationErrorKind, IndicatorVerdict,
+    JsonlTraceReader, SemanticEvaluator, TraceErrorKind, TraceEvaluator, TraceMessage,
 };
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
@@ -53,7 +52,10 @@ impl PyIndicatorVerdict {
 
     /// The verdict as a dict, as in the JSON verdict document.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &serde_json::to_value(&self.verdict).unwrap_or(Value::Null))
+        to_py(
+            py,
+            &serde_json::to_value(&self.verdict).unwrap_or(Value::Null),
+        )
     }
 
     fn __repr__(&self) -> String {
@@ -200,7 +202,8 @@ impl SemanticEvaluator for PySemanticEvaluator {
         threshold: Option<f64>,
         examples: Option<&oatf::model::SemanticExamples>,
     ) -> Result<f64, EvaluationError> {
-        let failed = |message: String| EvaluationError::new(EvaluationErrorKind::SemanticError, message);
+        let failed =
+            |message: String| EvaluationError::new(EvaluationErrorKind::SemanticError, message);
         Python::attach(|py| {
             let call = || -> PyResult<Bound<'_, PyAny>> {
                 let kwargs = PyDict::new(py);
@@ -359,9 +362,7 @@ impl PyAttack {
         for (index, item) in verdicts.try_iter()?.enumerate() {
             let value = to_json(&item?)?;
             let verdict: IndicatorVerdict = serde_json::from_value(value).map_err(|e| {
-                pyo3::exceptions::PyValueError::new_err(format!(
-                    "indicator verdict {index}: {e}"
-                ))
+                pyo3::exceptions::PyValueError::new_err(format!("indicator verdict {index}: {e}"))
             })?;
             parsed.push(verdict);
         }

@@ -89,9 +89,9 @@ fn check_depth(depth: usize, at: &str) -> PyResult<()> {
 }
 
 fn float(f: f64, at: &str) -> PyResult<Value> {
-    Number::from_f64(f).map(Value::Number).ok_or_else(|| {
-        PyValueError::new_err(format!("{at}: {f} is not a JSON number"))
-    })
+    Number::from_f64(f)
+        .map(Value::Number)
+        .ok_or_else(|| PyValueError::new_err(format!("{at}: {f} is not a JSON number")))
 }
 
 fn type_name(object: &Bound<'_, PyAny>) -> String {

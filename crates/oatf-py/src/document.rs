@@ -9,8 +9,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
 use serde_json::Value;
 
-use crate::convert::to_py;
 use crate::LoadError;
+use crate::convert::to_py;
 
 /// One finding: a parse error, a validation error (`V-…`) or a warning (`W-…`).
 #[pyclass(frozen, from_py_object, module = "oatf", name = "Diagnostic")]
@@ -324,7 +324,11 @@ pub(crate) fn load(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<PyDocu
     match py.detach(|| oatf::load(&text)) {
         Ok(loaded) => Ok(PyDocument::new(
             loaded.document,
-            loaded.warnings.iter().map(PyDiagnostic::from_warning).collect(),
+            loaded
+                .warnings
+                .iter()
+                .map(PyDiagnostic::from_warning)
+                .collect(),
         )),
         Err(oatf::LoadError::Parse(errors)) => Err(parse_failed(py, &errors)),
         Err(oatf::LoadError::Invalid(errors)) => Err(load_error(
@@ -384,7 +388,10 @@ pub(crate) fn validate(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<Py
         }
         Err(e) if e.is_instance_of::<LoadError>(py) => {
             // Undecodable bytes: report them as the parse error they are.
-            let errors = e.value(py).getattr("errors")?.extract::<Vec<PyDiagnostic>>()?;
+            let errors = e
+                .value(py)
+                .getattr("errors")?
+                .extract::<Vec<PyDiagnostic>>()?;
             return Ok(PyValidationResult {
                 errors,
                 warnings: Vec::new(),
