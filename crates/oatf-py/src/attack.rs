@@ -322,9 +322,10 @@ impl PyAttack {
             })?;
             return self.evaluate_file(py, path, strict, max_line_len);
         }
-        if trace.is_instance_of::<PyBytes>() {
+        if trace.is_instance_of::<PyBytes>() || trace.is_instance_of::<PyDict>() {
             return Err(PyTypeError::new_err(
-                "trace must be a path or an iterable of messages, not bytes",
+                "trace must be a path or an iterable of messages (for one message, use \
+                 evaluate_message)",
             ));
         }
         let attack = &*self.attack;

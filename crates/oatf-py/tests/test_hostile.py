@@ -209,6 +209,10 @@ def test_bad_iterable_entries():
     assert [line for line, _ in verdict.trace_errors] == [1, 2, 3]
     with pytest.raises(TypeError):
         attack.evaluate_trace([42])
+    with pytest.raises(TypeError):
+        attack.evaluate_trace(call("/x/.ssh/id_rsa"))  # one message, not a trace
+    with pytest.raises(TypeError):
+        attack.evaluate_trace(b"{}")
     with pytest.raises(oatf.TraceError):
         attack.evaluate_trace(["{"], strict=True)
 
