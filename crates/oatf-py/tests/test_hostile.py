@@ -114,6 +114,9 @@ def test_invalid_utf8_names_the_byte():
         oatf.load(b'oatf: "0.1"\nattack:\n  name: "\xff"\n')
     assert "utf-8" in str(raised.value).lower()
     assert raised.value.line == 3
+    result = oatf.validate(b'oatf: "0.1"\nattack:\n  name: "\xff"\n')
+    assert not result.valid
+    assert result.errors[0].kind == "parse" and result.errors[0].line == 3
 
 
 def test_nul_and_garbage_do_not_crash():
