@@ -116,12 +116,11 @@ impl PyVerdict {
         self.verdict.attack_id.as_deref()
     }
 
-    /// The highest tier reached, when the SDK reports tiers; `None` otherwise.
+    /// The highest outcome tier among matched indicators that have one (`ingested`, `local_action`,
+    /// `boundary_breach`), or `None` (SDK §4.5).
     #[getter]
-    fn max_tier<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        // Read from the serialized verdict, so the binding follows `AttackVerdict` without change.
-        let value = serde_json::to_value(&self.verdict).unwrap_or(Value::Null);
-        to_py(py, value.get("max_tier").unwrap_or(&Value::Null))
+    fn max_tier(&self) -> Option<&'static str> {
+        self.verdict.max_tier.map(|tier| tier.as_str())
     }
 
     /// One verdict per declared indicator, in declaration order.

@@ -130,6 +130,8 @@ def test_verdict(case):
     verdict = attack.compute_verdict([without_nulls(v) for v in given["verdicts"]])
     assert verdict.result == case["expected"]["result"]
     assert verdict.evaluation_summary == case["expected"]["evaluation_summary"]
+    if "max_tier" in case["expected"]:
+        assert verdict.max_tier == case["expected"]["max_tier"]
 
 
 # --- primitives -------------------------------------------------------------------------------------------

@@ -101,8 +101,8 @@ class Verdict:
     @property
     def attack_id(self) -> Optional[str]: ...
     @property
-    def max_tier(self) -> Optional[Any]:
-        """The highest tier reached, when the SDK reports tiers; None otherwise."""
+    def max_tier(self) -> Optional[str]:
+        """`ingested`, `local_action` or `boundary_breach`: the highest tier among matched indicators; or None."""
     @property
     def indicator_verdicts(self) -> List[IndicatorVerdict]: ...
     @property
