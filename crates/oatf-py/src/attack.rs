@@ -1,0 +1,621 @@
+//! Compiled attacks, verdicts, trace evaluation and the Python semantic evaluator.
+
+use std::fs::File;
+use std::io::BufReader;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use oatf::{
+    AttackVerdict, CompiledAttack, EvaluationError, EvaluationErrorKind, IndicatorVerdict,
+    JsonlTraceReader, SemanticEvaluator, TraceErrorKind, TraceEvaluator, TraceMessage,
+};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyString};
+use serde_json::{Value, json};
+
+use crate::TraceError;
+use crate::convert::{to_json, to_py};
+use crate::document::{Source, load, read_source};
+
+/// The verdict of one indicator (SDK §2.19).
+#[pyclass(frozen, module = "oatf", name = "IndicatorVerdict")]
+pub(crate) struct PyIndicatorVerdict {
+    verdict: IndicatorVerdict,
+}
+
+#[pymethods]
+impl PyIndicatorVerdict {
+    /// The indicator's id.
+    #[getter]
+    fn indicator_id(&self) -> &str {
+        &self.verdict.indicator_id
+    }
+
+    /// `matched`, `not_matched`, `error` or `skipped`.
+    #[getter]
+    fn result(&self) -> &'static str {
+        self.verdict.result.as_str()
+    }
+
+    /// What matched (naming the message of a trace), or why the indicator failed or was skipped.
+    #[getter]
+    fn evidence(&self) -> Option<&str> {
+        self.verdict.evidence.as_deref()
+    }
+
+    /// When the verdict was produced (RFC 3339, UTC).
+    #[getter]
+    fn timestamp(&self) -> Option<&str> {
+        self.verdict.timestamp.as_deref()
+    }
+
+    /// The verdict as a dict, as in the JSON verdict document.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(
+            py,
+            &serde_json::to_value(&self.verdict).unwrap_or(Value::Null),
+        )
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "IndicatorVerdict({:?}, {})",
+            self.verdict.indicator_id, self.verdict.result
+        )
+    }
+}
+
+/// The verdict of an attack (SDK §2.19, format §9.3).
+#[pyclass(frozen, module = "oatf", name = "Verdict")]
+pub(crate) struct PyVerdict {
+    verdict: AttackVerdict,
+    /// The `trace` object of `oatf evaluate --format json`, for a trace evaluation.
+    trace: Option<Value>,
+    /// The first malformed trace entries: (line or position, what is wrong).
+    trace_errors: Vec<(u64, String)>,
+}
+
+impl PyVerdict {
+    fn new(verdict: AttackVerdict) -> Self {
+        PyVerdict {
+            verdict,
+            trace: None,
+            trace_errors: Vec::new(),
+        }
+    }
+
+    /// The JSON verdict document: the serialized `AttackVerdict`, plus `trace` for a trace evaluation
+    /// (the shape `oatf evaluate --format json` writes).
+    fn document(&self) -> Value {
+        let mut value = serde_json::to_value(&self.verdict).unwrap_or(Value::Null);
+        if let (Some(trace), Some(object)) = (&self.trace, value.as_object_mut()) {
+            object.insert("trace".to_owned(), trace.clone());
+        }
+        value
+    }
+}
+
+#[pymethods]
+impl PyVerdict {
+    /// `exploited`, `not_exploited`, `partial` or `error`.
+    #[getter]
+    fn result(&self) -> &'static str {
+        self.verdict.result.as_str()
+    }
+
+    /// Whether the result is `exploited`.
+    #[getter]
+    fn exploited(&self) -> bool {
+        self.verdict.result == oatf::AttackResult::Exploited
+    }
+
+    /// The attack's id, when the document has one.
+    #[getter]
+    fn attack_id(&self) -> Option<&str> {
+        self.verdict.attack_id.as_deref()
+    }
+
+    /// The highest outcome tier among matched indicators that have one (`ingested`, `local_action`,
+    /// `boundary_breach`), or `None` (SDK §4.5).
+    #[getter]
+    fn max_tier(&self) -> Option<&'static str> {
+        self.verdict.max_tier.map(|tier| tier.as_str())
+    }
+
+    /// One verdict per declared indicator, in declaration order.
+    #[getter]
+    fn indicator_verdicts(&self) -> Vec<PyIndicatorVerdict> {
+        self.verdict
+            .indicator_verdicts
+            .iter()
+            .map(|v| PyIndicatorVerdict { verdict: v.clone() })
+            .collect()
+    }
+
+    /// Counts of each indicator result: `matched`, `not_matched`, `error`, `skipped`.
+    #[getter]
+    fn evaluation_summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(
+            py,
+            &serde_json::to_value(self.verdict.evaluation_summary).unwrap_or(Value::Null),
+        )
+    }
+
+    /// Why the result is `error` when no indicator verdict says it.
+    #[getter]
+    fn diagnostic(&self) -> Option<&str> {
+        self.verdict.diagnostic.as_deref()
+    }
+
+    /// When the verdict was produced (RFC 3339, UTC).
+    #[getter]
+    fn timestamp(&self) -> Option<&str> {
+        self.verdict.timestamp.as_deref()
+    }
+
+    /// What was read of the trace (messages, malformed lines, …), for a trace evaluation.
+    #[getter]
+    fn trace<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, self.trace.as_ref().unwrap_or(&Value::Null))
+    }
+
+    /// The first 100 malformed trace entries as `(line, message)`; a trace read from an iterable
+    /// numbers its items from 1.
+    #[getter]
+    fn trace_errors(&self) -> Vec<(u64, String)> {
+        self.trace_errors.clone()
+    }
+
+    /// The JSON verdict document, as `oatf evaluate --format json` writes it.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &self.document())
+    }
+
+    fn __repr__(&self) -> String {
+        let s = &self.verdict.evaluation_summary;
+        format!(
+            "Verdict({}, attack_id={:?}, matched={}, not_matched={}, error={}, skipped={})",
+            self.verdict.result,
+            self.verdict.attack_id.as_deref().unwrap_or(""),
+            s.matched,
+            s.not_matched,
+            s.error,
+            s.skipped
+        )
+    }
+}
+
+/// A semantic evaluator written in Python: a callable taking keyword arguments `text`, `intent`,
+/// `intent_class`, `threshold`, `examples` and returning a score between 0.0 and 1.0.
+struct PySemanticEvaluator {
+    callable: Py<PyAny>,
+}
+
+impl SemanticEvaluator for PySemanticEvaluator {
+    fn evaluate(
+        &self,
+        text: &str,
+        intent: &str,
+        intent_class: Option<oatf::model::SemanticIntentClass>,
+        threshold: Option<f64>,
+        examples: Option<&oatf::model::SemanticExamples>,
+    ) -> Result<f64, EvaluationError> {
+        let failed =
+            |message: String| EvaluationError::new(EvaluationErrorKind::SemanticError, message);
+        Python::attach(|py| {
+            let call = || -> PyResult<Bound<'_, PyAny>> {
+                let kwargs = PyDict::new(py);
+                kwargs.set_item("text", text)?;
+                kwargs.set_item("intent", intent)?;
+                kwargs.set_item("intent_class", intent_class.map(|c| c.as_str()))?;
+                kwargs.set_item("threshold", threshold)?;
+                let examples = examples
+                    .map(|e| serde_json::to_value(e).unwrap_or(Value::Null))
+                    .unwrap_or(Value::Null);
+                kwargs.set_item("examples", to_py(py, &examples)?)?;
+                self.callable.bind(py).call((), Some(&kwargs))
+            };
+            let score = match call() {
+                Ok(score) => score,
+                Err(e) => {
+                    let kind = e
+                        .get_type(py)
+                        .name()
+                        .map(|n| n.to_string())
+                        .unwrap_or_else(|_| "an exception".to_owned());
+                    return Err(failed(format!(
+                        "the semantic evaluator raised {kind}: {}",
+                        e.value(py)
+                    )));
+                }
+            };
+            match score.extract::<f64>() {
+                Ok(score) if (0.0..=1.0).contains(&score) => Ok(score),
+                Ok(score) => Err(failed(format!(
+                    "the semantic evaluator returned {score}, not a score between 0.0 and 1.0"
+                ))),
+                Err(_) => Err(failed(
+                    "the semantic evaluator returned something that is not a number".to_owned(),
+                )),
+            }
+        })
+    }
+}
+
+/// An attack compiled for evaluation: immutable, safe to share between threads.
+#[pyclass(frozen, module = "oatf", name = "Attack")]
+pub(crate) struct PyAttack {
+    attack: Arc<CompiledAttack>,
+}
+
+/// Compiles a document for evaluation (regexes, paths and CEL programs compiled once).
+#[pyfunction]
+#[pyo3(signature = (document, *, semantic_evaluator = None))]
+pub(crate) fn compile(
+    py: Python<'_>,
+    document: &Bound<'_, PyAny>,
+    semantic_evaluator: Option<Py<PyAny>>,
+) -> PyResult<PyAttack> {
+    let mut options = oatf::default_eval_options();
+    if let Some(callable) = semantic_evaluator {
+        if !callable.bind(py).is_callable() {
+            return Err(PyTypeError::new_err(
+                "semantic_evaluator must be a callable returning a score between 0.0 and 1.0",
+            ));
+        }
+        options = options.with_semantic_evaluator(Arc::new(PySemanticEvaluator { callable }));
+    }
+    let loaded = match read_source(py, document)? {
+        Source::Document(document) => document,
+        Source::Text(_) => Py::new(py, load(py, document)?)?,
+    };
+    let document = loaded.get();
+    let attack = py.detach(|| CompiledAttack::new(&document.document, &options));
+    Ok(PyAttack {
+        attack: Arc::new(attack),
+    })
+}
+
+#[pymethods]
+impl PyAttack {
+    /// The attack's id, when the document has one.
+    #[getter]
+    fn attack_id(&self) -> Option<&str> {
+        self.attack.attack_id()
+    }
+
+    /// The ids of the indicators, in declaration order.
+    #[getter]
+    fn indicator_ids(&self) -> Vec<String> {
+        self.attack
+            .indicators()
+            .map(|i| i.id().to_owned())
+            .chain(self.attack.compile_errors().map(|(id, _)| id.to_owned()))
+            .collect()
+    }
+
+    /// Evaluates every indicator against one message (SDK §4.1: the message indicators see) and
+    /// computes the verdict.
+    fn evaluate_message(&self, py: Python<'_>, message: &Bound<'_, PyAny>) -> PyResult<PyVerdict> {
+        let message = to_json(message)?;
+        let attack = &self.attack;
+        Ok(PyVerdict::new(py.detach(|| attack.evaluate(&message))))
+    }
+
+    /// Evaluates a whole trace (format §6): a JSON Lines file (a path), or an iterable of messages
+    /// (dicts in the trace format, or JSON strings). Streams: memory does not grow with the trace.
+    #[pyo3(signature = (trace, *, strict = false, max_line_len = None))]
+    fn evaluate_trace(
+        &self,
+        py: Python<'_>,
+        trace: &Bound<'_, PyAny>,
+        strict: bool,
+        max_line_len: Option<usize>,
+    ) -> PyResult<PyVerdict> {
+        if trace.is_instance_of::<PyString>() || !trace.hasattr("__iter__")? {
+            let path: PathBuf = trace.extract().map_err(|_| {
+                PyTypeError::new_err(
+                    "trace must be a path (str or os.PathLike) or an iterable of messages",
+                )
+            })?;
+            return self.evaluate_file(py, path, strict, max_line_len);
+        }
+        if trace.is_instance_of::<PyBytes>() || trace.is_instance_of::<PyDict>() {
+            return Err(PyTypeError::new_err(
+                "trace must be a path or an iterable of messages (for one message, use \
+                 evaluate_message)",
+            ));
+        }
+        let attack = &*self.attack;
+        let mut run = Run::new(attack, "<iterable>".to_owned());
+        let mut batch: Vec<Item> = Vec::with_capacity(BATCH);
+        let mut position = 0u64;
+        let mut items = trace.try_iter()?;
+        loop {
+            let mut ended = true;
+            for item in items.by_ref() {
+                position += 1;
+                batch.push(message_of(&item?, position)?);
+                if batch.len() == BATCH {
+                    ended = false;
+                    break;
+                }
+            }
+            let outcome = py.detach(|| run.push_all(batch.drain(..), strict));
+            if let Err(error) = outcome {
+                return Err(TraceError::new_err(error));
+            }
+            if ended {
+                break;
+            }
+        }
+        Ok(run.finish())
+    }
+
+    /// Computes the attack verdict from indicator verdicts produced elsewhere (SDK §4.5), for
+    /// example by your own judge: dicts with `indicator_id` and `result` (`matched`, `not_matched`,
+    /// `error`, `skipped`), optionally `evidence`, `timestamp`, `source`. A declared indicator without a
+    /// verdict counts as `skipped`.
+    fn compute_verdict(&self, verdicts: &Bound<'_, PyAny>) -> PyResult<PyVerdict> {
+        let mut parsed = Vec::new();
+        for (index, item) in verdicts.try_iter()?.enumerate() {
+            let value = to_json(&item?)?;
+            let verdict: IndicatorVerdict = serde_json::from_value(value).map_err(|e| {
+                pyo3::exceptions::PyValueError::new_err(format!("indicator verdict {index}: {e}"))
+            })?;
+            parsed.push(verdict);
+        }
+        Ok(PyVerdict::new(self.attack.compute_verdict(&parsed)))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Attack({:?})",
+            self.attack.attack_id().unwrap_or("(no attack id)")
+        )
+    }
+}
+
+impl PyAttack {
+    fn evaluate_file(
+        &self,
+        py: Python<'_>,
+        path: PathBuf,
+        strict: bool,
+        max_line_len: Option<usize>,
+    ) -> PyResult<PyVerdict> {
+        let file = File::open(&path)?;
+        let attack = &*self.attack;
+        let name = path.display().to_string();
+        let outcome = py.detach(move || {
+            let mut reader = JsonlTraceReader::new(BufReader::with_capacity(1 << 16, file));
+            if let Some(max) = max_line_len {
+                reader = reader.with_max_line_len(max);
+            }
+            let mut run = Run::new(attack, name);
+            while let Some(item) = reader.next() {
+                let line = reader.lines_read();
+                match item {
+                    Ok(message) => run.push(&message, line),
+                    Err(error) if error.kind() == TraceErrorKind::Io => {
+                        return Err(Failure::Io(format!("{}: {error}", run.name)));
+                    }
+                    Err(error) => {
+                        if strict {
+                            return Err(Failure::Malformed(format!("{}: {error}", run.name)));
+                        }
+                        run.malformed(error.line(), error.message().to_owned());
+                    }
+                }
+            }
+            run.lines = reader.lines_read();
+            Ok(run.finish())
+        });
+        match outcome {
+            Ok(verdict) => Ok(verdict),
+            Err(Failure::Io(message)) => Err(pyo3::exceptions::PyOSError::new_err(message)),
+            Err(Failure::Malformed(message)) => Err(TraceError::new_err(message)),
+        }
+    }
+}
+
+enum Failure {
+    Io(String),
+    Malformed(String),
+}
+
+/// Messages of an iterable converted under the GIL, then evaluated without it, this many at a time.
+const BATCH: usize = 256;
+
+/// Malformed entries kept with their line (the CLI prints as many).
+const MAX_REPORTED: usize = 100;
+
+/// One entry of a trace: a message with its position, or why it is not one.
+type Item = Result<(TraceMessage, u64), (u64, String)>;
+
+/// A trace entry given by Python: a dict in the trace format, or one JSON line (str or bytes).
+fn message_of(item: &Bound<'_, PyAny>, position: u64) -> PyResult<Item> {
+    let parsed = if let Ok(text) = item.cast::<PyString>() {
+        serde_json::from_str::<TraceMessage>(&text.extract::<String>()?)
+    } else if let Ok(bytes) = item.cast::<PyBytes>() {
+        serde_json::from_slice::<TraceMessage>(bytes.as_bytes())
+    } else if item.is_instance_of::<PyDict>() {
+        match to_json(item) {
+            Ok(value) => serde_json::from_value::<TraceMessage>(value),
+            Err(e) => return Ok(Err((position, e.to_string()))),
+        }
+    } else {
+        return Err(PyTypeError::new_err(format!(
+            "trace entry {position} is not a message: expected a dict or a JSON string"
+        )));
+    };
+    Ok(parsed
+        .map(|message| (message, position))
+        .map_err(|e| (position, format!("not a trace message: {e}"))))
+}
+
+/// A trace being evaluated, with what the CLI's JSON report says of it.
+struct Run<'a> {
+    evaluator: TraceEvaluator<'a>,
+    name: String,
+    lines: u64,
+    malformed: u64,
+    errors: Vec<(u64, String)>,
+    matched: usize,
+    matched_lines: Vec<(String, u64)>,
+}
+
+impl<'a> Run<'a> {
+    fn new(attack: &'a CompiledAttack, name: String) -> Self {
+        Run {
+            evaluator: TraceEvaluator::new(attack),
+            name,
+            lines: 0,
+            malformed: 0,
+            errors: Vec::new(),
+            matched: 0,
+            matched_lines: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, message: &TraceMessage, line: u64) {
+        self.lines = line;
+        self.evaluator.push(message);
+        if self.evaluator.matched_count() != self.matched {
+            self.matched = self.evaluator.matched_count();
+            let position = self.evaluator.messages();
+            for (id, at) in self.evaluator.matched_messages() {
+                if at == position {
+                    self.matched_lines.push((id.to_owned(), line));
+                }
+            }
+        }
+    }
+
+    fn malformed(&mut self, line: u64, message: String) {
+        self.lines = line;
+        self.malformed += 1;
+        if self.errors.len() < MAX_REPORTED {
+            self.errors.push((line, message));
+        }
+    }
+
+    /// Pushes entries; in strict mode the first malformed one ends the run with its description.
+    fn push_all(&mut self, items: impl Iterator<Item = Item>, strict: bool) -> Result<(), String> {
+        for item in items {
+            match item {
+                Ok((message, line)) => self.push(&message, line),
+                Err((line, error)) if strict => {
+                    return Err(format!("{}: entry {line}: {error}", self.name));
+                }
+                Err((line, error)) => self.malformed(line, error),
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> PyVerdict {
+        let mut matched_lines = self.matched_lines;
+        matched_lines.sort();
+        let matched: serde_json::Map<String, Value> = matched_lines
+            .into_iter()
+            .map(|(id, line)| (id, json!(line)))
+            .collect();
+        let trace = json!({
+            "file": self.name,
+            "lines": self.lines,
+            "messages": self.evaluator.messages(),
+            "malformed_lines": self.malformed,
+            "after_grace_period": self.evaluator.messages_after_grace(),
+            "matched_lines": matched,
+            "verdict_from_partial_trace": self.malformed > 0,
+        });
+        PyVerdict {
+            verdict: self.evaluator.finish(),
+            trace: Some(trace),
+            trace_errors: self.errors,
+        }
+    }
+}
+
+type LiveRunState<'a> = Option<Run<'a>>;
+
+self_cell::self_cell!(
+    /// A run that owns the attack it borrows.
+    struct LiveRun {
+        owner: Arc<CompiledAttack>,
+        #[covariant]
+        dependent: LiveRunState,
+    }
+);
+
+/// Evaluates a trace one message at a time: `push(message)` each, then `finish()`.
+#[pyclass(module = "oatf", name = "TraceEvaluator")]
+pub(crate) struct PyTraceEvaluator {
+    run: LiveRun,
+    position: u64,
+}
+
+#[pymethods]
+impl PyTraceEvaluator {
+    #[new]
+    fn new(attack: &PyAttack) -> Self {
+        PyTraceEvaluator {
+            run: LiveRun::new(Arc::clone(&attack.attack), |attack| {
+                Some(Run::new(attack, "<push>".to_owned()))
+            }),
+            position: 0,
+        }
+    }
+
+    /// Evaluates one message (a dict in the trace format, or a JSON string). A malformed message
+    /// raises `TraceError` and is counted; evaluation goes on with the next one.
+    fn push(&mut self, py: Python<'_>, message: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.position += 1;
+        let item = message_of(message, self.position)?;
+        let outcome = py.detach(|| {
+            self.run.with_dependent_mut(|_, run| match run {
+                None => Err(None),
+                Some(run) => run.push_all(std::iter::once(item), true).map_err(Some),
+            })
+        });
+        match outcome {
+            Ok(()) => Ok(()),
+            Err(None) => Err(PyRuntimeError::new_err("finish() was already called")),
+            Err(Some(error)) => {
+                self.run.with_dependent_mut(|_, run| {
+                    if let Some(run) = run {
+                        run.malformed(self.position, error.clone());
+                    }
+                });
+                Err(TraceError::new_err(error))
+            }
+        }
+    }
+
+    /// How many messages were evaluated.
+    #[getter]
+    fn messages(&self) -> u64 {
+        self.run
+            .borrow_dependent()
+            .as_ref()
+            .map_or(0, |run| run.evaluator.messages())
+    }
+
+    /// How many indicators have matched so far.
+    #[getter]
+    fn matched_count(&self) -> usize {
+        self.run
+            .borrow_dependent()
+            .as_ref()
+            .map_or(0, |run| run.evaluator.matched_count())
+    }
+
+    /// The verdict of the messages pushed; the evaluator cannot be used afterwards.
+    fn finish(&mut self) -> PyResult<PyVerdict> {
+        self.run
+            .with_dependent_mut(|_, run| run.take().map(Run::finish))
+            .ok_or_else(|| PyRuntimeError::new_err("finish() was already called"))
+    }
+}

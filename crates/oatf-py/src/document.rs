@@ -1,0 +1,441 @@
+//! Documents: `load`, `validate`, `normalize`, the `Document` class, diagnostics and `LoadError`.
+
+use std::io::Read as _;
+use std::path::PathBuf;
+
+use oatf::model::ParseOptions;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList, PyString};
+use serde_json::Value;
+
+use crate::LoadError;
+use crate::convert::to_py;
+
+/// One finding: a parse error, a validation error (`V-…`) or a warning (`W-…`).
+#[pyclass(frozen, from_py_object, module = "oatf", name = "Diagnostic")]
+#[derive(Clone, Debug)]
+pub(crate) struct PyDiagnostic {
+    /// `error` or `warning`.
+    #[pyo3(get)]
+    severity: &'static str,
+    /// `parse` (the YAML could not be read as a document), `validation` or `warning`.
+    #[pyo3(get)]
+    kind: &'static str,
+    /// The rule (`V-020`, `W-001`, …), when the finding has one.
+    #[pyo3(get)]
+    rule: Option<String>,
+    /// The dot-path of the offending field, when there is one.
+    #[pyo3(get)]
+    path: Option<String>,
+    /// What is wrong.
+    #[pyo3(get)]
+    message: String,
+    /// 1-based line in the YAML source.
+    #[pyo3(get)]
+    line: Option<usize>,
+    /// 1-based column (in characters) in the YAML source.
+    #[pyo3(get)]
+    column: Option<usize>,
+}
+
+#[pymethods]
+impl PyDiagnostic {
+    fn __repr__(&self) -> String {
+        let field = |value: Option<String>| value.unwrap_or_else(|| "None".to_owned());
+        format!(
+            "Diagnostic({}, rule={}, path={}, line={}, column={}, message={})",
+            py_str(self.severity),
+            field(self.rule.as_deref().map(py_str)),
+            field(self.path.as_deref().map(py_str)),
+            field(self.line.map(|l| l.to_string())),
+            field(self.column.map(|c| c.to_string())),
+            py_str(&self.message)
+        )
+    }
+
+    fn __str__(&self) -> String {
+        let mut text = String::new();
+        if let Some(line) = self.line {
+            text.push_str(&format!("line {line}"));
+            if let Some(column) = self.column {
+                text.push_str(&format!(", column {column}"));
+            }
+            text.push_str(": ");
+        }
+        if let Some(rule) = &self.rule {
+            text.push_str(rule);
+            text.push_str(": ");
+        }
+        text.push_str(&self.message);
+        if let Some(path) = self.path.as_deref().filter(|p| !p.is_empty()) {
+            text.push_str(&format!(" at `{path}`"));
+        }
+        text
+    }
+
+    /// The finding as a plain dict.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let value = serde_json::json!({
+            "severity": self.severity, "kind": self.kind, "rule": self.rule, "path": self.path,
+            "message": self.message, "line": self.line, "column": self.column,
+        });
+        to_py(py, &value)
+    }
+}
+
+impl PyDiagnostic {
+    fn from_parse(error: &oatf::ParseError) -> Self {
+        PyDiagnostic {
+            severity: "error",
+            kind: "parse",
+            rule: error.rule().map(str::to_owned),
+            path: error.path().map(str::to_owned),
+            message: error.message().to_owned(),
+            line: error.line(),
+            column: error.column(),
+        }
+    }
+
+    fn from_validation(error: &oatf::ValidationError) -> Self {
+        PyDiagnostic {
+            severity: "error",
+            kind: "validation",
+            rule: Some(error.rule().to_owned()),
+            path: Some(error.path().to_owned()),
+            message: error.message().to_owned(),
+            line: error.location().map(|l| l.line),
+            column: error.location().map(|l| l.column),
+        }
+    }
+
+    fn from_warning(warning: &oatf::Diagnostic) -> Self {
+        PyDiagnostic {
+            severity: warning.severity().as_str(),
+            kind: "warning",
+            rule: Some(warning.code().to_owned()),
+            path: warning.path().map(str::to_owned),
+            message: warning.message().to_owned(),
+            line: warning.location().map(|l| l.line),
+            column: warning.location().map(|l| l.column),
+        }
+    }
+}
+
+/// A Python string literal of `text` (its JSON form is one).
+fn py_str(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_default()
+}
+
+/// A `LoadError` carrying every problem; its `rule`, `path`, `line`, `column` and `message` are those
+/// of the first one.
+fn load_error(py: Python<'_>, problems: Vec<PyDiagnostic>) -> PyErr {
+    let count = problems.len();
+    let headline = match problems.first() {
+        Some(first) if count == 1 => first.__str__(),
+        Some(first) => format!("{} (and {} more)", first.__str__(), count - 1),
+        None => "the document could not be loaded".to_owned(),
+    };
+    let error = LoadError::new_err(headline);
+    let value = error.value(py);
+    let first = problems.first().cloned();
+    let set = || -> PyResult<()> {
+        value.setattr("rule", first.as_ref().and_then(|p| p.rule.clone()))?;
+        value.setattr("path", first.as_ref().and_then(|p| p.path.clone()))?;
+        value.setattr("line", first.as_ref().and_then(|p| p.line))?;
+        value.setattr("column", first.as_ref().and_then(|p| p.column))?;
+        value.setattr("message", first.as_ref().map(|p| p.message.clone()))?;
+        let list = PyList::empty(py);
+        for problem in problems {
+            list.append(Bound::new(py, problem)?)?;
+        }
+        value.setattr("errors", list)?;
+        Ok(())
+    };
+    match set() {
+        Ok(()) => error,
+        Err(e) => e,
+    }
+}
+
+fn parse_failed(py: Python<'_>, errors: &oatf::ParseErrors) -> PyErr {
+    load_error(py, errors.iter().map(PyDiagnostic::from_parse).collect())
+}
+
+/// Where YAML comes from: text, bytes, or a file.
+pub(crate) enum Source {
+    Text(String),
+    Document(Py<PyDocument>),
+}
+
+/// Reads the argument of `load`, `validate`, `normalize` and `compile`: a `Document`, an `os.PathLike`
+/// (a file), `bytes` (UTF-8 YAML), or `str` — a path when it is one line naming an existing file, else
+/// YAML text.
+pub(crate) fn read_source(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<Source> {
+    if let Ok(document) = source.cast::<PyDocument>() {
+        return Ok(Source::Document(document.clone().unbind()));
+    }
+    if let Ok(bytes) = source.cast::<PyBytes>() {
+        return decode(py, bytes.as_bytes().to_vec()).map(Source::Text);
+    }
+    if let Ok(text) = source.cast::<PyString>() {
+        let text: String = text.extract()?;
+        let path = PathBuf::from(&text);
+        if !text.contains('\n') && !text.is_empty() && path.is_file() {
+            return read_file(py, path).map(Source::Text);
+        }
+        return Ok(Source::Text(text));
+    }
+    match source.extract::<PathBuf>() {
+        Ok(path) => read_file(py, path).map(Source::Text),
+        Err(_) => Err(PyTypeError::new_err(
+            "expected YAML text (str or bytes), a path (os.PathLike) or an oatf.Document",
+        )),
+    }
+}
+
+fn read_file(py: Python<'_>, path: PathBuf) -> PyResult<String> {
+    let limit = ParseOptions::DEFAULT_MAX_INPUT_BYTES;
+    let bytes = py.detach(|| -> std::io::Result<Vec<u8>> {
+        let file = std::fs::File::open(&path)?;
+        // Read one byte past the limit at most: the parser reports the size error.
+        let mut bytes = Vec::new();
+        file.take(limit as u64 + 1).read_to_end(&mut bytes)?;
+        Ok(bytes)
+    })?;
+    decode(py, bytes)
+}
+
+/// UTF-8 text, or the parser's own error for the first invalid byte (with its line and column).
+fn decode(py: Python<'_>, bytes: Vec<u8>) -> PyResult<String> {
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(text),
+        Err(e) => match oatf::model::parse_bytes(e.as_bytes()) {
+            Err(errors) => Err(parse_failed(py, &errors)),
+            Ok(_) => Err(PyValueError::new_err("the input is not valid UTF-8")),
+        },
+    }
+}
+
+/// A loaded OATF document: parsed, validated and normalized (SDK §3.5).
+#[pyclass(frozen, module = "oatf", name = "Document")]
+pub(crate) struct PyDocument {
+    pub(crate) document: oatf::Document,
+    warnings: Vec<PyDiagnostic>,
+    /// The document as JSON, for the accessors below and `to_dict`.
+    value: Value,
+}
+
+impl PyDocument {
+    fn new(document: oatf::Document, warnings: Vec<PyDiagnostic>) -> Self {
+        let value = serde_json::to_value(&document).unwrap_or(Value::Null);
+        PyDocument {
+            document,
+            warnings,
+            value,
+        }
+    }
+
+    fn attack(&self, key: &str) -> Option<&Value> {
+        self.value.get("attack").and_then(|a| a.get(key))
+    }
+}
+
+#[pymethods]
+impl PyDocument {
+    /// `attack.id`, when the document has one.
+    #[getter]
+    fn id(&self) -> Option<&str> {
+        self.attack("id").and_then(Value::as_str)
+    }
+
+    /// `attack.name`.
+    #[getter]
+    fn name(&self) -> Option<&str> {
+        self.attack("name").and_then(Value::as_str)
+    }
+
+    /// The severity level (`informational` … `critical`), whichever form it was written in.
+    #[getter]
+    fn severity(&self) -> Option<&str> {
+        let severity = self.attack("severity")?;
+        severity
+            .as_str()
+            .or_else(|| severity.get("level").and_then(Value::as_str))
+    }
+
+    /// The indicators, as dicts (after normalization every one has its `id`).
+    #[getter]
+    fn indicators<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let empty = Value::Array(Vec::new());
+        to_py(py, self.attack("indicators").unwrap_or(&empty))
+    }
+
+    /// The actors of `attack.execution`, as dicts (normalization gives single-actor documents one
+    /// actor named `default`).
+    #[getter]
+    fn actors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let empty = Value::Array(Vec::new());
+        let actors = self
+            .attack("execution")
+            .and_then(|e| e.get("actors"))
+            .unwrap_or(&empty);
+        to_py(py, actors)
+    }
+
+    /// The warnings validation gave (`W-…`); a loaded document has no errors.
+    #[getter]
+    fn warnings(&self) -> Vec<PyDiagnostic> {
+        self.warnings.clone()
+    }
+
+    /// The document as plain Python data (dicts, lists, str, int, float, bool, None).
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &self.value)
+    }
+
+    /// The document as canonical YAML (SDK §3.4).
+    fn to_yaml(&self) -> String {
+        oatf::serialize(&self.document)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Document(id={:?}, name={:?})",
+            self.id().unwrap_or(""),
+            self.name().unwrap_or("")
+        )
+    }
+}
+
+/// Parses, validates and normalizes a document (SDK §3.5).
+#[pyfunction]
+pub(crate) fn load(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<PyDocument> {
+    let text = match read_source(py, source)? {
+        Source::Text(text) => text,
+        Source::Document(document) => {
+            let document = document.get();
+            return Ok(PyDocument::new(
+                document.document.clone(),
+                document.warnings.clone(),
+            ));
+        }
+    };
+    match py.detach(|| oatf::load(&text)) {
+        Ok(loaded) => Ok(PyDocument::new(
+            loaded.document,
+            loaded
+                .warnings
+                .iter()
+                .map(PyDiagnostic::from_warning)
+                .collect(),
+        )),
+        Err(oatf::LoadError::Parse(errors)) => Err(parse_failed(py, &errors)),
+        Err(oatf::LoadError::Invalid(errors)) => Err(load_error(
+            py,
+            errors.iter().map(PyDiagnostic::from_validation).collect(),
+        )),
+    }
+}
+
+/// The outcome of `validate`: every error and warning.
+#[pyclass(frozen, module = "oatf", name = "ValidationResult")]
+pub(crate) struct PyValidationResult {
+    /// Parse and validation errors.
+    #[pyo3(get)]
+    errors: Vec<PyDiagnostic>,
+    /// Warnings.
+    #[pyo3(get)]
+    warnings: Vec<PyDiagnostic>,
+}
+
+#[pymethods]
+impl PyValidationResult {
+    /// Whether the document is conforming (no errors; warnings allowed).
+    #[getter]
+    fn valid(&self) -> bool {
+        self.errors.is_empty()
+    }
+
+    /// Errors, then warnings.
+    #[getter]
+    fn diagnostics(&self) -> Vec<PyDiagnostic> {
+        self.errors.iter().chain(&self.warnings).cloned().collect()
+    }
+
+    fn __bool__(&self) -> bool {
+        self.valid()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "ValidationResult(valid={}, errors={}, warnings={})",
+            if self.valid() { "True" } else { "False" },
+            self.errors.len(),
+            self.warnings.len()
+        )
+    }
+}
+
+/// Validates a document (SDK §3.2); a document that does not parse gives its parse errors.
+#[pyfunction]
+pub(crate) fn validate(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<PyValidationResult> {
+    let text = match read_source(py, source) {
+        Ok(Source::Text(text)) => text,
+        Ok(Source::Document(document)) => {
+            let result = py.detach(|| oatf::validate(&document.get().document));
+            return Ok(validation_result(&result));
+        }
+        Err(e) if e.is_instance_of::<LoadError>(py) => {
+            // Undecodable bytes: report them as the parse error they are.
+            let errors = e
+                .value(py)
+                .getattr("errors")?
+                .extract::<Vec<PyDiagnostic>>()?;
+            return Ok(PyValidationResult {
+                errors,
+                warnings: Vec::new(),
+            });
+        }
+        Err(e) => return Err(e),
+    };
+    let outcome = py.detach(|| oatf::parse(&text).map(|document| oatf::validate(&document)));
+    Ok(match outcome {
+        Ok(result) => validation_result(&result),
+        Err(errors) => PyValidationResult {
+            errors: errors.iter().map(PyDiagnostic::from_parse).collect(),
+            warnings: Vec::new(),
+        },
+    })
+}
+
+fn validation_result(result: &oatf::ValidationResult) -> PyValidationResult {
+    PyValidationResult {
+        errors: result
+            .errors()
+            .iter()
+            .map(PyDiagnostic::from_validation)
+            .collect(),
+        warnings: result
+            .warnings()
+            .iter()
+            .map(PyDiagnostic::from_warning)
+            .collect(),
+    }
+}
+
+/// Parses and normalizes a document without validating it (SDK §3.3): the defaults and generated ids
+/// filled in. Raises `LoadError` when it does not parse.
+#[pyfunction]
+pub(crate) fn normalize(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<PyDocument> {
+    let document = match read_source(py, source)? {
+        Source::Text(text) => py
+            .detach(|| oatf::parse(&text))
+            .map_err(|errors| parse_failed(py, &errors))?,
+        Source::Document(document) => document.get().document.clone(),
+    };
+    Ok(PyDocument::new(
+        py.detach(|| oatf::normalize(document)),
+        Vec::new(),
+    ))
+}
