@@ -1734,6 +1734,25 @@ mod tests {
         );
     }
 
+    /// V-025's bounds are inclusive: 0 and 100 are valid, -1 and 101 are not (a survivor of mutation
+    /// testing: `0..=100` mutated to `0..100` passed every test before this one).
+    #[test]
+    fn confidence_bounds_are_inclusive() {
+        for (confidence, expect) in [
+            (0, &[][..]),
+            (100, &[][..]),
+            (101, &["V-025 attack.indicators[0].confidence"][..]),
+            (-1, &["V-025 attack.indicators[0].confidence"][..]),
+        ] {
+            check(
+                &format!(
+                    "  id: ACME-001\n{SINGLE}  indicators:\n    - {{target: arguments, pattern: {{contains: a}}, confidence: {confidence}}}\n"
+                ),
+                expect,
+            );
+        }
+    }
+
     #[test]
     fn missing_required_fields_and_top_level() {
         check(

@@ -1,0 +1,56 @@
+//! Step 3 of the trace filter (format §6): an indicator with `actor` sees only that actor's messages.
+//! A message from an actor the document does not declare never reaches it, even when its own `protocol`
+//! equals the indicator's (a survivor of mutation testing: a filter that skipped step 3 for undeclared
+//! actors passed every test before these).
+
+use serde_json::json;
+
+use crate::*;
+
+fn verdict_for(actor: Option<&str>) -> IndicatorResult {
+    let document: oatf_model::Document = match serde_json::from_value(json!({
+        "oatf": "0.1",
+        "attack": {
+            "execution": {"actors": [
+                {"name": "srv", "mode": "mcp_server", "phases": [{"name": "p", "state": {}}]}
+            ]},
+            "indicators": [{
+                "id": "I-1", "protocol": "mcp", "actor": "srv",
+                "target": "text", "pattern": {"contains": "SECRET"}
+            }]
+        }
+    })) {
+        Ok(document) => document,
+        Err(e) => panic!("invalid test document: {e}"),
+    };
+    let attack = CompiledAttack::new(&document, &EvalOptions::new());
+    let mut message = json!({
+        "seq": 1, "protocol": "mcp", "direction": "incoming", "content": {"text": "SECRET"}
+    });
+    if let (Some(actor), Some(map)) = (actor, message.as_object_mut()) {
+        map.insert("actor".into(), json!(actor));
+    }
+    let message: TraceMessage = match serde_json::from_value(message) {
+        Ok(message) => message,
+        Err(e) => panic!("invalid test message: {e}"),
+    };
+    let verdict = evaluate_trace(&attack, &[message]);
+    match verdict.indicator_verdicts.as_slice() {
+        [only] => only.result,
+        other => panic!("one indicator verdict expected: {other:?}"),
+    }
+}
+
+#[test]
+fn the_declared_actor_reaches_the_indicator() {
+    assert_eq!(verdict_for(Some("srv")), IndicatorResult::Matched);
+    // No actor named, one actor declared, same protocol: the message is that actor's.
+    assert_eq!(verdict_for(None), IndicatorResult::Matched);
+}
+
+#[test]
+fn an_undeclared_actor_never_reaches_an_indicator_with_actor() {
+    let result = verdict_for(Some("ghost"));
+    assert_ne!(result, IndicatorResult::Matched);
+    assert_ne!(result, IndicatorResult::Error);
+}
