@@ -1,12 +1,11 @@
 //! Property tests (proptest, 256 cases per property): normalize is idempotent and survives a
-//! serialize/parse round trip, the primitives are total on arbitrary values and paths, and a compiled
-//! indicator agrees with the `evaluate_indicator` convenience. The corpus documents are fixed seeds.
+//! serialize/parse round trip, the primitives are total on arbitrary values and paths, and indicators
+//! give what a small reference evaluator written here (`oracle`, from SDK §4.2, §5.1.2 and §5.3)
+//! gives, through the entry point `evaluate_indicator` and the compiled form alike.
 #![cfg(all(feature = "yaml", feature = "cel"))]
 
-use std::sync::Arc;
-
 use oatf::primitives::{Condition, MatchPredicate, SimplePath, WildcardPath};
-use oatf::{CelEngine, CelEvaluator, CompiledIndicator, Document, EvalOptions, Indicator};
+use oatf::{CompiledIndicator, Document, EvalOptions, Indicator};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
@@ -259,22 +258,27 @@ proptest! {
         }
     }
 
+}
+
+proptest! {
+    // More cases than the other properties: each is cheap, and narrow differences (a boundary of
+    // `gt`, the key order of a coerced object) need many draws to show.
+    #![proptest_config(ProptestConfig { cases: 2048, ..config() })]
     #[test]
-    fn compiled_indicator_equals_the_convenience(indicator in indicator(), message in json_value()) {
-        let Ok(indicator) = serde_json::from_value::<Indicator>(indicator) else {
-            return Ok(());
-        };
-        let cel: Arc<dyn CelEvaluator> = Arc::new(CelEngine::new());
-        let convenience = oatf::evaluate_indicator(&indicator, &message, Some(Arc::clone(&cel)), None);
-        let options = EvalOptions::new().with_cel_evaluator(cel);
-        match CompiledIndicator::new(&indicator, &options) {
-            Ok(compiled) => {
-                let verdict = compiled.evaluate(&message);
-                prop_assert_eq!(verdict.result, convenience.result);
-                prop_assert_eq!(verdict.evidence, convenience.evidence);
-            }
-            Err(_) => prop_assert_eq!(convenience.result, oatf::IndicatorResult::Error),
-        }
+    fn indicators_agree_with_the_reference_evaluator(
+        (indicator, method) in oracle::indicator(),
+        message in oracle::message(),
+    ) {
+        let expected = oracle::evaluate(&indicator, &message);
+        let typed: Indicator = serde_json::from_value(indicator.clone())
+            .map_err(|e| TestCaseError::fail(format!("generated indicator does not read: {e}")))?;
+        // The entry point of SDK §4.4, without evaluators (expression and semantic are `skipped`).
+        let verdict = oatf::evaluate_indicator(&typed, &message, None, None);
+        prop_assert_eq!(verdict.result, expected, "{} {} on {}", method, indicator, message);
+        // The compiled form gives the same result.
+        let compiled = CompiledIndicator::new(&typed, &EvalOptions::new())
+            .map_err(|e| TestCaseError::fail(format!("does not compile: {e}")))?;
+        prop_assert_eq!(compiled.evaluate(&message).result, expected);
     }
 }
 
@@ -299,4 +303,286 @@ fn scalar_attack_is_invalid_and_not_round_tripped() {
     let document = oatf::parse("oatf: \"0.1\"\nattack: \"OATF-003\"\n").expect("parses");
     let once = oatf::normalize(document);
     assert_eq!(oatf::normalize(once.clone()), once);
+}
+
+/// A reference evaluator for pattern indicators, written from the spec text and nothing else: small,
+/// slow and obviously correct. It covers the operators whose meaning the spec fixes exactly
+/// (`regex` is left to the conformance corpus: an oracle for it would be a regex engine).
+mod oracle {
+    use std::fmt::Write as _;
+
+    use oatf::IndicatorResult;
+    use proptest::prelude::*;
+    use serde_json::{Map, Value, json};
+
+    const KEYS: [&str; 3] = ["a", "b", "c"];
+
+    /// Messages over a small alphabet of keys and values, so that paths and operators often hit: an
+    /// object at the root (as protocol messages are), with every key present most of the time.
+    pub(super) fn message() -> BoxedStrategy<Value> {
+        let leaf = prop_oneof![
+            1 => Just(Value::Null),
+            1 => any::<bool>().prop_map(Value::Bool),
+            3 => (-3i64..4).prop_map(Value::from),
+            1 => prop::sample::select(vec![0.5, 2.5, -1.5]).prop_map(Value::from),
+            3 => "[ab]{0,3}".prop_map(Value::String),
+        ];
+        let value = leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::vec((prop::sample::select(KEYS.to_vec()), inner), 0..4).prop_map(
+                    |entries| {
+                        Value::Object(
+                            entries
+                                .into_iter()
+                                .map(|(k, v)| (k.to_owned(), v))
+                                .collect::<Map<_, _>>(),
+                        )
+                    }
+                ),
+            ]
+        });
+        // Every key at the root, in a random order (the coercion must sort keys).
+        (
+            Just(KEYS.to_vec()).prop_shuffle(),
+            prop::collection::vec(value, 3),
+        )
+            .prop_map(|(keys, values)| {
+                Value::Object(
+                    keys.into_iter()
+                        .map(str::to_owned)
+                        .zip(values)
+                        .collect::<Map<_, _>>(),
+                )
+            })
+            .boxed()
+    }
+
+    /// Wildcard paths of §5.1.2 over the same keys, the empty path included.
+    fn path() -> impl Strategy<Value = String> {
+        prop::collection::vec((prop::sample::select(KEYS.to_vec()), any::<bool>()), 0..3).prop_map(
+            |segments| {
+                segments
+                    .into_iter()
+                    .map(|(key, all)| {
+                        if all {
+                            format!("{key}[*]")
+                        } else {
+                            key.to_owned()
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join(".")
+            },
+        )
+    }
+
+    fn scalar() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            "[ab]{0,2}".prop_map(Value::String),
+            (-3i64..4).prop_map(Value::from),
+            prop::sample::select(vec![2.0, 0.5, -1.5]).prop_map(Value::from),
+            any::<bool>().prop_map(Value::Bool),
+        ]
+    }
+
+    fn operator() -> impl Strategy<Value = (String, Value)> {
+        // Short texts, and prefixes of coerced objects and arrays (which depend on the sorted key order).
+        let text = || {
+            prop_oneof![
+                "[ab]{0,2}".prop_map(Value::String),
+                prop::sample::select(vec![
+                    "{\"a\"", "{\"b\"", "{\"c\"", "\"c\":", "[{", "}]", "1}"
+                ])
+                .prop_map(Value::from),
+            ]
+        };
+        let number = || prop_oneof![(-3i64..4).prop_map(Value::from), Just(json!(0.5))];
+        prop_oneof![
+            text().prop_map(|s| ("contains".to_owned(), s)),
+            text().prop_map(|s| ("starts_with".to_owned(), s)),
+            text().prop_map(|s| ("ends_with".to_owned(), s)),
+            prop::collection::vec(scalar(), 0..3)
+                .prop_map(|v| ("any_of".to_owned(), Value::Array(v))),
+            number().prop_map(|n| ("gt".to_owned(), n)),
+            number().prop_map(|n| ("gte".to_owned(), n)),
+            number().prop_map(|n| ("lt".to_owned(), n)),
+            number().prop_map(|n| ("lte".to_owned(), n)),
+            any::<bool>().prop_map(|b| ("exists".to_owned(), Value::Bool(b))),
+        ]
+    }
+
+    /// A condition: a bare scalar (equality) or a map of one or two operators (AND).
+    fn condition() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            scalar(),
+            prop::collection::vec(operator(), 1..3)
+                .prop_map(|ops| Value::Object(ops.into_iter().collect::<Map<_, _>>())),
+        ]
+    }
+
+    /// `(indicator, what it is)`: pattern indicators in shorthand and standard form, and expression and
+    /// semantic indicators, which without an evaluator are `skipped` (SDK §4.4).
+    pub(super) fn indicator() -> impl Strategy<Value = (Value, &'static str)> {
+        prop_oneof![
+            4 => (path(), operator()).prop_map(|(t, (op, v))| {
+                let mut pattern = Map::new();
+                pattern.insert(op, v);
+                (json!({"target": t, "pattern": pattern}), "shorthand")
+            }),
+            4 => (path(), path(), condition()).prop_map(|(t, pt, c)| {
+                (json!({"target": t, "pattern": {"target": pt, "condition": c}}), "standard")
+            }),
+            2 => (path(), condition())
+                .prop_map(|(t, c)| (json!({"target": t, "pattern": {"condition": c}}), "inherited target")),
+            1 => Just((json!({"target": "", "expression": {"cel": "true"}}), "expression")),
+            1 => Just((json!({"target": "", "semantic": {"intent": "x"}}), "semantic")),
+        ]
+    }
+
+    /// SDK §5.1.2.
+    fn resolve<'v>(path: &str, value: &'v Value) -> Vec<&'v Value> {
+        if path.is_empty() {
+            return vec![value];
+        }
+        let mut current = vec![value];
+        for segment in path.split('.') {
+            let (key, all) = match segment.strip_suffix("[*]") {
+                Some(key) => (key, true),
+                None => (segment, false),
+            };
+            let mut next = Vec::new();
+            for v in current {
+                let Some(field) = v.as_object().and_then(|o| o.get(key)) else {
+                    continue;
+                };
+                match (all, field) {
+                    (false, field) => next.push(field),
+                    (true, Value::Array(items)) => next.extend(items.iter()),
+                    (true, _) => {}
+                }
+            }
+            current = next;
+        }
+        current
+    }
+
+    /// Compact JSON with object keys sorted (§5.3 coercion).
+    fn compact_sorted(value: &Value, out: &mut String) {
+        match value {
+            Value::Array(items) => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    compact_sorted(item, out);
+                }
+                out.push(']');
+            }
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                out.push('{');
+                for (i, key) in keys.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    let _ = write!(out, "{}:", Value::String(key.clone()));
+                    compact_sorted(&map[key.as_str()], out);
+                }
+                out.push('}');
+            }
+            scalar => {
+                let _ = write!(out, "{scalar}");
+            }
+        }
+    }
+
+    fn as_text(value: &Value) -> String {
+        match value {
+            Value::String(s) => s.clone(),
+            other => {
+                let mut out = String::new();
+                compact_sorted(other, &mut out);
+                out
+            }
+        }
+    }
+
+    /// Deep equality of §5.3; the generated numbers are small, so `f64` is exact for them.
+    fn equal(a: &Value, b: &Value) -> bool {
+        match (a, b) {
+            (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+            (Value::Array(x), Value::Array(y)) => {
+                x.len() == y.len() && x.iter().zip(y).all(|(x, y)| equal(x, y))
+            }
+            (Value::Object(x), Value::Object(y)) => {
+                x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| equal(v, w)))
+            }
+            _ => a == b,
+        }
+    }
+
+    fn numeric(value: &Value, operand: &Value, test: fn(f64, f64) -> bool) -> bool {
+        match (value.as_f64(), operand.as_f64()) {
+            (Some(v), Some(o)) if value.is_number() => test(v, o),
+            _ => false,
+        }
+    }
+
+    /// One operator against a resolved value (§5.3); `exists` next to others: true is redundant,
+    /// false can never hold for a resolved value (spec-decisions 14).
+    fn operator_holds(name: &str, operand: &Value, value: &Value) -> bool {
+        let operand_text = || operand.as_str().unwrap_or_default().to_owned();
+        match name {
+            "contains" => as_text(value).contains(&operand_text()),
+            "starts_with" => as_text(value).starts_with(&operand_text()),
+            "ends_with" => as_text(value).ends_with(&operand_text()),
+            "any_of" => operand
+                .as_array()
+                .is_some_and(|items| items.iter().any(|item| equal(item, value))),
+            "gt" => numeric(value, operand, |v, o| v > o),
+            "gte" => numeric(value, operand, |v, o| v >= o),
+            "lt" => numeric(value, operand, |v, o| v < o),
+            "lte" => numeric(value, operand, |v, o| v <= o),
+            "exists" => operand == &Value::Bool(true),
+            other => panic!("the oracle does not know `{other}`"),
+        }
+    }
+
+    /// SDK §4.2 for one pattern, §4.4 for the rest (no evaluators configured).
+    pub(super) fn evaluate(indicator: &Value, message: &Value) -> IndicatorResult {
+        let Some(pattern) = indicator.get("pattern") else {
+            return IndicatorResult::Skipped;
+        };
+        let indicator_target = indicator["target"].as_str().unwrap_or_default();
+        let (target, condition) = match pattern.get("condition") {
+            Some(condition) => (
+                pattern
+                    .get("target")
+                    .and_then(Value::as_str)
+                    .unwrap_or(indicator_target),
+                condition.clone(),
+            ),
+            // Shorthand: the operators sit in `pattern` itself (N-005).
+            None => (indicator_target, pattern.clone()),
+        };
+        let resolved = resolve(target, message);
+        let matched = match &condition {
+            Value::Object(ops) if ops.len() == 1 && ops.contains_key("exists") => {
+                ops["exists"] == Value::Bool(!resolved.is_empty())
+            }
+            Value::Object(ops) => resolved.iter().any(|value| {
+                ops.iter()
+                    .all(|(name, operand)| operator_holds(name, operand, value))
+            }),
+            bare => resolved.iter().any(|value| equal(bare, value)),
+        };
+        if matched {
+            IndicatorResult::Matched
+        } else {
+            IndicatorResult::NotMatched
+        }
+    }
 }
