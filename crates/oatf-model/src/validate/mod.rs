@@ -288,37 +288,21 @@ enum TemplateRef<'s> {
     Malformed(&'static str),
 }
 
-/// Scans the template references of a string; `\{{` is an escape, not a reference (V-016).
+/// The template references of a string, found by the one template scanner
+/// ([`oatf_primitives::scan_template`]) that the runtime renders with; `\{{` is an escape, not a
+/// reference (V-016).
 fn template_refs(s: &str) -> Vec<TemplateRef<'_>> {
     let mut refs = Vec::new();
-    let mut rest = s;
-    let mut consumed = 0usize;
-    while let Some(pos) = rest.find("{{") {
-        let absolute = consumed + pos;
-        let escaped = absolute > 0 && s.as_bytes().get(absolute - 1) == Some(&b'\\');
-        let after = &rest[pos + 2..];
-        if escaped {
-            consumed = absolute + 2;
-            rest = after;
-            continue;
+    oatf_primitives::scan_template(s, |token| match token {
+        oatf_primitives::TemplateToken::Expression("") => {
+            refs.push(TemplateRef::Malformed("empty template reference `{{}}`"));
         }
-        match after.find("}}") {
-            Some(end) => {
-                let name = after[..end].trim();
-                if name.is_empty() {
-                    refs.push(TemplateRef::Malformed("empty template reference `{{}}`"));
-                } else {
-                    refs.push(TemplateRef::Name(name));
-                }
-                consumed = absolute + 2 + end + 2;
-                rest = &after[end + 2..];
-            }
-            None => {
-                refs.push(TemplateRef::Malformed("unclosed template reference `{{`"));
-                break;
-            }
+        oatf_primitives::TemplateToken::Expression(name) => refs.push(TemplateRef::Name(name)),
+        oatf_primitives::TemplateToken::Unclosed(_) => {
+            refs.push(TemplateRef::Malformed("unclosed template reference `{{`"));
         }
-    }
+        _ => {}
+    });
     refs
 }
 
@@ -1751,6 +1735,25 @@ mod tests {
                 expect,
             );
         }
+    }
+
+    /// Validation reads templates with the runtime's scanner: in `{{a{{b}}` the reference is `b`
+    /// (the runtime renders `{{a` and the value of `b`), never an extractor named `a{{b`.
+    #[test]
+    fn templates_are_read_as_the_runtime_renders_them() {
+        let source = format!(
+            "oatf: \"0.1\"\nattack:\n  execution:\n    mode: mcp_server\n    state:\n      tools:\n        - {{name: t, description: \"{{{{a{{{{b}}}}\", inputSchema: {{type: object}}}}\n"
+        );
+        let document = match crate::parse(&source) {
+            Ok(d) => d,
+            Err(e) => panic!("does not parse: {e}\n{source}"),
+        };
+        let result = validate_with(&document, &ValidateOptions::new());
+        let messages: Vec<String> = result.warnings.iter().map(ToString::to_string).collect();
+        assert!(result.errors.is_empty(), "{:?}", result.errors);
+        assert_eq!(messages.len(), 1, "{messages:?}");
+        assert!(messages[0].contains("`{{b}}`"), "{messages:?}");
+        assert!(!messages[0].contains("a{{b"), "{messages:?}");
     }
 
     #[test]
