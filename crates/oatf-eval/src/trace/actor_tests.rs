@@ -54,3 +54,41 @@ fn an_undeclared_actor_never_reaches_an_indicator_with_actor() {
     assert_ne!(result, IndicatorResult::Matched);
     assert_ne!(result, IndicatorResult::Error);
 }
+
+/// Compilation reads the actors of the normalized document: a multi-phase document whose phases carry
+/// their mode (no `execution.mode`) has its `default` actor, as normalization gives it.
+#[test]
+fn a_mode_less_multi_phase_document_has_its_actor() {
+    let document: oatf_model::Document = match serde_json::from_value(json!({
+        "oatf": "0.1",
+        "attack": {
+            "execution": {"phases": [
+                {"name": "a", "mode": "mcp_server", "state": {}, "trigger": {"event": "tools/call"}},
+                {"name": "b", "mode": "mcp_server"}
+            ]},
+            "indicators": [{"target": "text", "pattern": {"contains": "SECRET"}}]
+        }
+    })) {
+        Ok(document) => document,
+        Err(e) => panic!("invalid test document: {e}"),
+    };
+    let normalized = oatf_model::normalize(document.clone());
+    let expected: Vec<(String, String)> = normalized
+        .attack
+        .iter()
+        .flat_map(|a| a.execution.iter())
+        .flat_map(|e| e.actors.iter().flatten())
+        .map(|a| (a.name.clone(), a.mode.clone()))
+        .collect();
+    assert_eq!(expected, [("default".to_owned(), "mcp_server".to_owned())]);
+    for attack in [
+        CompiledAttack::new(&document, &EvalOptions::new()),
+        CompiledAttack::new(&normalized, &EvalOptions::new()),
+    ] {
+        let actors: Vec<(String, String)> = attack
+            .actors()
+            .map(|(n, m)| (n.to_owned(), m.to_owned()))
+            .collect();
+        assert_eq!(actors, expected);
+    }
+}

@@ -818,7 +818,7 @@ impl Validator<'_> {
         // V-011 (spec-decisions 10): a generated name that collides with an explicit one.
         for (i, phase) in phases.iter().enumerate() {
             if phase.name.is_none() {
-                let generated = format!("phase-{}", i + 1);
+                let generated = crate::generated_phase_name(i);
                 if let Some(&j) = explicit.get(generated.as_str()) {
                     let message = format!(
                         "phase name `{generated}` collides with the name generated for phase {}",
@@ -1221,10 +1221,7 @@ impl Validator<'_> {
         // V-010 (spec-decisions 10): explicit ids equal to generated ones.
         for (i, indicator) in indicators.iter().enumerate() {
             if indicator.id.is_none() {
-                let generated = match attack_id {
-                    Some(a) => format!("{a}-{:02}", i + 1),
-                    None => format!("indicator-{:02}", i + 1),
-                };
+                let generated = crate::generated_indicator_id(attack_id, i);
                 if let Some(&j) = ids.get(generated.as_str()) {
                     self.error_at(
                         "V-010",
