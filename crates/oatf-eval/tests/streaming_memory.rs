@@ -28,8 +28,8 @@ fn message(seq: u64) -> TraceMessage {
     let value = json!({
         "seq": seq,
         "actor": "srv",
-        "direction": if seq % 2 == 0 { "incoming" } else { "outgoing" },
-        "method": if seq % 3 == 0 { "tools/call" } else { "tools/list" },
+        "direction": if seq.is_multiple_of(2) { "incoming" } else { "outgoing" },
+        "method": if seq.is_multiple_of(3) { "tools/call" } else { "tools/list" },
         "content": {"text": format!("message {seq} {}", "x".repeat(200)), "n": seq},
     });
     match serde_json::from_value(value) {

@@ -1738,10 +1738,8 @@ mod tests {
     /// (the runtime renders `{{a` and the value of `b`), never an extractor named `a{{b`.
     #[test]
     fn templates_are_read_as_the_runtime_renders_them() {
-        let source = format!(
-            "oatf: \"0.1\"\nattack:\n  execution:\n    mode: mcp_server\n    state:\n      tools:\n        - {{name: t, description: \"{{{{a{{{{b}}}}\", inputSchema: {{type: object}}}}\n"
-        );
-        let document = match crate::parse(&source) {
+        let source = "oatf: \"0.1\"\nattack:\n  execution:\n    mode: mcp_server\n    state:\n      tools:\n        - {name: t, description: \"{{a{{b}}\", inputSchema: {type: object}}\n";
+        let document = match crate::parse(source) {
             Ok(d) => d,
             Err(e) => panic!("does not parse: {e}\n{source}"),
         };
