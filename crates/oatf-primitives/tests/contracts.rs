@@ -36,6 +36,14 @@ fn numeric_operators() {
 }
 
 #[test]
+fn any_of_is_deep_equality_with_one_element() {
+    assert!(holds(json!({"any_of": ["a", 2]}), json!(2.0)));
+    assert!(holds(json!({"any_of": [{"k": [1]}]}), json!({"k": [1.0]})));
+    assert!(!holds(json!({"any_of": ["a", 2]}), json!("b")));
+    assert!(!holds(json!({"any_of": []}), json!("a")));
+}
+
+#[test]
 fn each_string_operator_alone_inspects_the_value() {
     assert!(!holds(json!({"contains": "x"}), json!("abc")));
     assert!(!holds(json!({"starts_with": "x"}), json!("abc")));

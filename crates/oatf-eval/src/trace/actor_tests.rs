@@ -92,3 +92,55 @@ fn a_mode_less_multi_phase_document_has_its_actor() {
         assert_eq!(actors, expected);
     }
 }
+
+/// The counters a streaming caller reads (`oatf evaluate --progress`): matched indicators (a skipped
+/// one is decided but not matched), messages after the grace period, and the bytes kept, which grow by
+/// the evidence of a match.
+#[test]
+fn counters_of_a_streaming_evaluation() {
+    let document: oatf_model::Document = match serde_json::from_value(json!({
+        "oatf": "0.1",
+        "attack": {
+            "execution": {"actors": [
+                {"name": "srv", "mode": "mcp_server", "phases": [{"name": "p", "state": {}}]}
+            ]},
+            "indicators": [
+                {"id": "A", "target": "text", "pattern": {"contains": "SECRET"}},
+                {"id": "B", "target": "", "expression": {"cel": "true"}},
+                {"id": "C", "target": "text", "pattern": {"contains": "NOPE"}}
+            ]
+        }
+    })) {
+        Ok(document) => document,
+        Err(e) => panic!("invalid test document: {e}"),
+    };
+    let attack = CompiledAttack::new(&document, &EvalOptions::new());
+    let mut evaluator = TraceEvaluator::new(&attack);
+    assert_eq!(evaluator.matched_count(), 0);
+    let empty = evaluator.retained_bytes();
+    assert!(
+        empty >= std::mem::size_of::<TraceEvaluator<'_>>(),
+        "{empty}"
+    );
+    let message: TraceMessage = match serde_json::from_value(json!({
+        "seq": 7, "actor": "srv", "direction": "incoming", "content": {"text": "a SECRET here"}
+    })) {
+        Ok(message) => message,
+        Err(e) => panic!("invalid test message: {e}"),
+    };
+    evaluator.push(&message);
+    assert_eq!(evaluator.matched_count(), 1);
+    assert_eq!(evaluator.messages_after_grace(), 0);
+    let after = evaluator.retained_bytes();
+    assert!(
+        after > empty,
+        "the evidence of the match is kept: {after} vs {empty}"
+    );
+    evaluator.push(&message);
+    assert_eq!(
+        evaluator.matched_count(),
+        1,
+        "a decided indicator is not counted twice"
+    );
+    assert_eq!(evaluator.retained_bytes(), after);
+}
