@@ -95,8 +95,18 @@ fn nested_arrays(depth: usize) -> Value {
     value
 }
 
+fn nested_objects(depth: usize) -> Value {
+    let mut value = json!("leaf");
+    for _ in 0..depth {
+        value = json!({ "k": value });
+    }
+    value
+}
+
 #[test]
 fn deep_values_are_bounded_at_512_levels() {
+    assert!(deep_equal(&nested_objects(512), &nested_objects(512)));
+    assert!(!deep_equal(&nested_objects(513), &nested_objects(513)));
     // Equality descends 512 levels; deeper parts compare unequal (a bound on the stack, documented
     // at `deep_equal`).
     assert!(deep_equal(&nested_arrays(512), &nested_arrays(512)));
@@ -105,6 +115,11 @@ fn deep_values_are_bounded_at_512_levels() {
     // The compact writer writes `null` below the bound.
     let text = to_compact_sorted_json(&nested_arrays(600));
     assert!(text.contains("[null]") && !text.contains("leaf"), "{text}");
+    let text = to_compact_sorted_json(&nested_objects(600));
+    assert!(
+        text.contains("{\"k\":null}") && !text.contains("leaf"),
+        "{text}"
+    );
     let shallow = to_compact_sorted_json(&nested_arrays(500));
     assert!(shallow.contains("\"leaf\""), "{shallow}");
 }

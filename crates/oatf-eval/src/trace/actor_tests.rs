@@ -93,8 +93,8 @@ fn a_mode_less_multi_phase_document_has_its_actor() {
     }
 }
 
-/// The counters a streaming caller reads (`oatf evaluate --progress`): matched indicators (a skipped
-/// one is decided but not matched), messages after the grace period, and the bytes kept, which grow by
+/// The counters a streaming caller reads (`oatf evaluate --progress`): matched indicators (the two
+/// skipped ones are decided but not matched), messages after the grace period, and the bytes kept, which grow by
 /// the evidence of a match.
 #[test]
 fn counters_of_a_streaming_evaluation() {
@@ -107,7 +107,8 @@ fn counters_of_a_streaming_evaluation() {
             "indicators": [
                 {"id": "A", "target": "text", "pattern": {"contains": "SECRET"}},
                 {"id": "B", "target": "", "expression": {"cel": "true"}},
-                {"id": "C", "target": "text", "pattern": {"contains": "NOPE"}}
+                {"id": "C", "target": "text", "pattern": {"contains": "NOPE"}},
+                {"id": "D", "target": "", "semantic": {"intent": "x"}}
             ]
         }
     })) {
