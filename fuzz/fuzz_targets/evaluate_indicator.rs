@@ -1,7 +1,12 @@
 //! `evaluate_indicator`: arbitrary JSON messages against fixed indicators of every method and
 //! operator, and arbitrary indicators (`{"indicator": …, "message": …}`) against their message.
-//! Properties: no panic; the compiled indicator and the convenience agree.
+//! Properties: no panic; where the reference evaluator of `crates/oatf-sdk/tests/reference` knows the
+//! answer (pattern indicators with its operators, methods without an evaluator), `evaluate_indicator`
+//! and the compiled indicator both give that answer.
 #![no_main]
+
+#[path = "../../crates/oatf-sdk/tests/reference/mod.rs"]
+mod reference;
 
 use std::sync::{Arc, LazyLock};
 
@@ -65,18 +70,21 @@ fuzz_target!(|data: &[u8]| {
     for indicator in FIXED.iter() {
         let _ = indicator.evaluate(&input);
     }
-    if let (Some(indicator), Some(message)) = (input.get("indicator"), input.get("message"))
-        && let Ok(indicator) = serde_json::from_value::<Indicator>(indicator.clone())
+    if let (Some(raw), Some(message)) = (input.get("indicator"), input.get("message"))
+        && let Ok(indicator) = serde_json::from_value::<Indicator>(raw.clone())
     {
-        let convenience =
-            oatf::evaluate_indicator(&indicator, message, Some(Arc::clone(&CEL)), None);
-        let options = EvalOptions::new().with_cel_evaluator(Arc::clone(&CEL));
-        if let Ok(compiled) = CompiledIndicator::new(&indicator, &options) {
-            let verdict = compiled.evaluate(message);
-            assert_eq!(
-                verdict.result, convenience.result,
-                "compiled and convenience disagree"
-            );
+        let _ = oatf::evaluate_indicator(&indicator, message, Some(Arc::clone(&CEL)), None);
+        if reference::supports(raw) {
+            let expected = reference::evaluate(raw, message);
+            let entry_point = oatf::evaluate_indicator(&indicator, message, None, None);
+            assert_eq!(entry_point.result, expected, "evaluate_indicator vs the reference");
+            if let Ok(compiled) = CompiledIndicator::new(&indicator, &EvalOptions::new()) {
+                assert_eq!(
+                    compiled.evaluate(message).result,
+                    expected,
+                    "CompiledIndicator vs the reference"
+                );
+            }
         }
     }
 });

@@ -14,6 +14,7 @@
 
 use std::fmt::Write as _;
 
+use oatf::primitives::OPERATORS;
 use serde_json::{Value, json};
 
 pub mod library;
@@ -71,20 +72,16 @@ pub const DOCUMENTS: [(&str, DocumentSpec); 4] = [
 
 /// The kinds of indicator a generated document cycles through: every pattern operator, a CEL
 /// expression and a semantic indicator.
-pub const INDICATOR_KINDS: [&str; 12] = [
-    "contains",
-    "starts_with",
-    "ends_with",
-    "regex",
-    "any_of",
-    "gt",
-    "lt",
-    "gte",
-    "lte",
-    "exists",
-    "expression",
-    "semantic",
-];
+pub const INDICATOR_KINDS: [&str; OPERATORS.len() + 2] = {
+    let mut kinds = ["expression"; OPERATORS.len() + 2];
+    let mut i = 0;
+    while i < OPERATORS.len() {
+        kinds[i] = OPERATORS[i];
+        i += 1;
+    }
+    kinds[OPERATORS.len() + 1] = "semantic";
+    kinds
+};
 
 /// One message surface an indicator can watch: protocol, method, direction, a string path, a number
 /// path and a simple (wildcard-free) string path for CEL variables.

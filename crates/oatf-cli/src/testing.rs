@@ -695,13 +695,10 @@ fn check_semantic_examples(
         let Some(examples) = &semantic.examples else {
             continue;
         };
-        let id = indicator.id.clone().unwrap_or_else(|| {
-            format!(
-                "{}-{:02}",
-                attack_id.as_deref().unwrap_or("indicator"),
-                index + 1
-            )
-        });
+        let id = indicator
+            .id
+            .clone()
+            .unwrap_or_else(|| oatf::model::generated_indicator_id(attack_id.as_deref(), index));
         let Some(evaluator) = evaluator else {
             report.unchecked_examples.push(id);
             continue;

@@ -23,8 +23,24 @@ fn scratch(name: &str) -> PathBuf {
         std::process::id()
     ));
     let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(dir.join("primitives")).unwrap();
+    // A suite has every category directory (a missing one fails the run, naming it).
+    for category in oatf_conformance_layout() {
+        fs::create_dir_all(dir.join(category)).unwrap();
+    }
     dir
+}
+
+fn oatf_conformance_layout() -> [&'static str; 8] {
+    [
+        "parse/valid",
+        "parse/invalid",
+        "validate",
+        "normalize",
+        "roundtrip",
+        "evaluate",
+        "verdict",
+        "primitives",
+    ]
 }
 
 const CASES: &str = "\

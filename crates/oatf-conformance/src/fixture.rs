@@ -102,44 +102,195 @@ const LIST_DIRS: [&str; 6] = [
     "primitives",
 ];
 
-fn list_category(dir: &str, file: &Path) -> Category {
+/// The files `primitives/` may hold, one per SDK function (without `.yaml`).
+pub const PRIMITIVE_FILES: [&str; 12] = [
+    "resolve-simple-path",
+    "resolve-wildcard-path",
+    "parse-duration",
+    "evaluate-condition",
+    "evaluate-predicate",
+    "interpolate-template",
+    "interpolate-value",
+    "evaluate-extractor",
+    "select-response",
+    "evaluate-trigger",
+    "extract-protocol",
+    "compute-effective-state",
+];
+
+/// The top-level keys every list case has.
+const CASE_KEYS: [&str; 4] = ["name", "id", "input", "expected"];
+
+/// Top-level keys a case may add, per category.
+fn extra_case_keys(category: &Category) -> &'static [&'static str] {
+    match category {
+        Category::Evaluate => &["expected_error_kind"],
+        _ => &[],
+    }
+}
+
+fn list_category(dir: &str, stem: &str) -> Category {
     match dir {
         "validate" => Category::Validate,
         "normalize" => Category::Normalize,
         "roundtrip" => Category::Roundtrip,
         "evaluate" => Category::Evaluate,
         "verdict" => Category::Verdict,
-        _ => Category::Primitive(
-            file.file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-        ),
+        _ => Category::Primitive(stem.to_owned()),
     }
 }
 
+fn is_yaml(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "yaml" || e == "yml")
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn yaml_stem(name: &str) -> &str {
+    name.strip_suffix(".yaml")
+        .or_else(|| name.strip_suffix(".yml"))
+        .unwrap_or(name)
+}
+
 /// Loads every case under `root`.
+///
+/// The layout itself is checked: a missing category directory, an unknown directory or stray `.yaml` at
+/// the root, a subdirectory or a non-YAML file inside a category, an unknown primitive file, an orphan
+/// `.meta.yaml` and a meta file without `expected_error` are problems naming the file, so that no case can
+/// be dropped silently (renaming `verdict/` would otherwise drop its cases).
 pub fn load_suite(root: &Path) -> Loaded {
     let mut loaded = Loaded::default();
+    check_root(root, &mut loaded);
     load_parse_dir(root, "valid", &mut loaded);
     load_parse_dir(root, "invalid", &mut loaded);
     for dir in LIST_DIRS {
-        for file in yaml_files(&root.join(dir)) {
-            let category = list_category(dir, &file);
+        for file in category_files(root, &root.join(dir), &mut loaded) {
+            let name = file_name(&file);
+            let stem = yaml_stem(&name);
+            if dir == "primitives" && !PRIMITIVE_FILES.contains(&stem) {
+                loaded.problems.push(LoadProblem {
+                    id: relative(root, &file).display().to_string(),
+                    file: relative(root, &file),
+                    message: format!(
+                        "unknown primitive file `{name}` (known: {})",
+                        PRIMITIVE_FILES.join(", ")
+                    ),
+                });
+                continue;
+            }
+            let category = list_category(dir, stem);
             load_list_file(root, &file, category, &mut loaded);
         }
     }
     loaded
 }
 
-fn yaml_files(dir: &Path) -> Vec<PathBuf> {
+fn problem_at(root: &Path, path: &Path, message: impl Into<String>) -> LoadProblem {
+    let file = relative(root, path);
+    LoadProblem {
+        id: file.display().to_string(),
+        file,
+        message: message.into(),
+    }
+}
+
+/// Entries of the suite root: the category directories must exist; nothing else may look like cases.
+fn check_root(root: &Path, loaded: &mut Loaded) {
+    let entries = match fs::read_dir(root) {
+        Ok(entries) => entries,
+        Err(e) => {
+            loaded.problems.push(LoadProblem {
+                id: root.display().to_string(),
+                file: root.to_path_buf(),
+                message: format!("cannot read the suite directory: {e}"),
+            });
+            return;
+        }
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let path = entry.path();
+        let name = file_name(&path);
+        if name.starts_with('.') {
+            continue;
+        }
+        if path.is_dir() {
+            if name != "parse" && !LIST_DIRS.contains(&name.as_str()) {
+                loaded.problems.push(problem_at(
+                    root,
+                    &path,
+                    format!(
+                        "unknown category directory `{name}/` (known: parse, {})",
+                        LIST_DIRS.join(", ")
+                    ),
+                ));
+            }
+        } else if is_yaml(&path) {
+            loaded.problems.push(problem_at(
+                root,
+                &path,
+                "a YAML file at the suite root belongs to no category",
+            ));
+        }
+    }
+    for dir in ["parse/valid", "parse/invalid"]
+        .into_iter()
+        .chain(LIST_DIRS)
+    {
+        if !root.join(dir).is_dir() {
+            loaded.problems.push(LoadProblem {
+                id: format!("{dir}/"),
+                file: PathBuf::from(dir),
+                message: format!("missing category directory `{dir}/`"),
+            });
+        }
+    }
+    let parse = root.join("parse");
+    if let Ok(entries) = fs::read_dir(&parse) {
+        for entry in entries.filter_map(Result::ok) {
+            let path = entry.path();
+            let name = file_name(&path);
+            if !name.starts_with('.') && name != "valid" && name != "invalid" {
+                loaded.problems.push(problem_at(
+                    root,
+                    &path,
+                    "`parse/` holds only `valid/` and `invalid/`",
+                ));
+            }
+        }
+    }
+}
+
+/// The YAML files of a category directory, sorted; anything else in it is a problem.
+fn category_files(root: &Path, dir: &Path, loaded: &mut Loaded) -> Vec<PathBuf> {
     let Ok(entries) = fs::read_dir(dir) else {
         return Vec::new();
     };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
-        .collect();
+    let mut files = Vec::new();
+    for path in entries.filter_map(Result::ok).map(|e| e.path()) {
+        let name = file_name(&path);
+        if name.starts_with('.') {
+            continue;
+        }
+        if path.is_dir() {
+            loaded.problems.push(problem_at(
+                root,
+                &path,
+                "a subdirectory inside a category is not read; move its files up",
+            ));
+        } else if is_yaml(&path) {
+            files.push(path);
+        } else if !name.ends_with(".md") {
+            loaded.problems.push(problem_at(
+                root,
+                &path,
+                "not a `.yaml` file: its cases would not be read",
+            ));
+        }
+    }
     files.sort();
     files
 }
@@ -150,19 +301,36 @@ fn relative(root: &Path, path: &Path) -> PathBuf {
 
 fn load_parse_dir(root: &Path, which: &str, loaded: &mut Loaded) {
     let invalid = which == "invalid";
-    for file in yaml_files(&root.join("parse").join(which)) {
-        let name = file
-            .file_name()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if name.ends_with(".meta.yaml") || name.ends_with(".meta.yml") {
+    let files = category_files(root, &root.join("parse").join(which), loaded);
+    let documents: Vec<String> = files
+        .iter()
+        .map(|f| file_name(f))
+        .filter(|n| !n.ends_with(".meta.yaml") && !n.ends_with(".meta.yml"))
+        .map(|n| yaml_stem(&n).to_owned())
+        .collect();
+    for file in files {
+        let name = file_name(&file);
+        let rel = relative(root, &file);
+        if let Some(stem) = name
+            .strip_suffix(".meta.yaml")
+            .or_else(|| name.strip_suffix(".meta.yml"))
+        {
+            if !invalid {
+                loaded.problems.push(problem_at(
+                    root,
+                    &file,
+                    "a meta file belongs in `parse/invalid/`",
+                ));
+            } else if !documents.iter().any(|d| d == stem) {
+                loaded.problems.push(problem_at(
+                    root,
+                    &file,
+                    format!("orphan meta file: no document `{stem}.yaml` beside it"),
+                ));
+            }
             continue;
         }
-        let rel = relative(root, &file);
-        let stem = name
-            .trim_end_matches(".yaml")
-            .trim_end_matches(".yml")
-            .to_owned();
+        let stem = yaml_stem(&name).to_owned();
         let id = format!("parse/{which}/{stem}");
         let bytes = match fs::read(&file) {
             Ok(bytes) => bytes,
@@ -179,21 +347,19 @@ fn load_parse_dir(root: &Path, which: &str, loaded: &mut Loaded) {
         let mut description = stem.clone();
         if invalid {
             let meta = file.with_file_name(format!("{stem}.meta.yaml"));
-            match fs::read_to_string(&meta)
-                .map_err(|e| e.to_string())
-                .and_then(|t| yaml::from_str(&t))
-            {
-                Ok(value) => {
-                    if let Some(text) = value.get("expected_error").and_then(Value::as_str) {
-                        description = text.to_owned();
-                    }
-                    expected = value;
+            match read_meta(&meta) {
+                Ok(text) => {
+                    description = text.clone();
+                    expected = Value::String(text);
                 }
-                Err(message) => loaded.problems.push(LoadProblem {
-                    id: id.clone(),
-                    file: relative(root, &meta),
-                    message: format!("missing or unreadable meta file: {message}"),
-                }),
+                Err(message) => {
+                    loaded.problems.push(LoadProblem {
+                        id,
+                        file: relative(root, &meta),
+                        message,
+                    });
+                    continue;
+                }
             }
         }
         loaded.cases.push(Case {
@@ -209,6 +375,31 @@ fn load_parse_dir(root: &Path, which: &str, loaded: &mut Loaded) {
             expected,
             extra: Map::new(),
         });
+    }
+}
+
+/// The `expected_error` prose of a meta file: a mapping with exactly that key, a non-empty string.
+fn read_meta(meta: &Path) -> Result<String, String> {
+    let text =
+        fs::read_to_string(meta).map_err(|e| format!("missing or unreadable meta file: {e}"))?;
+    let value = yaml::from_str(&text).map_err(|e| format!("unreadable meta file: {e}"))?;
+    let Value::Object(map) = value else {
+        return Err("meta file is not a mapping with `expected_error`".to_owned());
+    };
+    if !map.contains_key("expected_error") {
+        return Err("meta file without `expected_error`".to_owned());
+    }
+    if let Some(unknown) = map.keys().find(|k| *k != "expected_error") {
+        return Err(format!(
+            "unknown key `{unknown}` in meta file (only `expected_error`)"
+        ));
+    }
+    match map.get("expected_error") {
+        Some(Value::String(text)) if !text.trim().is_empty() => Ok(text.clone()),
+        Some(other) => Err(format!(
+            "`expected_error` must be a non-empty string, got {other}"
+        )),
+        None => Err("meta file without `expected_error`".to_owned()),
     }
 }
 
@@ -265,8 +456,27 @@ fn load_list_file(root: &Path, file: &Path, category: Category, loaded: &mut Loa
         };
         let name = match map.remove("name") {
             Some(Value::String(name)) => name,
-            _ => String::new(),
+            _ => {
+                loaded
+                    .problems
+                    .push(problem(id, "case has no string `name`".to_owned()));
+                continue;
+            }
         };
+        let extra_keys = extra_case_keys(&category);
+        if let Some(unknown) = map
+            .keys()
+            .find(|k| !CASE_KEYS.contains(&k.as_str()) && !extra_keys.contains(&k.as_str()))
+        {
+            loaded.problems.push(problem(
+                id,
+                format!(
+                    "unknown key `{unknown}` in the case (allowed: {})",
+                    [&CASE_KEYS[..], extra_keys].concat().join(", ")
+                ),
+            ));
+            continue;
+        }
         let (Some(input), Some(expected)) = (map.remove("input"), map.remove("expected")) else {
             loaded.problems.push(problem(
                 id,

@@ -13,6 +13,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod equal;
 mod filter;
 mod fixture;
 mod known;
@@ -25,7 +26,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 pub use filter::{FILTER_ENV, Filter};
-pub use fixture::{Case, CaseInput, Category, LoadProblem, Loaded, load_suite};
+pub use fixture::{Case, CaseInput, Category, LoadProblem, Loaded, PRIMITIVE_FILES, load_suite};
 pub use known::KnownFailures;
 pub use report::{CaseResult, Report};
 pub use run::Outcome;

@@ -18,7 +18,18 @@ impl Scratch {
         let dir =
             std::env::temp_dir().join(format!("oatf-conformance-{name}-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
+        for category in [
+            "parse/valid",
+            "parse/invalid",
+            "validate",
+            "normalize",
+            "roundtrip",
+            "evaluate",
+            "verdict",
+            "primitives",
+        ] {
+            fs::create_dir_all(dir.join(category)).unwrap();
+        }
         Scratch(dir)
     }
 
@@ -56,7 +67,6 @@ const DURATIONS: &str = "\
 - name: no expected
   id: D-3
   input: 1h
-  extra_key_is_fine: true
 ";
 
 #[test]
@@ -180,4 +190,315 @@ fn unreadable_files_and_unknown_primitives_fail() {
     );
     assert!(text.contains("missing or unreadable meta file"), "{text}");
     assert_eq!(report.passed(), 0, "{text}");
+}
+
+/// Runs the suite and returns the report text, asserting that `id` failed and its report line says `needle`.
+fn assert_fails(suite: &Scratch, id: &str, needle: &str) -> String {
+    let report = run_suite(suite.path(), &Filter::default(), &KnownFailures::none());
+    let text = report.to_string();
+    let failed = report
+        .results
+        .iter()
+        .any(|r| r.id == id && matches!(r.outcome, Outcome::Fail { .. }));
+    assert!(failed, "{id} should fail:\n{text}");
+    let block: String = text.split("FAIL ").filter(|b| b.starts_with(id)).collect();
+    assert!(
+        block.contains(needle),
+        "{id} should say `{needle}`:\n{text}"
+    );
+    assert!(!report.is_success(), "{text}");
+    text
+}
+
+/// Runs the suite and asserts every case passed and nothing else was reported.
+fn assert_all_pass(suite: &Scratch, count: usize) {
+    let report = run_suite(suite.path(), &Filter::default(), &KnownFailures::none());
+    assert!(report.is_success(), "{report}");
+    assert_eq!(report.passed(), count, "{report}");
+}
+
+const MINIMAL_DOC: &str = r#"oatf: "0.1"
+attack:
+  name: t
+  execution:
+    mode: mcp_server
+    state:
+      tools: []
+  indicators:
+    - target: arguments
+      pattern:
+        contains: x
+"#;
+
+fn string_literal(text: &str) -> String {
+    serde_json::to_string(text).unwrap()
+}
+
+#[test]
+fn an_intact_layout_with_good_cases_passes() {
+    let suite = Scratch::new("intact");
+    suite.write(
+        "primitives/parse-duration.yaml",
+        "- {name: a, id: G-1, input: 30s, expected: {seconds: 30}}\n\
+         - {name: float form of a whole number, id: G-2, input: 1m, expected: {seconds: 60.0}}\n",
+    );
+    suite.write(
+        "roundtrip/r.yaml",
+        &format!(
+            "- name: r\n  id: G-3\n  input: {}\n  expected: {{identical: true}}\n",
+            string_literal(MINIMAL_DOC)
+        ),
+    );
+    assert_all_pass(&suite, 3);
+}
+
+#[test]
+fn roundtrip_expected_is_read() {
+    let suite = Scratch::new("roundtrip");
+    suite.write(
+        "roundtrip/r.yaml",
+        &format!(
+            "- name: r\n  id: RT-1\n  input: {doc}\n  expected: {{identical: false}}\n\
+             - name: r\n  id: RT-2\n  input: {doc}\n  expected: {{identicl: true}}\n\
+             - name: r\n  id: RT-3\n  input: {doc}\n  expected: {{identical: yes}}\n",
+            doc = string_literal(MINIMAL_DOC)
+        ),
+    );
+    assert_fails(&suite, "RT-1", "identical: false");
+    assert_fails(&suite, "RT-2", "unknown key `identicl`");
+    assert_fails(&suite, "RT-3", "a boolean `identical`");
+}
+
+#[test]
+fn validate_expected_is_strict() {
+    let suite = Scratch::new("validate");
+    let doc = string_literal(MINIMAL_DOC);
+    suite.write(
+        "validate/v.yaml",
+        &format!(
+            "- {{name: misspelt key, id: V-1, input: {doc}, expected: {{valid: true, warning: []}}}}\n\
+             - {{name: string valid, id: V-2, input: {doc}, expected: {{valid: 'true'}}}}\n\
+             - {{name: number path, id: V-3, input: {doc}, expected: {{errors: [{{rule: V-001, path: 3}}]}}}}\n\
+             - {{name: unknown entry key, id: V-4, input: {doc}, expected: {{errors: [{{rule: V-001, pth: oatf}}]}}}}\n\
+             - {{name: empty expected, id: V-5, input: {doc}, expected: {{}}}}\n\
+             - {{name: good, id: V-6, input: {doc}, expected: {{valid: true}}}}\n"
+        ),
+    );
+    assert_fails(&suite, "V-1", "unknown key `warning`");
+    assert_fails(&suite, "V-2", "a boolean `valid`");
+    assert_fails(&suite, "V-3", "a string `path`");
+    assert_fails(&suite, "V-4", "unknown key `pth`");
+    assert_fails(&suite, "V-5", "checks nothing");
+    let report = run_suite(suite.path(), &Filter::parse("V-6"), &KnownFailures::none());
+    assert!(report.is_success() && report.passed() == 1, "{report}");
+}
+
+#[test]
+fn unknown_keys_in_a_case_fail_it() {
+    let suite = Scratch::new("case-keys");
+    suite.write(
+        "primitives/parse-duration.yaml",
+        "- {name: a, id: K-1, input: 30s, expected: {seconds: 30}, expeted: {seconds: 1}}\n\
+         - {name: b, id: K-2, input: 30s, expected: {seconds: 30, error: true}}\n\
+         - {id: K-3, input: 30s, expected: {seconds: 30}}\n",
+    );
+    suite.write(
+        "primitives/extract-protocol.yaml",
+        "- {name: x, id: K-4, input: {mode: mcp_server, protocol: a2a}, expected: mcp}\n",
+    );
+    assert_fails(&suite, "K-1", "unknown key `expeted`");
+    assert_fails(&suite, "K-2", "{seconds: N} or {error: true}");
+    assert_fails(&suite, "K-3", "no string `name`");
+    assert_fails(&suite, "K-4", "unknown key `protocol`");
+}
+
+#[test]
+fn durations_compare_exactly() {
+    let suite = Scratch::new("durations");
+    suite.write(
+        "primitives/parse-duration.yaml",
+        "- {name: a, id: DX-1, input: 30s, expected: {seconds: 30.5}}\n\
+         - {name: b, id: DX-2, input: 30s, expected: {seconds: 30.000001}}\n\
+         - {name: c, id: DX-3, input: 1h, expected: {error: true}}\n",
+    );
+    assert_fails(&suite, "DX-1", "30");
+    assert_fails(&suite, "DX-2", "30");
+    assert_fails(&suite, "DX-3", "3600");
+}
+
+#[test]
+fn a_regex_that_does_not_compile_is_not_false() {
+    let suite = Scratch::new("regex");
+    suite.write(
+        "primitives/evaluate-condition.yaml",
+        "- {name: a, id: RX-1, input: {condition: {regex: '(unclosed'}, value: abc}, expected: false}\n\
+         - {name: b, id: RX-2, input: {condition: {contains: b}, value: abc}, expected: 'true'}\n",
+    );
+    suite.write(
+        "primitives/evaluate-predicate.yaml",
+        "- {name: a, id: RX-3, input: {predicate: {x: {regex: '(unclosed'}}, value: {x: abc}}, expected: false}\n",
+    );
+    assert_fails(&suite, "RX-1", "condition error");
+    assert_fails(&suite, "RX-2", "`expected` true or false");
+    assert_fails(&suite, "RX-3", "predicate error");
+}
+
+#[test]
+fn evaluate_inputs_are_not_defaulted() {
+    let suite = Scratch::new("evaluate");
+    let indicator = "{target: x, pattern: {contains: a}}";
+    let expression = "{target: x, expression: {cel: 'true'}}";
+    let semantic = "{target: x, semantic: {intent: bad}}";
+    suite.write(
+        "evaluate/e.yaml",
+        &format!(
+            "- {{name: a, id: E-1, input: {{indicator: {expression}, message: {{x: a}}, cel_evaluator: true}}, expected: matched}}\n\
+             - {{name: b, id: E-2, input: {{indicator: {semantic}, message: {{x: a}}, semantic_evaluator: {{present: 'yes', mock_score: 0.9}}}}, expected: skipped}}\n\
+             - {{name: c, id: E-3, input: {{indicator: {indicator}, message: {{x: a}}, semantic: {{present: false}}}}, expected: matched}}\n\
+             - {{name: d, id: E-4, input: {{indicator: {indicator}, message: {{x: a}}}}, expected: matchd}}\n\
+             - {{name: e, id: E-5, input: {{indicator: {semantic}, message: {{x: a}}, semantic_evaluator: {{present: true}}}}, expected: matched}}\n\
+             - {{name: f, id: E-6, input: {{indicator: {semantic}, message: {{x: a}}, semantic_evaluator: {{present: true, mock_score: 0.9}}}}, expected: matched}}\n\
+             - {{name: g, id: E-7, input: {{indicator: {semantic}, message: {{x: a}}, semantic_evaluator: {{present: true, mock_score: 0.1}}}}, expected: matched}}\n"
+        ),
+    );
+    assert_fails(&suite, "E-1", "cel_evaluator: present | absent");
+    assert_fails(&suite, "E-2", "a boolean `present`");
+    assert_fails(&suite, "E-3", "unknown key `semantic`");
+    assert_fails(&suite, "E-4", "`expected` one of");
+    assert_fails(&suite, "E-5", "mock_score");
+    assert_fails(&suite, "E-7", "not_matched");
+    let report = run_suite(suite.path(), &Filter::parse("E-6"), &KnownFailures::none());
+    assert!(report.is_success() && report.passed() == 1, "{report}");
+}
+
+#[test]
+fn verdict_inputs_are_not_defaulted() {
+    let suite = Scratch::new("verdict");
+    let summary = "evaluation_summary: {matched: 1, not_matched: 0, error: 0, skipped: 0}";
+    let verdicts = "[{indicator_id: a, result: matched, timestamp: null}]";
+    suite.write(
+        "verdict/v.yaml",
+        &format!(
+            "- {{name: a, id: W-1, input: {{indicators: [{{id: a}}], verdicts: {verdicts}}}, expected: {{result: exploited, {summary}}}}}\n\
+             - {{name: b, id: W-2, input: {{correlation_logic: any, verdicts: {verdicts}}}, expected: {{result: exploited, {summary}}}}}\n\
+             - {{name: c, id: W-3, input: {{correlation_logic: any, indicators: [{{id: a}}]}}, expected: {{result: exploited, {summary}}}}}\n\
+             - {{name: d, id: W-4, input: {{correlation_logic: any, indicators: [{{id: a}}], verdicts: {verdicts}}}, expected: {{result: exploited}}}}\n\
+             - {{name: e, id: W-5, input: {{correlation_logic: any, indicators: [{{id: a}}], verdicts: {verdicts}}}, expected: {{result: exploited, {summary}}}}}\n\
+             - {{name: f, id: W-6, input: {{correlation_logic: all, indicators: [{{id: a}}, {{id: b}}], verdicts: {verdicts}}}, expected: {{result: exploited, evaluation_summary: {{matched: 1, not_matched: 0, error: 0, skipped: 1}}}}}}\n"
+        ),
+    );
+    assert_fails(&suite, "W-1", "correlation_logic");
+    assert_fails(&suite, "W-2", "indicators");
+    assert_fails(&suite, "W-3", "verdicts");
+    assert_fails(&suite, "W-4", "evaluation_summary");
+    // `all` with one matched and one skipped (no verdict) indicator is not `exploited` (SDK §4.5).
+    assert_fails(&suite, "W-6", "result");
+    let report = run_suite(suite.path(), &Filter::parse("W-5"), &KnownFailures::none());
+    assert!(report.is_success() && report.passed() == 1, "{report}");
+}
+
+#[test]
+fn trigger_state_is_not_defaulted() {
+    let suite = Scratch::new("trigger");
+    suite.write(
+        "primitives/evaluate-trigger.yaml",
+        "- name: a\n  id: T-1\n  input: {trigger: {event: tools/call}, event: null, elapsed: 0s}\n  expected: {result: not_advanced, state: {event_count: 0}}\n\
+         - name: b\n  id: T-2\n  input: {trigger: {event: tools/call}, event: null, elapsed: 0s, state: {}}\n  expected: {result: not_advanced, state: {event_count: 0}}\n\
+         - name: c\n  id: T-3\n  input: {trigger: {event: tools/call}, event: null, elapsed: 0s, state: {event_count: '0'}}\n  expected: {result: not_advanced, state: {event_count: 0}}\n\
+         - name: d\n  id: T-4\n  input: {trigger: {event: tools/call}, event: null, elapsed: 0s, state: {event_count: 0}}\n  expected: {result: not_advanced, state: {event_count: 0}}\n",
+    );
+    assert_fails(&suite, "T-1", "state");
+    assert_fails(&suite, "T-2", "event_count");
+    assert_fails(&suite, "T-3", "event_count");
+    let report = run_suite(suite.path(), &Filter::parse("T-4"), &KnownFailures::none());
+    assert!(report.is_success() && report.passed() == 1, "{report}");
+}
+
+#[test]
+fn template_diagnostics_are_compared_when_listed() {
+    let suite = Scratch::new("template");
+    suite.write(
+        "primitives/interpolate-template.yaml",
+        "- name: a\n  id: TD-1\n  input: {template: 'x{{missing}}', extractors: {}, request: null}\n  expected: {result: x, diagnostics: []}\n\
+         - name: b\n  id: TD-2\n  input: {template: 'x{{missing}}', extractors: {}, request: null}\n  expected: {result: x, diagnostics: [{code: W-004, reference: other}]}\n\
+         - name: c\n  id: TD-3\n  input: {template: 'x{{missing}}', extractors: {}, request: null}\n  expected: {result: x, diagnostics: [{code: W-004, reference: missing}]}\n\
+         - name: d\n  id: TD-4\n  input: {template: 'x{{missing}}', extractors: {}, request: null}\n  expected: x\n",
+    );
+    assert_fails(&suite, "TD-1", "W-004");
+    assert_fails(&suite, "TD-2", "missing");
+    let report = run_suite(
+        suite.path(),
+        &Filter::parse("TD-3,TD-4"),
+        &KnownFailures::none(),
+    );
+    assert!(report.is_success() && report.passed() == 2, "{report}");
+}
+
+#[test]
+fn the_layout_is_checked_and_problems_name_the_file() {
+    let suite = Scratch::new("layout");
+    fs::remove_dir_all(suite.path().join("verdict")).unwrap();
+    suite.write(
+        "verdicts/any.yaml",
+        "- {name: a, id: L-1, input: {}, expected: {}}\n",
+    );
+    suite.write(
+        "stray.yaml",
+        "- {name: a, id: L-2, input: 1s, expected: {seconds: 1}}\n",
+    );
+    suite.write(
+        "primitives/nested/parse-duration.yaml",
+        "- {name: a, id: L-3, input: 1s, expected: {seconds: 1}}\n",
+    );
+    suite.write("primitives/parse-duration.txt", "- {name: a, id: L-4}\n");
+    suite.write(
+        "primitives/no-such-function.yaml",
+        "- {name: x, id: L-5, input: 1, expected: 1}\n",
+    );
+    suite.write("parse/invalid/orphan.meta.yaml", "expected_error: x\n");
+    suite.write("parse/invalid/no-prose.yaml", "x: [\n");
+    suite.write("parse/invalid/no-prose.meta.yaml", "error: x\n");
+    suite.write("parse/invalid/lonely.yaml", "x: [\n");
+    suite.write("parse/valid/stray.meta.yaml", "expected_error: x\n");
+    suite.write("parse/other/doc.yaml", "oatf: '0.1'\n");
+    let report = run_suite(suite.path(), &Filter::default(), &KnownFailures::none());
+    let text = report.to_string();
+    for needle in [
+        "FAIL verdict/ (verdict): unreadable case",
+        "missing category directory `verdict/`",
+        "unknown category directory `verdicts/`",
+        "FAIL stray.yaml",
+        "FAIL primitives/nested",
+        "a subdirectory inside a category",
+        "FAIL primitives/parse-duration.txt",
+        "unknown primitive file `no-such-function.yaml`",
+        "FAIL parse/invalid/orphan.meta.yaml",
+        "orphan meta file",
+        "meta file without `expected_error`",
+        "missing or unreadable meta file",
+        "a meta file belongs in `parse/invalid/`",
+        "FAIL parse/other",
+    ] {
+        assert!(text.contains(needle), "missing `{needle}` in:\n{text}");
+    }
+    assert_eq!(report.passed(), 0, "{text}");
+}
+
+#[test]
+fn parse_cases_reach_the_sdk_as_bytes() {
+    let suite = Scratch::new("bytes");
+    let mut bytes = MINIMAL_DOC.as_bytes().to_vec();
+    bytes.extend_from_slice(b"# \xff\xfe not UTF-8\n");
+    fs::write(suite.path().join("parse/valid/latin.yaml"), &bytes).unwrap();
+    fs::write(suite.path().join("parse/invalid/latin.yaml"), &bytes).unwrap();
+    suite.write(
+        "parse/invalid/latin.meta.yaml",
+        "expected_error: not UTF-8\n",
+    );
+    let report = run_suite(suite.path(), &Filter::default(), &KnownFailures::none());
+    let text = report.to_string();
+    // The SDK's own rejection is reported (not a runner-side UTF-8 check), and the invalid case passes.
+    assert!(text.contains("FAIL parse/valid/latin"), "{text}");
+    assert!(text.contains("parse failed"), "{text}");
+    assert_eq!((report.passed(), report.failed()), (1, 1), "{text}");
 }

@@ -2,7 +2,9 @@
 
 use std::time::Duration;
 
-use oatf_model::{Attack, Closed, CorrelationLogic, Document, Execution, Phase, Tier};
+use oatf_model::{
+    Attack, Closed, CorrelationLogic, Document, Execution, NormalizedDocument, Phase, Tier,
+};
 use oatf_primitives::{extract_protocol, parse_duration};
 use serde_json::Value;
 
@@ -11,7 +13,7 @@ use crate::indicator::{CompiledIndicator, EvalOptions};
 use crate::trace::Accumulator;
 use crate::verdict::{
     AttackResult, AttackVerdict, IndicatorVerdict, Tiers, aggregate, declared_tiers,
-    generated_indicator_id,
+    generated_indicator_id, unknown_logic_message,
 };
 
 /// The protocol role of an actor, from the suffix of its mode (format §6.1 `direction`).
@@ -51,7 +53,7 @@ impl CompiledActor {
                 phase
                     .name
                     .clone()
-                    .unwrap_or_else(|| format!("phase-{}", i + 1))
+                    .unwrap_or_else(|| oatf_model::generated_phase_name(i))
             })
             .collect();
         CompiledActor {
@@ -66,22 +68,41 @@ impl CompiledActor {
 
 /// The actors of an execution profile in any of its three forms, named as normalization names them
 /// (N-006, N-007: the one actor of the single-phase and multi-phase forms is `default`).
+/// The actors of a normalized execution: normalization turns the single-phase and multi-phase forms
+/// into one actor named `default` (N-006, N-007), so the actors list is all there is to read.
 fn compile_actors(execution: Option<&Execution>) -> Vec<CompiledActor> {
-    let Some(execution) = execution else {
-        return Vec::new();
-    };
-    if let Some(actors) = &execution.actors {
-        return actors
-            .iter()
-            .map(|actor| CompiledActor::new(&actor.name, &actor.mode, &actor.phases))
-            .collect();
+    execution
+        .and_then(|e| e.actors.as_ref())
+        .map(|actors| {
+            actors
+                .iter()
+                .map(|actor| CompiledActor::new(&actor.name, &actor.mode, &actor.phases))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// An attack that went through `normalize` (SDK §3.3): the only input [`CompiledAttack`] compiles.
+///
+/// Built from a checked [`NormalizedDocument`] or from the output of [`oatf_model::normalize`], so
+/// compilation never repeats a part of normalization (ids, protocols, actors).
+#[derive(Clone, Copy)]
+struct NormalizedAttack<'a>(&'a Attack);
+
+impl<'a> NormalizedAttack<'a> {
+    fn of_view(view: NormalizedDocument<'a>) -> Self {
+        NormalizedAttack(view.attack())
     }
-    let Some(mode) = execution.mode.as_deref() else {
-        return Vec::new();
-    };
-    match &execution.phases {
-        Some(phases) => vec![CompiledActor::new("default", mode, phases)],
-        None => vec![CompiledActor::new("default", mode, &[Phase::default()])],
+
+    /// The attack of a document returned by `normalize` (an absent attack is the empty attack).
+    fn of_normalized(document: &'a Document) -> Self {
+        static EMPTY: std::sync::OnceLock<Attack> = std::sync::OnceLock::new();
+        NormalizedAttack(
+            document
+                .attack
+                .as_ref()
+                .unwrap_or_else(|| EMPTY.get_or_init(Attack::default)),
+        )
     }
 }
 
@@ -103,34 +124,42 @@ pub struct CompiledAttack {
 }
 
 impl CompiledAttack {
-    /// Compiles the attack of a (normalized) document; a document without `attack` compiles to an
-    /// attack without indicators, whose verdict is `error`.
+    /// Compiles the attack of a document. A document that is not normalized yet is normalized first
+    /// (a copy; the input is untouched); a document without `attack` compiles to an attack without
+    /// indicators, whose verdict is `error`.
     pub fn new(document: &Document, options: &EvalOptions) -> Self {
-        match &document.attack {
-            Some(attack) => Self::from_attack(attack, options),
-            None => Self::from_attack(&Attack::default(), options),
+        match NormalizedDocument::check(document) {
+            Ok(view) => Self::from_normalized(view, options),
+            Err(_) => {
+                let normalized = oatf_model::normalized(document);
+                Self::compile(NormalizedAttack::of_normalized(&normalized), options)
+            }
         }
     }
 
-    /// Compiles an attack. Indicators without `id` get the N-003 ids, and those without `protocol`
-    /// the protocol of `execution.mode` (N-004).
+    /// Compiles a normalized document.
+    pub fn from_normalized(document: NormalizedDocument<'_>, options: &EvalOptions) -> Self {
+        Self::compile(NormalizedAttack::of_view(document), options)
+    }
+
+    /// Compiles an attack, normalizing a copy of it first (as [`CompiledAttack::new`] does).
+    pub fn from_attack(attack: &Attack, options: &EvalOptions) -> Self {
+        let mut document = Document::default();
+        document.attack = Some(attack.clone());
+        Self::new(&document, options)
+    }
+
+    /// Compiles every indicator and keeps what trace evaluation needs.
     ///
     /// The actors (their names, modes and terminal phases) and `attack.grace_period` are kept for
     /// whole-trace evaluation ([`TraceEvaluator`](crate::TraceEvaluator)); a grace period that does
     /// not parse is ignored (validation reports it).
-    pub fn from_attack(attack: &Attack, options: &EvalOptions) -> Self {
-        let execution_protocol = attack
-            .execution
-            .as_ref()
-            .and_then(|e| e.mode.as_deref())
-            .map(extract_protocol);
+    fn compile(attack: NormalizedAttack<'_>, options: &EvalOptions) -> Self {
+        let NormalizedAttack(attack) = attack;
         let logic = match attack.correlation.as_ref().and_then(|c| c.logic.as_ref()) {
             None => Ok(CorrelationLogic::Any),
             Some(Closed::Known(logic)) => Ok(*logic),
-            Some(Closed::Unknown(other)) => Err(format!(
-                "unknown correlation logic `{}`, expected one of any, all",
-                other.chars().take(64).collect::<String>()
-            )),
+            Some(Closed::Unknown(other)) => Err(unknown_logic_message(other)),
         };
         let indicators = attack
             .indicators
@@ -138,16 +167,13 @@ impl CompiledAttack {
             .flatten()
             .enumerate()
             .map(|(index, indicator)| {
+                // Normalization gave every indicator its N-003 id; the rule's owner is called only for
+                // a document normalization could not complete.
                 let id = indicator
                     .id
                     .clone()
                     .unwrap_or_else(|| generated_indicator_id(attack.id.as_deref(), index));
-                CompiledIndicator::with_id(indicator, id.clone(), options)
-                    .map(|mut compiled| {
-                        compiled.default_protocol(execution_protocol);
-                        compiled
-                    })
-                    .map_err(|e| (id, e))
+                CompiledIndicator::with_id(indicator, id.clone(), options).map_err(|e| (id, e))
             })
             .collect();
         CompiledAttack {

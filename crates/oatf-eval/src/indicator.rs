@@ -257,14 +257,6 @@ impl CompiledIndicator {
         })
     }
 
-    /// Gives the indicator the protocol of `execution.mode` when it names none (N-004), so that an
-    /// un-normalized document filters traces as its normalized form would.
-    pub(crate) fn default_protocol(&mut self, protocol: Option<&str>) {
-        if self.protocol.is_none() {
-            self.protocol = protocol.map(str::to_owned);
-        }
-    }
-
     /// The longest evidence this indicator keeps, in characters.
     pub(crate) fn evidence_chars(&self) -> usize {
         self.evidence_chars

@@ -57,6 +57,8 @@ mod trace;
 mod verdict;
 
 #[cfg(test)]
+mod entry_point_tests;
+#[cfg(test)]
 mod tests;
 
 pub use attack::CompiledAttack;

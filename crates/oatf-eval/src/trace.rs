@@ -23,6 +23,8 @@
 //!
 //! [`extract_protocol`]: oatf_primitives::extract_protocol
 
+#[cfg(test)]
+mod actor_tests;
 mod reader;
 #[cfg(test)]
 mod tests;

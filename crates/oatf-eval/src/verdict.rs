@@ -195,10 +195,7 @@ pub fn compute_verdict(attack: &Attack, indicator_verdicts: &[IndicatorVerdict])
                 indicator_verdicts,
             );
             verdict.result = AttackResult::Error;
-            verdict.diagnostic = Some(format!(
-                "unknown correlation logic `{}`, expected one of any, all",
-                other.chars().take(64).collect::<String>()
-            ));
+            verdict.diagnostic = Some(unknown_logic_message(other));
             return verdict;
         }
     };
@@ -303,9 +300,14 @@ pub(crate) fn declared_ids(attack: &Attack) -> Vec<String> {
         .collect()
 }
 
-/// The id N-003 gives the indicator at `index` (0-based): `{attack.id}-{NN}` or `indicator-{NN}`.
-pub(crate) fn generated_indicator_id(attack_id: Option<&str>, index: usize) -> String {
-    format!("{}-{:02}", attack_id.unwrap_or("indicator"), index + 1)
+pub(crate) use oatf_model::generated_indicator_id;
+
+/// The diagnostic of a correlation logic that is neither `any` nor `all` (the written value, cut).
+pub(crate) fn unknown_logic_message(other: &str) -> String {
+    format!(
+        "unknown correlation logic `{}`, expected one of any, all",
+        other.chars().take(64).collect::<String>()
+    )
 }
 
 pub(crate) fn aggregate<S: AsRef<str>>(

@@ -97,7 +97,8 @@ mod yaml;
 
 pub use error::{ParseError, ParseErrorKind, ParseErrors};
 pub use normalize::{
-    NormalizedDocument, NormalizedIndicator, NotNormalized, normalize, normalized,
+    NormalizedDocument, NormalizedIndicator, NotNormalized, generated_indicator_id,
+    generated_phase_name, normalize, normalized,
 };
 pub use oatf_primitives::{Condition, MatchCondition, MatchPredicate};
 #[cfg(feature = "yaml")]

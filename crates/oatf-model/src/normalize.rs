@@ -7,6 +7,22 @@ use crate::types::{
     IndicatorMethod, Phase, Relationship, Severity, SeverityObject, Status,
 };
 
+/// The id N-003 gives the indicator at `index` (0-based) when it has none: `{attack.id}-{NN}`, or
+/// `indicator-{NN}` without an attack id (`NN` two digits at least, from 01).
+///
+/// The one place this rule lives: normalize, validate (V-010 collisions), verdicts and tools use it.
+pub fn generated_indicator_id(attack_id: Option<&str>, index: usize) -> String {
+    format!("{}-{:02}", attack_id.unwrap_or("indicator"), index + 1)
+}
+
+/// The name normalization gives the phase at `index` (0-based) of an actor when it has none:
+/// `phase-{N}`, from 1.
+///
+/// The one place this rule lives: normalize, validate (V-011 collisions) and the evaluator use it.
+pub fn generated_phase_name(index: usize) -> String {
+    format!("phase-{}", index + 1)
+}
+
 /// Normalizes a document (SDK §3.3), consuming it: N-001 … N-008 in the specification's order, plus
 /// `phase.mode` materialized from the actor's mode (spec-decisions 9).
 ///
@@ -59,7 +75,7 @@ fn normalize_attack(attack: &mut Attack) {
     if let Some(execution) = &mut attack.execution {
         for phases in phase_lists(execution) {
             for (i, phase) in phases.iter_mut().enumerate() {
-                phase.name.get_or_insert_with(|| format!("phase-{}", i + 1));
+                phase.name.get_or_insert_with(|| generated_phase_name(i));
                 if let Some(trigger) = &mut phase.trigger
                     && trigger.event.is_some()
                 {
@@ -94,10 +110,9 @@ fn normalize_attack(attack: &mut Attack) {
     if let Some(indicators) = &mut attack.indicators {
         for (i, indicator) in indicators.iter_mut().enumerate() {
             // N-003: indicator ids.
-            indicator.id.get_or_insert_with(|| match &attack.id {
-                Some(id) => format!("{id}-{:02}", i + 1),
-                None => format!("indicator-{:02}", i + 1),
-            });
+            indicator
+                .id
+                .get_or_insert_with(|| generated_indicator_id(attack.id.as_deref(), i));
             // N-004: protocol from the mode; method-specific targets from the indicator target.
             if let Some(mode) = &execution_mode {
                 indicator
@@ -130,7 +145,7 @@ fn normalize_attack(attack: &mut Attack) {
                 name: "default".to_owned(),
                 mode: mode.clone(),
                 phases: vec![Phase {
-                    name: Some("phase-1".to_owned()),
+                    name: Some(generated_phase_name(0)),
                     mode: Some(mode),
                     state: Some(state),
                     ..Phase::default()
@@ -158,7 +173,7 @@ fn normalize_attack(attack: &mut Attack) {
         for actor in execution.actors.iter_mut().flatten() {
             for (i, phase) in actor.phases.iter_mut().enumerate() {
                 phase.mode.get_or_insert_with(|| actor.mode.clone());
-                phase.name.get_or_insert_with(|| format!("phase-{}", i + 1));
+                phase.name.get_or_insert_with(|| generated_phase_name(i));
             }
         }
     }

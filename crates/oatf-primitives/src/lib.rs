@@ -1,5 +1,6 @@
 //! The execution primitives of OATF (SDK §5.1–§5.4, §5.9): dot-paths, durations, conditions and
-//! match predicates, plus the value semantics they share.
+//! match predicates, plus the value semantics they share and the lexical syntax of templates
+//! ([`scan_template`], format §5.6), which validation and interpolation both use.
 //!
 //! This crate is the bottom of the workspace. It works on [`serde_json::Value`] alone: it knows nothing
 //! of YAML, CEL, documents, clocks or I/O. Everything that is evaluated many times has a compiled form
@@ -39,6 +40,7 @@ mod path;
 mod predicate;
 mod protocol;
 mod re2;
+mod template;
 mod value;
 
 pub use condition::{
@@ -53,6 +55,7 @@ pub use path::{
 pub use predicate::{CompiledPredicate, MatchPredicate, evaluate_predicate};
 pub use protocol::extract_protocol;
 pub use re2::{RegexSyntaxError, check_regex};
+pub use template::{TemplateToken, scan_template};
 pub use value::{
     deep_equal, to_compact_json, to_compact_sorted_json, write_compact, write_compact_sorted,
 };

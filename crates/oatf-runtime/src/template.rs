@@ -1,8 +1,10 @@
 //! Template interpolation (SDK §5.5, §5.5a; format §5.6): `interpolate_template`, `interpolate_value`
 //! and [`Template`], the parsed form.
 //!
-//! A template is scanned once, left to right. `\{{` is a literal `{{`; `{{name}}` is an expression
-//! ending at the next `}}`; everything else is literal text. Substituted text is appended to the
+//! A template is scanned once, left to right, by the scanner validation also uses
+//! ([`oatf_primitives::scan_template`]). `\{{` is a literal `{{`; `{{name}}` is an expression ending at
+//! the next `}}` and never spanning another `{{` (`{{a{{b}}` is the text `{{a` and the expression `b`);
+//! an unclosed `{{` and everything else is literal text. Substituted text is appended to the
 //! output and never scanned again, so an extracted value containing `{{secret}}` stays literal
 //! (SDK §5.5a "No re-expansion"). There is no placeholder that input could collide with.
 
@@ -11,7 +13,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::{self, Write as _};
 use std::hash::{BuildHasher, Hash};
 
-use oatf_primitives::SimplePath;
+use oatf_primitives::{SimplePath, TemplateToken, scan_template};
 use serde_json::Value;
 
 /// How deep [`interpolate_value`] descends into nested objects and arrays.
@@ -148,40 +150,17 @@ enum Token<'t> {
     Expression(&'t str),
 }
 
-/// Scans `template` left to right into literal text and expressions (see the module docs).
+/// Scans `template` into literal text and expressions with the one template scanner of
+/// `oatf-primitives` ([`scan_template`], whose rules the module docs repeat): an escape is the literal
+/// `{{`, an unclosed `{{` is literal text.
 fn scan(template: &str, mut emit: impl FnMut(Token<'_>)) {
-    let mut rest = template;
-    while !rest.is_empty() {
-        // The earliest of an escape `\{{` and an opening `{{`.
-        let Some(at) = rest.find("{{") else {
-            emit(Token::Text(rest));
-            return;
-        };
-        if at > 0 && rest.as_bytes().get(at - 1) == Some(&b'\\') {
-            // `\{{` is a literal `{{` (format §5.6; no escape chaining).
-            emit(Token::Text(&rest[..at - 1]));
-            emit(Token::Text("{{"));
-            rest = &rest[at + 2..];
-            continue;
-        }
-        emit(Token::Text(&rest[..at]));
-        let after_open = &rest[at + 2..];
-        let Some(close) = after_open.find("}}") else {
-            // An unclosed `{{` (rejected by validate) is literal text.
-            emit(Token::Text(&rest[at..]));
-            return;
-        };
-        let name = &after_open[..close];
-        if name.contains("{{") {
-            // An expression never spans another opening: this `{` is literal, and scanning resumes
-            // at the next one, so `{{a{{b}}` is the text `{{a` and the expression `b`.
-            emit(Token::Text("{"));
-            rest = &rest[at + 1..];
-            continue;
-        }
-        emit(Token::Expression(name.trim()));
-        rest = &after_open[close + 2..];
-    }
+    scan_template(template, |token| match token {
+        TemplateToken::Text(text) | TemplateToken::Unclosed(text) => emit(Token::Text(text)),
+        TemplateToken::EscapedOpen => emit(Token::Text("{{")),
+        TemplateToken::Expression(name) => emit(Token::Expression(name)),
+        // A token kind added later would need a rendering decided here.
+        _ => {}
+    });
 }
 
 /// Which message a `request.` / `response.` reference reads.

@@ -22,15 +22,23 @@ fn document(extra: &str) -> String {
     )
 }
 
-/// Runs `f`, failing the test if it takes longer than `limit`.
+/// How much slower than the nominal `limit` a loaded CI machine may be before [`within`] fails.
+///
+/// Each hostile-input test asserts the budget error that fired and which limit; the time bound is only
+/// a backstop against the exponential blow-up the limits exist to prevent (seconds nominal, minutes
+/// unbounded), so it is wide enough that a slow or busy machine never trips it.
+const SLACK: u32 = 20;
+
+/// Runs `f`, failing the test if it takes longer than `SLACK` times `limit`.
 #[track_caller]
 fn within<T>(limit: Duration, what: &str, f: impl FnOnce() -> T) -> T {
     let started = Instant::now();
     let out = f();
     let elapsed = started.elapsed();
+    let ceiling = limit * SLACK;
     assert!(
-        elapsed < limit,
-        "{what} took {elapsed:?}, more than {limit:?}"
+        elapsed < ceiling,
+        "{what} took {elapsed:?}, more than {ceiling:?} ({SLACK} × the nominal {limit:?})"
     );
     out
 }

@@ -1,14 +1,13 @@
 //! Property tests (proptest, 256 cases per property): normalize is idempotent and survives a
-//! serialize/parse round trip, the primitives are total on arbitrary values and paths, and a compiled
-//! indicator agrees with the `evaluate_indicator` convenience. The corpus documents are fixed seeds.
+//! serialize/parse round trip, the primitives are total on arbitrary values and paths, and indicators
+//! give what a small reference evaluator written here (`oracle`, from SDK §4.2, §5.1.2 and §5.3)
+//! gives, through the entry point `evaluate_indicator` and the compiled form alike.
 #![cfg(all(feature = "yaml", feature = "cel"))]
 
-mod corpus;
-
-use std::sync::Arc;
+mod reference;
 
 use oatf::primitives::{Condition, MatchPredicate, SimplePath, WildcardPath};
-use oatf::{CelEngine, CelEvaluator, CompiledIndicator, Document, EvalOptions, Indicator};
+use oatf::{CompiledIndicator, Document, EvalOptions, Indicator};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
@@ -261,32 +260,28 @@ proptest! {
         }
     }
 
-    #[test]
-    fn compiled_indicator_equals_the_convenience(indicator in indicator(), message in json_value()) {
-        let Ok(indicator) = serde_json::from_value::<Indicator>(indicator) else {
-            return Ok(());
-        };
-        let cel: Arc<dyn CelEvaluator> = Arc::new(CelEngine::new());
-        let convenience = oatf::evaluate_indicator(&indicator, &message, Some(Arc::clone(&cel)), None);
-        let options = EvalOptions::new().with_cel_evaluator(cel);
-        match CompiledIndicator::new(&indicator, &options) {
-            Ok(compiled) => {
-                let verdict = compiled.evaluate(&message);
-                prop_assert_eq!(verdict.result, convenience.result);
-                prop_assert_eq!(verdict.evidence, convenience.evidence);
-            }
-            Err(_) => prop_assert_eq!(convenience.result, oatf::IndicatorResult::Error),
-        }
-    }
 }
 
-#[test]
-fn corpus_documents_are_fixed_seeds() {
-    for (name, text) in corpus::documents() {
-        let document = oatf::parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
-        if let Err(e) = check_document(document) {
-            panic!("{name}: {e}");
-        }
+proptest! {
+    // More cases than the other properties: each is cheap, and narrow differences (a boundary of
+    // `gt`, the key order of a coerced object) need many draws to show.
+    #![proptest_config(ProptestConfig { cases: 2048, ..config() })]
+    #[test]
+    fn indicators_agree_with_the_reference_evaluator(
+        (indicator, method) in oracle::indicator(),
+        message in oracle::message(),
+    ) {
+        prop_assert!(reference::supports(&indicator), "outside the oracle: {}", indicator);
+        let expected = oracle::evaluate(&indicator, &message);
+        let typed: Indicator = serde_json::from_value(indicator.clone())
+            .map_err(|e| TestCaseError::fail(format!("generated indicator does not read: {e}")))?;
+        // The entry point of SDK §4.4, without evaluators (expression and semantic are `skipped`).
+        let verdict = oatf::evaluate_indicator(&typed, &message, None, None);
+        prop_assert_eq!(verdict.result, expected, "{} {} on {}", method, indicator, message);
+        // The compiled form gives the same result.
+        let compiled = CompiledIndicator::new(&typed, &EvalOptions::new())
+            .map_err(|e| TestCaseError::fail(format!("does not compile: {e}")))?;
+        prop_assert_eq!(compiled.evaluate(&message).result, expected);
     }
 }
 
@@ -311,4 +306,137 @@ fn scalar_attack_is_invalid_and_not_round_tripped() {
     let document = oatf::parse("oatf: \"0.1\"\nattack: \"OATF-003\"\n").expect("parses");
     let once = oatf::normalize(document);
     assert_eq!(oatf::normalize(once.clone()), once);
+}
+
+/// Generators for the reference evaluator of `reference/mod.rs`: messages and indicators over a small
+/// alphabet, so that paths and operators often hit.
+mod oracle {
+    pub(super) use super::reference::evaluate;
+    use proptest::prelude::*;
+    use serde_json::{Map, Value, json};
+
+    const KEYS: [&str; 3] = ["a", "b", "c"];
+
+    /// Messages over a small alphabet of keys and values, so that paths and operators often hit: an
+    /// object at the root (as protocol messages are), with every key present most of the time.
+    pub(super) fn message() -> BoxedStrategy<Value> {
+        let leaf = prop_oneof![
+            1 => Just(Value::Null),
+            1 => any::<bool>().prop_map(Value::Bool),
+            3 => (-3i64..4).prop_map(Value::from),
+            1 => prop::sample::select(vec![0.5, 2.5, -1.5]).prop_map(Value::from),
+            3 => "[ab]{0,3}".prop_map(Value::String),
+        ];
+        let value = leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::vec((prop::sample::select(KEYS.to_vec()), inner), 0..4).prop_map(
+                    |entries| {
+                        Value::Object(
+                            entries
+                                .into_iter()
+                                .map(|(k, v)| (k.to_owned(), v))
+                                .collect::<Map<_, _>>(),
+                        )
+                    }
+                ),
+            ]
+        });
+        // Every key at the root, in a random order (the coercion must sort keys).
+        (
+            Just(KEYS.to_vec()).prop_shuffle(),
+            prop::collection::vec(value, 3),
+        )
+            .prop_map(|(keys, values)| {
+                Value::Object(
+                    keys.into_iter()
+                        .map(str::to_owned)
+                        .zip(values)
+                        .collect::<Map<_, _>>(),
+                )
+            })
+            .boxed()
+    }
+
+    /// Wildcard paths of §5.1.2 over the same keys, the empty path included.
+    fn path() -> impl Strategy<Value = String> {
+        prop::collection::vec((prop::sample::select(KEYS.to_vec()), any::<bool>()), 0..3).prop_map(
+            |segments| {
+                segments
+                    .into_iter()
+                    .map(|(key, all)| {
+                        if all {
+                            format!("{key}[*]")
+                        } else {
+                            key.to_owned()
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join(".")
+            },
+        )
+    }
+
+    fn scalar() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            "[ab]{0,2}".prop_map(Value::String),
+            (-3i64..4).prop_map(Value::from),
+            prop::sample::select(vec![2.0, 0.5, -1.5]).prop_map(Value::from),
+            any::<bool>().prop_map(Value::Bool),
+        ]
+    }
+
+    fn operator() -> impl Strategy<Value = (String, Value)> {
+        // Short texts, and prefixes of coerced objects and arrays (which depend on the sorted key order).
+        let text = || {
+            prop_oneof![
+                "[ab]{0,2}".prop_map(Value::String),
+                prop::sample::select(vec![
+                    "{\"a\"", "{\"b\"", "{\"c\"", "\"c\":", "[{", "}]", "1}"
+                ])
+                .prop_map(Value::from),
+            ]
+        };
+        let number = || prop_oneof![(-3i64..4).prop_map(Value::from), Just(json!(0.5))];
+        prop_oneof![
+            text().prop_map(|s| ("contains".to_owned(), s)),
+            text().prop_map(|s| ("starts_with".to_owned(), s)),
+            text().prop_map(|s| ("ends_with".to_owned(), s)),
+            prop::collection::vec(scalar(), 0..3)
+                .prop_map(|v| ("any_of".to_owned(), Value::Array(v))),
+            number().prop_map(|n| ("gt".to_owned(), n)),
+            number().prop_map(|n| ("gte".to_owned(), n)),
+            number().prop_map(|n| ("lt".to_owned(), n)),
+            number().prop_map(|n| ("lte".to_owned(), n)),
+            any::<bool>().prop_map(|b| ("exists".to_owned(), Value::Bool(b))),
+        ]
+    }
+
+    /// A condition: a bare scalar (equality) or a map of one or two operators (AND).
+    fn condition() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            scalar(),
+            prop::collection::vec(operator(), 1..3)
+                .prop_map(|ops| Value::Object(ops.into_iter().collect::<Map<_, _>>())),
+        ]
+    }
+
+    /// `(indicator, what it is)`: pattern indicators in shorthand and standard form, and expression and
+    /// semantic indicators, which without an evaluator are `skipped` (SDK §4.4).
+    pub(super) fn indicator() -> impl Strategy<Value = (Value, &'static str)> {
+        prop_oneof![
+            4 => (path(), operator()).prop_map(|(t, (op, v))| {
+                let mut pattern = Map::new();
+                pattern.insert(op, v);
+                (json!({"target": t, "pattern": pattern}), "shorthand")
+            }),
+            4 => (path(), path(), condition()).prop_map(|(t, pt, c)| {
+                (json!({"target": t, "pattern": {"target": pt, "condition": c}}), "standard")
+            }),
+            2 => (path(), condition())
+                .prop_map(|(t, c)| (json!({"target": t, "pattern": {"condition": c}}), "inherited target")),
+            1 => Just((json!({"target": "", "expression": {"cel": "true"}}), "expression")),
+            1 => Just((json!({"target": "", "semantic": {"intent": "x"}}), "semantic")),
+        ]
+    }
 }

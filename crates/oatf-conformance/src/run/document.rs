@@ -2,7 +2,8 @@
 
 use serde_json::{Map, Value};
 
-use super::{Outcome, render, value_input};
+use super::{Outcome, check_keys, render, value_input};
+use crate::equal::json_equal;
 use crate::fixture::{Case, CaseInput, Category};
 use crate::yaml;
 
@@ -32,11 +33,12 @@ fn describe_parse_errors(errors: &oatf::ParseErrors) -> String {
 
 pub(super) fn parse(case: &Case) -> Result<Outcome, Outcome> {
     let must_fail = case.category == Category::ParseInvalid;
-    let result = match document_text(case) {
-        // Bytes that are not UTF-8 cannot reach `parse(&str)`: they fail as input, before parsing.
-        Err(_) if must_fail => return Ok(Outcome::Pass),
-        Err(outcome) => return Err(outcome),
-        Ok(text) => oatf::parse(&text),
+    // The bytes go to the SDK as they are: a file that is not UTF-8 must be rejected by `parse_bytes`,
+    // not by the runner before the SDK ever sees it.
+    let result = match &case.input {
+        CaseInput::Raw(bytes) => oatf::model::parse_bytes(bytes),
+        CaseInput::Value(Value::String(text)) => oatf::parse(text),
+        CaseInput::Value(other) => return Err(Outcome::fail("raw document bytes", render(other))),
     };
     Ok(match (result, must_fail) {
         (Ok(_), false) | (Err(_), true) => Outcome::Pass,
@@ -75,14 +77,27 @@ fn expectations(expected: &Value, key: &str) -> Result<Option<Vec<Expectation>>,
     items
         .iter()
         .map(|item| {
+            check_keys(item, &format!("an entry of `{key}`"), &["rule"], &["path"])?;
             let rule = item.get("rule").and_then(Value::as_str);
-            let path = item.get("path").and_then(Value::as_str).map(str::to_owned);
+            let path = match item.get("path") {
+                None => None,
+                Some(Value::String(path)) => Some(path.clone()),
+                Some(other) => {
+                    return Err(Outcome::fail(
+                        format!("a string `path` in `{key}`"),
+                        render(other),
+                    ));
+                }
+            };
             match rule {
                 Some(rule) => Ok(Expectation {
                     rule: rule.to_owned(),
                     path,
                 }),
-                None => Err(Outcome::fail("`{rule, path?}` entries", render(item))),
+                None => Err(Outcome::fail(
+                    format!("a string `rule` in `{key}`"),
+                    render(item),
+                )),
             }
         })
         .collect::<Result<Vec<_>, _>>()
@@ -132,9 +147,31 @@ fn check_reported(
 pub(super) fn validate(case: &Case) -> Result<Outcome, Outcome> {
     let text = document_text(case)?;
     let expected = &case.expected;
+    check_keys(
+        expected,
+        "`expected`",
+        &[],
+        &["valid", "errors", "warnings"],
+    )?;
+    if expected.as_object().is_some_and(Map::is_empty) {
+        return Err(Outcome::fail(
+            "`expected` with `valid`, `errors` or `warnings`",
+            "an empty `expected` checks nothing",
+        ));
+    }
     let errors = expectations(expected, "errors")?;
     let warnings = expectations(expected, "warnings")?;
-    let valid = expected.get("valid").and_then(Value::as_bool);
+    let valid = match expected.get("valid") {
+        None => None,
+        Some(Value::Bool(valid)) => Some(*valid),
+        Some(other) => return Err(Outcome::fail("a boolean `valid`", render(other))),
+    };
+    if valid == Some(true) && errors.as_ref().is_some_and(|e| !e.is_empty()) {
+        return Err(Outcome::fail(
+            "a consistent `expected`",
+            "`valid: true` together with expected errors",
+        ));
+    }
     let no_errors = valid == Some(true) || errors.as_ref().is_some_and(Vec::is_empty);
     let no_warnings = warnings.as_ref().is_some_and(Vec::is_empty);
 
@@ -219,6 +256,16 @@ pub(super) fn roundtrip(case: &Case) -> Result<Outcome, Outcome> {
     if value_input(case).is_err() {
         return Err(Outcome::fail("a YAML string input", "raw bytes"));
     }
+    check_keys(&case.expected, "`expected`", &["identical"], &[])?;
+    let identical = match case.expected.get("identical") {
+        Some(Value::Bool(identical)) => *identical,
+        other => {
+            return Err(Outcome::fail(
+                "a boolean `identical`",
+                other.map_or_else(|| "nothing".to_owned(), render),
+            ));
+        }
+    };
     let document = oatf::parse(&text)
         .map_err(|e| Outcome::fail("parse succeeds", describe_parse_errors(&e)))?;
     let first = oatf::normalize(document);
@@ -231,7 +278,17 @@ pub(super) fn roundtrip(case: &Case) -> Result<Outcome, Outcome> {
             format!("{e}\n--- serialized:\n{written}"),
         )
     })?;
-    Ok(compare_documents(&first_value, &second_value))
+    Ok(
+        match (compare_documents(&first_value, &second_value), identical) {
+            (Outcome::Pass, true) => Outcome::Pass,
+            (Outcome::Pass, false) => Outcome::fail(
+                "a round trip that changes the document (identical: false)",
+                "the round trip gave the same document",
+            ),
+            (Outcome::Fail { .. } | Outcome::Skip(_), false) => Outcome::Pass,
+            (outcome, true) => outcome,
+        },
+    )
 }
 
 /// Upstream expected outputs omit `phase.mode` where it equals the actor's mode (FORMAT.md): remove such a
@@ -300,7 +357,7 @@ fn first_difference(expected: &Value, actual: &Value, path: String) -> Option<St
                 .enumerate()
                 .find_map(|(i, (e, a))| first_difference(e, a, format!("{path}[{i}]")))
         }
-        _ if oatf::primitives::deep_equal(expected, actual) => None,
+        _ if json_equal(expected, actual) => None,
         _ => Some(format!(
             "at {}: expected {}, got {}",
             at(&path),

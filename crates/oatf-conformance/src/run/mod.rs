@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
+use crate::equal::json_equal;
 use crate::fixture::{Case, CaseInput, Category};
 
 mod document;
@@ -37,7 +38,7 @@ impl Outcome {
 
     /// Compares two values with the runner's equality (numbers by value, key order ignored).
     pub(crate) fn compare(expected: &Value, actual: &Value) -> Self {
-        if oatf::primitives::deep_equal(expected, actual) {
+        if json_equal(expected, actual) {
             Outcome::Pass
         } else {
             Outcome::fail(render(expected), render(actual))
@@ -48,6 +49,45 @@ impl Outcome {
 /// Renders a value compactly for reports.
 pub(crate) fn render(value: &Value) -> String {
     serde_json::to_string(value).unwrap_or_else(|_| String::from("<unprintable>"))
+}
+
+/// Fails unless `value` is a mapping whose keys are all in `allowed` and include every key of `required`.
+///
+/// A misspelt key would otherwise be ignored and the case would pass vacuously.
+pub(crate) fn check_keys(
+    value: &Value,
+    what: &str,
+    required: &[&str],
+    allowed: &[&str],
+) -> Result<(), Outcome> {
+    let Value::Object(map) = value else {
+        return Err(Outcome::fail(format!("{what} as a mapping"), render(value)));
+    };
+    if let Some(unknown) = map
+        .keys()
+        .find(|k| !allowed.contains(&k.as_str()) && !required.contains(&k.as_str()))
+    {
+        return Err(Outcome::fail(
+            format!(
+                "{what} with keys among: {}",
+                [required, allowed].concat().join(", ")
+            ),
+            format!("unknown key `{unknown}` in {what}"),
+        ));
+    }
+    if let Some(missing) = required.iter().find(|k| !map.contains_key(**k)) {
+        return Err(Outcome::fail(
+            format!("{what} with `{missing}`"),
+            format!(
+                "`{missing}` is missing from {what} (has: {})",
+                map.keys()
+                    .map(String::as_str)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The case's input as a value, or a failure for a malformed case.

@@ -4,14 +4,20 @@ use serde_json::{Value, json};
 
 use oatf::primitives as p;
 
-use super::{Outcome, field, render, value_input};
+use super::{Outcome, check_keys, field, render, value_input};
+use crate::equal::json_equal;
 use crate::fixture::Case;
 
 pub(super) fn run(function: &str, case: &Case) -> Result<Outcome, Outcome> {
     let input = value_input(case)?;
     match function {
-        "resolve-simple-path" => resolve_simple_path(input, &case.expected),
+        "resolve-simple-path" => {
+            check_keys(input, "`input`", &["path", "value"], &[])?;
+            resolve_simple_path(input, &case.expected)
+        }
         "resolve-wildcard-path" => {
+            check_keys(input, "`input`", &["path", "value"], &[])?;
+            check_keys(&case.expected, "`expected`", &["values"], &[])?;
             let path = string(field(input, "path")?)?;
             let values: Vec<Value> = p::resolve_wildcard_path(path, field(input, "value")?)
                 .into_iter()
@@ -24,29 +30,62 @@ pub(super) fn run(function: &str, case: &Case) -> Result<Outcome, Outcome> {
         }
         "parse-duration" => {
             let text = string(input)?;
+            match &case.expected {
+                Value::Object(map)
+                    if map.len() == 1 && map.get("seconds").is_some_and(Value::is_number) => {}
+                Value::Object(map)
+                    if map.len() == 1 && map.get("error") == Some(&Value::Bool(true)) => {}
+                other => {
+                    return Err(Outcome::fail(
+                        "`expected` {seconds: N} or {error: true}",
+                        render(other),
+                    ));
+                }
+            }
+            // Exactly, sub-second part included: whole seconds as an integer, anything finer as a number
+            // that must match the expected one by value.
             let actual = match p::parse_duration(text) {
-                Ok(duration) => json!({ "seconds": duration.as_secs() }),
+                Ok(duration) if duration.subsec_nanos() == 0 => {
+                    json!({ "seconds": duration.as_secs() })
+                }
+                Ok(duration) => json!({ "seconds": duration.as_secs_f64() }),
                 Err(_) => json!({ "error": true }),
             };
             Ok(Outcome::compare(&case.expected, &actual))
         }
         "evaluate-condition" => {
+            check_keys(input, "`input`", &["condition", "value"], &[])?;
+            boolean_expected(&case.expected)?;
             let condition =
                 p::Condition::from_value(field(input, "condition")?.clone()).map_err(|e| {
                     Outcome::fail(render(&case.expected), format!("invalid condition: {e}"))
                 })?;
-            let actual = p::evaluate_condition(&condition, field(input, "value")?);
+            // A condition that does not compile (a bad regex) is a result of its own, never `false`.
+            let value = field(input, "value")?;
+            let actual = p::CompiledCondition::new(&condition)
+                .and_then(|compiled| compiled.evaluate(value))
+                .map_err(|e| {
+                    Outcome::fail(render(&case.expected), format!("condition error: {e}"))
+                })?;
             Ok(Outcome::compare(&case.expected, &Value::Bool(actual)))
         }
         "evaluate-predicate" => {
+            check_keys(input, "`input`", &["predicate", "value"], &[])?;
+            boolean_expected(&case.expected)?;
             let predicate = p::MatchPredicate::from_value(field(input, "predicate")?.clone())
                 .map_err(|e| {
                     Outcome::fail(render(&case.expected), format!("invalid predicate: {e}"))
                 })?;
-            let actual = p::evaluate_predicate(&predicate, field(input, "value")?);
+            let value = field(input, "value")?;
+            let actual = p::CompiledPredicate::new(&predicate)
+                .and_then(|compiled| compiled.evaluate(value))
+                .map_err(|e| {
+                    Outcome::fail(render(&case.expected), format!("predicate error: {e}"))
+                })?;
             Ok(Outcome::compare(&case.expected, &Value::Bool(actual)))
         }
         "extract-protocol" => {
+            check_keys(input, "`input`", &["mode"], &[])?;
             let mode = string(field(input, "mode")?)?;
             Ok(Outcome::compare(
                 &case.expected,
@@ -59,6 +98,15 @@ pub(super) fn run(function: &str, case: &Case) -> Result<Outcome, Outcome> {
                 format!("unknown primitive file `{other}.yaml`"),
             ))
         }),
+    }
+}
+
+/// `true` or `false`: anything else would compare unequal for the wrong reason.
+fn boolean_expected(expected: &Value) -> Result<(), Outcome> {
+    if expected.is_boolean() {
+        Ok(())
+    } else {
+        Err(Outcome::fail("`expected` true or false", render(expected)))
     }
 }
 
@@ -87,7 +135,7 @@ fn resolve_simple_path(input: &Value, expected: &Value) -> Result<Outcome, Outco
     };
     let equal = match (expected_resolution, actual) {
         (None, None) => true,
-        (Some(e), Some(a)) => p::deep_equal(e, a),
+        (Some(e), Some(a)) => json_equal(e, a),
         _ => false,
     };
     Ok(if equal {

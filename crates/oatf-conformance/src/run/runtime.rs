@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 // inferred from the parameter of the SDK function it is read for.
 use oatf::{AdvanceReason, ProtocolEvent, TriggerResult, TriggerState};
 
-use super::{Outcome, field, render, value_input};
+use super::{Outcome, check_keys, field, render, value_input};
 use crate::fixture::Case;
 
 /// Runs a runtime primitive case; `None` when `function` is not one of them.
@@ -56,20 +56,76 @@ fn extractors(input: &Value, expected: &Value) -> Result<BTreeMap<String, String
     }
 }
 
+/// `expected` is the rendered string, or `{result: S, diagnostics: [{code: W-004, reference?}]}` when
+/// the case also checks the W-004 diagnostics (all of them, in order).
 fn interpolate_template(input: &Value, expected: &Value) -> Result<Outcome, Outcome> {
+    check_keys(
+        input,
+        "`input`",
+        &["template", "extractors", "request"],
+        &["response"],
+    )?;
+    let (expected_text, expected_diagnostics) = match expected {
+        Value::String(_) => (expected, None),
+        Value::Object(_) => {
+            check_keys(expected, "`expected`", &["result", "diagnostics"], &[])?;
+            let Some(Value::Array(list)) = expected.get("diagnostics") else {
+                return Err(Outcome::fail("a list `diagnostics`", render(expected)));
+            };
+            for item in list {
+                check_keys(item, "a diagnostic", &["code"], &["reference"])?;
+            }
+            (field(expected, "result")?, Some(list))
+        }
+        other => return Err(Outcome::fail("a string `expected`", render(other))),
+    };
     let template = field(input, "template")?
         .as_str()
         .ok_or_else(|| Outcome::fail("a string template", render(input)))?;
-    let (text, _diagnostics) = oatf::interpolate_template(
+    let (text, diagnostics) = oatf::interpolate_template(
         template,
         &extractors(input, expected)?,
         optional(input, "request"),
         optional(input, "response"),
     );
-    Ok(Outcome::compare(expected, &Value::String(text)))
+    let text_outcome = Outcome::compare(expected_text, &Value::String(text));
+    let Some(expected_diagnostics) = expected_diagnostics else {
+        return Ok(text_outcome);
+    };
+    if text_outcome != Outcome::Pass {
+        return Ok(text_outcome);
+    }
+    let with_reference = expected_diagnostics
+        .iter()
+        .any(|d| d.get("reference").is_some());
+    let actual: Vec<Value> = diagnostics
+        .iter()
+        .zip(
+            expected_diagnostics
+                .iter()
+                .chain(std::iter::repeat(&Value::Null)),
+        )
+        .map(|(d, e)| {
+            if with_reference && e.get("reference").is_some() {
+                json!({ "code": d.code(), "reference": d.reference() })
+            } else {
+                json!({ "code": d.code() })
+            }
+        })
+        .collect();
+    Ok(Outcome::compare(
+        &Value::Array(expected_diagnostics.clone()),
+        &Value::Array(actual),
+    ))
 }
 
 fn interpolate_value(input: &Value, expected: &Value) -> Result<Outcome, Outcome> {
+    check_keys(
+        input,
+        "`input`",
+        &["value", "extractors", "request", "response"],
+        &[],
+    )?;
     let (value, _diagnostics) = oatf::interpolate_value(
         field(input, "value")?,
         &extractors(input, expected)?,
@@ -80,6 +136,12 @@ fn interpolate_value(input: &Value, expected: &Value) -> Result<Outcome, Outcome
 }
 
 fn evaluate_extractor(input: &Value, expected: &Value) -> Result<Outcome, Outcome> {
+    check_keys(
+        input,
+        "`input`",
+        &["extractor", "message", "direction"],
+        &[],
+    )?;
     let actual = oatf::evaluate_extractor(
         &typed(field(input, "extractor")?, "extractor", expected)?,
         field(input, "message")?,
@@ -92,6 +154,10 @@ fn evaluate_extractor(input: &Value, expected: &Value) -> Result<Outcome, Outcom
 }
 
 fn select_response(input: &Value, expected: &Value) -> Result<Outcome, Outcome> {
+    check_keys(input, "`input`", &["entries", "request"], &[])?;
+    if !expected.is_null() {
+        check_keys(expected, "`expected`", &["content"], &[])?;
+    }
     let request = field(input, "request")?;
     // `{content: C}` compares only the selected entry's content; `null` expects no selection.
     let actual = with_slice(field(input, "entries")?, "entries", expected, |entries| {
@@ -107,6 +173,22 @@ fn select_response(input: &Value, expected: &Value) -> Result<Outcome, Outcome> 
 }
 
 fn evaluate_trigger(input: &Value, expected: &Value) -> Result<Outcome, Outcome> {
+    check_keys(
+        input,
+        "`input`",
+        &["trigger", "event", "elapsed", "state"],
+        &[],
+    )?;
+    check_keys(expected, "`expected`", &["result", "state"], &["reason"])?;
+    check_keys(
+        field(input, "state")?,
+        "`input.state`",
+        &["event_count"],
+        &[],
+    )?;
+    if let Some(event) = optional(input, "event") {
+        check_keys(event, "`input.event`", &["event_type", "content"], &[])?;
+    }
     let event = match optional(input, "event") {
         None => None,
         Some(event) => {
@@ -121,11 +203,9 @@ fn evaluate_trigger(input: &Value, expected: &Value) -> Result<Outcome, Outcome>
         .ok_or_else(|| Outcome::fail("a duration string for elapsed", render(input)))?;
     let elapsed = oatf::parse_duration(elapsed_text)
         .map_err(|e| Outcome::fail(render(expected), format!("unreadable elapsed: {e}")))?;
-    let count = input
-        .get("state")
-        .and_then(|s| s.get("event_count"))
-        .map_or(Some(0), Value::as_u64)
-        .ok_or_else(|| Outcome::fail("a non-negative state.event_count", render(input)))?;
+    let count = field(field(input, "state")?, "event_count")?
+        .as_u64()
+        .ok_or_else(|| Outcome::fail("a non-negative integer state.event_count", render(input)))?;
     let mut state = TriggerState::with_event_count(count);
     let result = oatf::evaluate_trigger(
         &typed(field(input, "trigger")?, "trigger", expected)?,
@@ -155,6 +235,7 @@ fn evaluate_trigger(input: &Value, expected: &Value) -> Result<Outcome, Outcome>
 }
 
 fn compute_effective_state(input: &Value, expected: &Value) -> Result<Outcome, Outcome> {
+    check_keys(input, "`input`", &["phases", "phase_index"], &[])?;
     let index = field(input, "phase_index")?
         .as_u64()
         .and_then(|i| usize::try_from(i).ok())

@@ -114,6 +114,19 @@ impl Serialize for PatternMatch {
     }
 }
 
+/// The keys of a pattern mapping: `target`, `condition` and the shorthand operators, which are the
+/// operators of `oatf-primitives` ([`OPERATORS`], their one list).
+static PATTERN_FIELDS: [&str; 2 + OPERATORS.len()] = {
+    let mut fields = ["target"; 2 + OPERATORS.len()];
+    fields[1] = "condition";
+    let mut i = 0;
+    while i < OPERATORS.len() {
+        fields[2 + i] = OPERATORS[i];
+        i += 1;
+    }
+    fields
+};
+
 impl<'de> Deserialize<'de> for PatternMatch {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct PatternVisitor;
@@ -123,19 +136,6 @@ impl<'de> Deserialize<'de> for PatternMatch {
                 f.write_str("a pattern mapping")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<PatternMatch, A::Error> {
-                const FIELDS: &[&str] = &[
-                    "target",
-                    "condition",
-                    "contains",
-                    "starts_with",
-                    "ends_with",
-                    "regex",
-                    "any_of",
-                    "gt",
-                    "lt",
-                    "gte",
-                    "lte",
-                ];
                 let mut pattern = PatternMatch::default();
                 let mut operators = serde_json::Map::new();
                 while let Some(key) = map.next_key::<String>()? {
@@ -149,7 +149,7 @@ impl<'de> Deserialize<'de> for PatternMatch {
                                 operators.insert(key, value);
                             }
                         }
-                        _ => return Err(de::Error::unknown_field(&key, FIELDS)),
+                        _ => return Err(de::Error::unknown_field(&key, &PATTERN_FIELDS)),
                     }
                 }
                 pattern.shorthand =

@@ -288,37 +288,21 @@ enum TemplateRef<'s> {
     Malformed(&'static str),
 }
 
-/// Scans the template references of a string; `\{{` is an escape, not a reference (V-016).
+/// The template references of a string, found by the one template scanner
+/// ([`oatf_primitives::scan_template`]) that the runtime renders with; `\{{` is an escape, not a
+/// reference (V-016).
 fn template_refs(s: &str) -> Vec<TemplateRef<'_>> {
     let mut refs = Vec::new();
-    let mut rest = s;
-    let mut consumed = 0usize;
-    while let Some(pos) = rest.find("{{") {
-        let absolute = consumed + pos;
-        let escaped = absolute > 0 && s.as_bytes().get(absolute - 1) == Some(&b'\\');
-        let after = &rest[pos + 2..];
-        if escaped {
-            consumed = absolute + 2;
-            rest = after;
-            continue;
+    oatf_primitives::scan_template(s, |token| match token {
+        oatf_primitives::TemplateToken::Expression("") => {
+            refs.push(TemplateRef::Malformed("empty template reference `{{}}`"));
         }
-        match after.find("}}") {
-            Some(end) => {
-                let name = after[..end].trim();
-                if name.is_empty() {
-                    refs.push(TemplateRef::Malformed("empty template reference `{{}}`"));
-                } else {
-                    refs.push(TemplateRef::Name(name));
-                }
-                consumed = absolute + 2 + end + 2;
-                rest = &after[end + 2..];
-            }
-            None => {
-                refs.push(TemplateRef::Malformed("unclosed template reference `{{`"));
-                break;
-            }
+        oatf_primitives::TemplateToken::Expression(name) => refs.push(TemplateRef::Name(name)),
+        oatf_primitives::TemplateToken::Unclosed(_) => {
+            refs.push(TemplateRef::Malformed("unclosed template reference `{{`"));
         }
-    }
+        _ => {}
+    });
     refs
 }
 
@@ -834,7 +818,7 @@ impl Validator<'_> {
         // V-011 (spec-decisions 10): a generated name that collides with an explicit one.
         for (i, phase) in phases.iter().enumerate() {
             if phase.name.is_none() {
-                let generated = format!("phase-{}", i + 1);
+                let generated = crate::generated_phase_name(i);
                 if let Some(&j) = explicit.get(generated.as_str()) {
                     let message = format!(
                         "phase name `{generated}` collides with the name generated for phase {}",
@@ -1237,10 +1221,7 @@ impl Validator<'_> {
         // V-010 (spec-decisions 10): explicit ids equal to generated ones.
         for (i, indicator) in indicators.iter().enumerate() {
             if indicator.id.is_none() {
-                let generated = match attack_id {
-                    Some(a) => format!("{a}-{:02}", i + 1),
-                    None => format!("indicator-{:02}", i + 1),
-                };
+                let generated = crate::generated_indicator_id(attack_id, i);
                 if let Some(&j) = ids.get(generated.as_str()) {
                     self.error_at(
                         "V-010",
@@ -1732,6 +1713,42 @@ mod tests {
                 "V-018 attack.indicators[3].surface",
             ],
         );
+    }
+
+    /// V-025's bounds are inclusive: 0 and 100 are valid, -1 and 101 are not (a survivor of mutation
+    /// testing: `0..=100` mutated to `0..100` passed every test before this one).
+    #[test]
+    fn confidence_bounds_are_inclusive() {
+        for (confidence, expect) in [
+            (0, &[][..]),
+            (100, &[][..]),
+            (101, &["V-025 attack.indicators[0].confidence"][..]),
+            (-1, &["V-025 attack.indicators[0].confidence"][..]),
+        ] {
+            check(
+                &format!(
+                    "  id: ACME-001\n{SINGLE}  indicators:\n    - {{target: arguments, pattern: {{contains: a}}, confidence: {confidence}}}\n"
+                ),
+                expect,
+            );
+        }
+    }
+
+    /// Validation reads templates with the runtime's scanner: in `{{a{{b}}` the reference is `b`
+    /// (the runtime renders `{{a` and the value of `b`), never an extractor named `a{{b`.
+    #[test]
+    fn templates_are_read_as_the_runtime_renders_them() {
+        let source = "oatf: \"0.1\"\nattack:\n  execution:\n    mode: mcp_server\n    state:\n      tools:\n        - {name: t, description: \"{{a{{b}}\", inputSchema: {type: object}}\n";
+        let document = match crate::parse(source) {
+            Ok(d) => d,
+            Err(e) => panic!("does not parse: {e}\n{source}"),
+        };
+        let result = validate_with(&document, &ValidateOptions::new());
+        let messages: Vec<String> = result.warnings.iter().map(ToString::to_string).collect();
+        assert!(result.errors.is_empty(), "{:?}", result.errors);
+        assert_eq!(messages.len(), 1, "{messages:?}");
+        assert!(messages[0].contains("`{{b}}`"), "{messages:?}");
+        assert!(!messages[0].contains("a{{b"), "{messages:?}");
     }
 
     #[test]

@@ -2,9 +2,8 @@
 //! → parse keeps extensions (`x-` keys everywhere, Attack to Indicator), binding-specific actions,
 //! unicode strings, the kind of every number (`1` stays an integer, `1.0` a float), the key order of
 //! protocol payloads (`state`, `content`, `params`) and template text.
-#![cfg(feature = "yaml")]
 
-mod corpus;
+mod documents;
 
 use std::collections::BTreeMap;
 
@@ -103,7 +102,7 @@ fn missing(before: &BTreeMap<String, usize>, after: &BTreeMap<String, usize>) ->
 fn parse_normalize_serialize_parse_loses_nothing() {
     let mut checked = 0;
     let mut failures = Vec::new();
-    for (name, text) in corpus::documents() {
+    for (name, text) in documents::documents() {
         let Ok(original) = oatf::parse(&text) else {
             failures.push(format!("{name}: does not parse"));
             continue;
@@ -171,4 +170,30 @@ fn integer_and_float_kinds_survive() {
     let keys: Vec<&String> = params.as_object().expect("object").keys().collect();
     assert_eq!(keys, ["b", "a", "c"]);
     assert!(params["b"].is_i64() && params["a"].is_f64() && params["c"].is_f64());
+}
+
+/// Every corpus document: normalize is idempotent, and a valid one survives serialize → parse →
+/// normalize unchanged (moved from the SDK's property tests, whose package does not ship the corpus).
+#[test]
+fn corpus_documents_are_fixed_points() {
+    for (name, text) in documents::documents() {
+        let document = oatf::parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let valid = oatf::validate(&document).is_valid();
+        let normalized = oatf::normalize(document);
+        assert_eq!(
+            oatf::normalize(normalized.clone()),
+            normalized,
+            "{name}: not idempotent"
+        );
+        let yaml = oatf::serialize(&normalized);
+        let reparsed = oatf::parse(&yaml)
+            .unwrap_or_else(|e| panic!("{name}: serialized output does not parse: {e}\n{yaml}"));
+        if valid {
+            assert_eq!(
+                oatf::normalize(reparsed),
+                normalized,
+                "{name}: round trip\n{yaml}"
+            );
+        }
+    }
 }
