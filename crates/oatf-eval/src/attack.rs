@@ -1,86 +1,22 @@
-//! Compiled attacks: every indicator plus the correlation logic, and whole-trace evaluation.
+//! Compiled attacks: every indicator plus the correlation logic.
+//!
+//! Whole-trace evaluation (format §6) is `trace.rs`'s alone ([`TraceEvaluator`](crate::TraceEvaluator));
+//! the compiled actors it needs are in `actor.rs` and the per-indicator state in `accumulator.rs`.
 
 use std::time::Duration;
 
-use oatf_model::{
-    Attack, Closed, CorrelationLogic, Document, Execution, NormalizedDocument, Phase, Tier,
-};
-use oatf_primitives::{extract_protocol, parse_duration};
+use oatf_model::{Attack, Closed, CorrelationLogic, Document, NormalizedDocument, Tier};
+use oatf_primitives::parse_duration;
 use serde_json::Value;
 
 use crate::EvaluationError;
+use crate::accumulator::Accumulator;
+use crate::actor::{CompiledActor, compile_actors};
 use crate::indicator::{CompiledIndicator, EvalOptions};
-use crate::trace::Accumulator;
 use crate::verdict::{
     AttackResult, AttackVerdict, IndicatorVerdict, Tiers, aggregate, declared_tiers,
     generated_indicator_id, unknown_logic_message,
 };
-
-/// The protocol role of an actor, from the suffix of its mode (format §6.1 `direction`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Role {
-    /// `*_server`: incoming messages are requests, outgoing ones responses.
-    Server,
-    /// `*_client`: outgoing messages are requests, incoming ones responses.
-    Client,
-}
-
-/// What trace filtering needs of one declared actor: its name, protocol, role and terminal phases.
-#[derive(Clone, Debug)]
-pub(crate) struct CompiledActor {
-    pub(crate) name: String,
-    pub(crate) mode: String,
-    pub(crate) protocol: String,
-    pub(crate) role: Option<Role>,
-    /// Names of the phases without a trigger (the terminal phases, format §5).
-    pub(crate) terminal_phases: Vec<String>,
-}
-
-impl CompiledActor {
-    fn new(name: &str, mode: &str, phases: &[Phase]) -> Self {
-        let role = if mode.ends_with("_server") {
-            Some(Role::Server)
-        } else if mode.ends_with("_client") {
-            Some(Role::Client)
-        } else {
-            None
-        };
-        let terminal_phases = phases
-            .iter()
-            .enumerate()
-            .filter(|(_, phase)| phase.trigger.is_none())
-            .map(|(i, phase)| {
-                phase
-                    .name
-                    .clone()
-                    .unwrap_or_else(|| oatf_model::generated_phase_name(i))
-            })
-            .collect();
-        CompiledActor {
-            name: name.to_owned(),
-            mode: mode.to_owned(),
-            protocol: extract_protocol(mode).to_owned(),
-            role,
-            terminal_phases,
-        }
-    }
-}
-
-/// The actors of an execution profile in any of its three forms, named as normalization names them
-/// (N-006, N-007: the one actor of the single-phase and multi-phase forms is `default`).
-/// The actors of a normalized execution: normalization turns the single-phase and multi-phase forms
-/// into one actor named `default` (N-006, N-007), so the actors list is all there is to read.
-fn compile_actors(execution: Option<&Execution>) -> Vec<CompiledActor> {
-    execution
-        .and_then(|e| e.actors.as_ref())
-        .map(|actors| {
-            actors
-                .iter()
-                .map(|actor| CompiledActor::new(&actor.name, &actor.mode, &actor.phases))
-                .collect()
-        })
-        .unwrap_or_default()
-}
 
 /// An attack that went through `normalize` (SDK §3.3): the only input [`CompiledAttack`] compiles.
 ///
@@ -245,16 +181,19 @@ impl CompiledAttack {
 
     /// Evaluates every indicator against one message and computes the verdict.
     pub fn evaluate(&self, message: &Value) -> AttackVerdict {
-        self.evaluate_trace_with(std::slice::from_ref(message), |_, m| Some(m))
+        self.evaluate_messages_with(std::slice::from_ref(message), |_, m| Some(m))
     }
 
-    /// Evaluates a trace: every indicator against every message; an indicator matches if any message
-    /// matches it (format §6). See [`evaluate_trace_with`](Self::evaluate_trace_with) for filtering.
-    pub fn evaluate_trace(&self, messages: &[Value]) -> AttackVerdict {
-        self.evaluate_trace_with(messages, |_, m| Some(m))
+    /// Evaluates a list of bare messages: every indicator against every message, with no trace
+    /// filtering and no grace period; an indicator matches if any message matches it. For a recorded
+    /// trace (format §6 filtering by protocol, surface, actor and direction, and the grace period) use
+    /// [`TraceEvaluator`](crate::TraceEvaluator) or [`evaluate_trace`](crate::evaluate_trace).
+    /// See [`evaluate_messages_with`](Self::evaluate_messages_with) for a caller-chosen filter.
+    pub fn evaluate_messages(&self, messages: &[Value]) -> AttackVerdict {
+        self.evaluate_messages_with(messages, |_, m| Some(m))
     }
 
-    /// Evaluates a trace of any entry type: `select` gives the message of an entry to evaluate for an
+    /// Evaluates a list of entries of any type: `select` gives the message of an entry to evaluate for an
     /// indicator, or `None` when the entry does not apply to it (format §6 trace filtering by
     /// [`protocol`](CompiledIndicator::protocol), [`surface`](CompiledIndicator::surface),
     /// [`actor`](CompiledIndicator::actor), [`direction`](CompiledIndicator::direction)).
@@ -262,7 +201,7 @@ impl CompiledAttack {
     /// Per indicator: `matched` if any message matched (evaluation stops there); else `error` if any
     /// evaluation failed; else `not_matched` (also when no message applied, spec-decisions 23);
     /// `skipped` when it has no evaluator. An empty trace gives `error`.
-    pub fn evaluate_trace_with<'t, T>(
+    pub fn evaluate_messages_with<'t, T>(
         &self,
         trace: &'t [T],
         select: impl Fn(&CompiledIndicator, &'t T) -> Option<&'t Value>,

@@ -49,6 +49,8 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod accumulator;
+mod actor;
 mod attack;
 mod error;
 mod extension;

@@ -287,7 +287,7 @@ fn compiled_attack_evaluates_a_trace() {
     };
     let compiled = CompiledAttack::from_attack(&attack, &EvalOptions::new());
     assert_eq!(compiled.compile_errors().count(), 1);
-    let verdict = compiled.evaluate_trace(&[json!({"a": "no"}), json!({"a": "xx"})]);
+    let verdict = compiled.evaluate_messages(&[json!({"a": "no"}), json!({"a": "xx"})]);
     assert_eq!(verdict.indicator_verdicts[0].indicator_id, "OATF-900-01");
     assert_eq!(
         verdict.indicator_verdicts[0].result,
@@ -328,7 +328,7 @@ fn compiled_attack_from_a_document_with_trace_filtering() {
         ("tools/list", json!({"arguments": {"command": "curl x"}})),
         ("tools/call", json!({"arguments": {"command": "ls"}})),
     ];
-    let verdict = compiled.evaluate_trace_with(&trace, |indicator, entry| {
+    let verdict = compiled.evaluate_messages_with(&trace, |indicator, entry| {
         indicator
             .surface()
             .is_none_or(|s| s == entry.0)
@@ -346,7 +346,7 @@ fn compiled_attack_from_a_document_with_trace_filtering() {
     assert_eq!(verdict.evaluation_summary.skipped, 1);
     // No entry applies to A-01: `not_matched` with why (spec-decisions 23), not `skipped`.
     let only_lists = [("tools/list", json!({"arguments": {"command": "curl x"}}))];
-    let verdict = compiled.evaluate_trace_with(&only_lists, |indicator, entry| {
+    let verdict = compiled.evaluate_messages_with(&only_lists, |indicator, entry| {
         indicator
             .surface()
             .is_none_or(|s| s == entry.0)
@@ -361,7 +361,7 @@ fn compiled_attack_from_a_document_with_trace_filtering() {
         Some("no applicable message: the one message did not apply to this indicator")
     );
     // An empty trace observed nothing: the verdict is an error.
-    let empty = compiled.evaluate_trace(&[]);
+    let empty = compiled.evaluate_messages(&[]);
     assert_eq!(empty.result, AttackResult::Error);
     assert_eq!(
         empty.diagnostic.as_deref(),
