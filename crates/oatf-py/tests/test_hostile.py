@@ -197,7 +197,7 @@ def test_overlong_trace_line_is_skipped(tmp_path):
         f.write(json.dumps(call("/root/.ssh/id_rsa")) + "\n")
     verdict = oatf.compile(MCP).evaluate_trace(path, max_line_len=1000)
     assert verdict.result == "exploited"
-    assert verdict.trace_errors[0][0] == 1 and "longer than 1000 bytes" in verdict.trace_errors[0][1]
+    assert verdict.trace_errors[0][0] == 1 and "1000 bytes" in verdict.trace_errors[0][1]
 
 
 def test_missing_trace_file_raises_os_error(tmp_path):
