@@ -22,6 +22,7 @@ const RULES: &[(&str, &[&str], &[&str])] = &[
             "oatf-runtime",
             "oatf-cel",
             "oatf-sdk",
+            "oatf-report",
             "serde-saphyr",
             "cel",
             "clap",
@@ -36,6 +37,7 @@ const RULES: &[(&str, &[&str], &[&str])] = &[
             "oatf-runtime",
             "oatf-cel",
             "oatf-sdk",
+            "oatf-report",
             "cel",
             "clap",
         ],
@@ -55,14 +57,39 @@ const RULES: &[(&str, &[&str], &[&str])] = &[
     (
         "oatf-eval",
         &[],
-        &["oatf-runtime", "oatf-cel", "oatf-sdk", "cel", "clap"],
+        &[
+            "oatf-runtime",
+            "oatf-cel",
+            "oatf-sdk",
+            "oatf-report",
+            "cel",
+            "clap",
+        ],
     ),
     (
         "oatf-runtime",
         &[],
         &["oatf-eval", "oatf-cel", "oatf-sdk", "cel", "clap"],
     ),
-    ("oatf-cel", &[], &["oatf-runtime", "oatf-sdk", "clap"]),
+    (
+        "oatf-cel",
+        &[],
+        &["oatf-runtime", "oatf-sdk", "oatf-report", "clap"],
+    ),
+    // Reports depend on the model and the evaluator only: no YAML parser, CEL engine or CLI.
+    (
+        "oatf-report",
+        &[],
+        &[
+            "oatf-runtime",
+            "oatf-cel",
+            "oatf-sdk",
+            "serde-saphyr",
+            "cel",
+            "clap",
+            "miette",
+        ],
+    ),
     (
         "oatf-sdk",
         &[],
@@ -73,7 +100,7 @@ const RULES: &[(&str, &[&str], &[&str])] = &[
     (
         "oatf-sdk",
         &["--no-default-features"],
-        &["clap", "cel", "oatf-cel", "serde-saphyr"],
+        &["clap", "cel", "oatf-cel", "serde-saphyr", "oatf-report"],
     ),
 ];
 

@@ -3,18 +3,15 @@
 //!
 //! The trace is read as a stream (`docs/trace-format.md`): memory does not depend on its length.
 
-use crate::xml;
-use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, IsTerminal as _, Write as _};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use oatf::report::{TraceStats, exit_code, json_report, junit, sarif, silent_actor_warning};
 use oatf::{
-    AttackResult, AttackVerdict, CompiledAttack, Document, IndicatorResult, JsonlTraceReader, Tier,
-    TraceErrorKind, TraceEvaluator,
+    AttackVerdict, CompiledAttack, Document, JsonlTraceReader, Tier, TraceErrorKind, TraceEvaluator,
 };
-use serde_json::{Value, json};
 
 use crate::validate::{options, out, parse_headline, read_input, render, with_path};
 
@@ -77,35 +74,12 @@ pub(crate) enum Format {
     Junit,
 }
 
-/// The exit code of a verdict (spec-decisions 24, ThoughtJack's codes).
-pub(crate) fn verdict_code(verdict: &AttackVerdict) -> u8 {
-    let tier_code = |tier: Option<Tier>| match tier {
-        None | Some(Tier::Ingested) => 1,
-        Some(Tier::LocalAction) => 2,
-        Some(Tier::BoundaryBreach) => 3,
-    };
-    match (verdict.result, verdict.max_tier) {
-        (AttackResult::NotExploited, _) => 0,
-        (AttackResult::Exploited, tier) => tier_code(tier),
-        (AttackResult::Partial, None) => 4,
-        (AttackResult::Partial, tier) => tier_code(tier),
-        (AttackResult::Error, _) => 5,
-    }
-}
-
 /// The verdict as people read it: `exploited (boundary_breach)`, or the bare result without tier.
 fn result_with_tier(verdict: &AttackVerdict) -> String {
     match verdict.max_tier {
         Some(tier) => format!("{} ({tier})", verdict.result),
         None => verdict.result.to_string(),
     }
-}
-
-/// The warning for a declared actor that no message of the trace belongs to (spec-decisions 23).
-fn silent_actor_warning(actor: &str) -> String {
-    format!(
-        "actor `{actor}` has no message in the trace: it never ran, and the run may have failed"
-    )
 }
 
 /// Prints a clap error and gives the exit code: 0 for `--help` and `--version`, else 64 (usage,
@@ -116,20 +90,6 @@ pub(crate) fn parse_error_code(error: &clap::Error) -> u8 {
         0 => 0,
         _ => EXIT_USAGE,
     }
-}
-
-/// What was read of the trace besides the messages.
-#[derive(Debug, Default)]
-struct TraceStats {
-    name: String,
-    messages: u64,
-    lines: u64,
-    malformed: u64,
-    after_grace: u64,
-    /// Declared actors without any message in the trace.
-    silent_actors: Vec<String>,
-    /// Indicator id → line of the message that matched it.
-    matched_lines: HashMap<String, u64>,
 }
 
 pub(crate) fn run(args: Args) -> u8 {
@@ -195,7 +155,7 @@ pub(crate) fn run(args: Args) -> u8 {
         Format::Junit => junit(&loaded.document, &verdict, &stats),
     };
     out(&report);
-    verdict_code(&verdict)
+    exit_code(&verdict)
 }
 
 /// Streams the trace through the evaluator, reporting malformed lines on stderr.
@@ -207,10 +167,7 @@ fn evaluate(
 ) -> Result<(AttackVerdict, TraceStats), String> {
     let mut reader = JsonlTraceReader::new(input).with_max_line_len(max_line_len);
     let mut evaluator = TraceEvaluator::new(attack);
-    let mut stats = TraceStats {
-        name,
-        ..TraceStats::default()
-    };
+    let mut stats = TraceStats::new(name);
     let mut progress = Progress::new();
     let mut matched = 0;
     while let Some(item) = reader.next() {
@@ -331,15 +288,6 @@ fn plural(n: u64, one: &'static str, many: &'static str) -> &'static str {
     if n == 1 { one } else { many }
 }
 
-/// The indicators of the document by id (the document is normalized, so every one has its id).
-fn indicators_by_id(document: &Document) -> HashMap<&str, &oatf::Indicator> {
-    document
-        .indicators()
-        .iter()
-        .filter_map(|i| i.id.as_deref().map(|id| (id, i)))
-        .collect()
-}
-
 fn human(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -> String {
     let attack = document.attack.as_ref();
     let mut text = String::new();
@@ -423,340 +371,4 @@ fn human(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -> St
         ));
     }
     text
-}
-
-fn trace_json(stats: &TraceStats) -> Value {
-    let mut matched: Vec<(&String, &u64)> = stats.matched_lines.iter().collect();
-    matched.sort();
-    let matched: serde_json::Map<String, Value> = matched
-        .into_iter()
-        .map(|(id, line)| (id.clone(), json!(line)))
-        .collect();
-    json!({
-        "file": stats.name,
-        "lines": stats.lines,
-        "messages": stats.messages,
-        "malformed_lines": stats.malformed,
-        "after_grace_period": stats.after_grace,
-        "matched_lines": matched,
-        "verdict_from_partial_trace": stats.malformed > 0,
-        "actors_without_messages": stats.silent_actors,
-    })
-}
-
-/// The warnings of a run (declared actors that never ran), as `{code, actor, message}` objects.
-fn warnings_json(stats: &TraceStats) -> Vec<Value> {
-    stats
-        .silent_actors
-        .iter()
-        .map(|actor| {
-            json!({
-                "code": "actor_without_messages",
-                "actor": actor,
-                "message": silent_actor_warning(actor),
-            })
-        })
-        .collect()
-}
-
-fn json_report(verdict: &AttackVerdict, stats: &TraceStats) -> String {
-    let mut value = serde_json::to_value(verdict).unwrap_or(Value::Null);
-    if let Some(object) = value.as_object_mut() {
-        object.insert("trace".to_owned(), trace_json(stats));
-        object.insert("warnings".to_owned(), Value::Array(warnings_json(stats)));
-    }
-    let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
-    text.push('\n');
-    text
-}
-
-/// The SARIF level of an indicator: from its severity (else the attack's), raised by its tier: a
-/// `boundary_breach` is always an error, a `local_action` at least a warning.
-fn sarif_level(severity: Option<&str>, tier: Option<Tier>) -> &'static str {
-    let by_severity = match severity {
-        Some("critical" | "high") | None => "error",
-        Some("medium") => "warning",
-        _ => "note",
-    };
-    let floor = match tier {
-        Some(Tier::BoundaryBreach) => "error",
-        Some(Tier::LocalAction) => "warning",
-        Some(Tier::Ingested) | None => "note",
-    };
-    let rank = |level: &str| match level {
-        "note" => 0,
-        "warning" => 1,
-        _ => 2,
-    };
-    if rank(floor) > rank(by_severity) {
-        floor
-    } else {
-        by_severity
-    }
-}
-
-/// GitHub code scanning's `security-severity` (0.0–10.0) of an indicator: from its severity, raised
-/// by its tier to at least 9.0 (`boundary_breach`), 7.0 (`local_action`) or 4.0 (`ingested`).
-fn security_severity(severity: Option<&str>, tier: Option<Tier>) -> String {
-    let by_severity: f64 = match severity {
-        Some("critical") => 9.5,
-        Some("high") | None => 8.0,
-        Some("medium") => 5.5,
-        Some("low") => 3.0,
-        _ => 1.0,
-    };
-    let floor = match tier {
-        Some(Tier::BoundaryBreach) => 9.0,
-        Some(Tier::LocalAction) => 7.0,
-        Some(Tier::Ingested) => 4.0,
-        None => 0.0,
-    };
-    format!("{:.1}", by_severity.max(floor))
-}
-
-/// A relative or absolute file path as a URI reference (`/` separators, reserved bytes escaped).
-fn file_uri(path: &Path) -> String {
-    let text = path.to_string_lossy().replace('\\', "/");
-    let mut uri = String::with_capacity(text.len());
-    for byte in text.bytes() {
-        match byte {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
-                uri.push(char::from(byte));
-            }
-            other => uri.push_str(&format!("%{other:02X}")),
-        }
-    }
-    uri
-}
-
-fn sarif(document: &Document, verdict: &AttackVerdict, stats: &TraceStats, path: &Path) -> String {
-    let attack = document.attack.as_ref();
-    let attack_severity = attack
-        .and_then(|a| a.severity.as_ref())
-        .map(|s| s.level().as_str());
-    let indicators = indicators_by_id(document);
-    let severity_of = |id: &str| {
-        indicators
-            .get(id)
-            .and_then(|i| i.severity.as_ref())
-            .map(|s| s.as_str())
-            .or(attack_severity)
-    };
-    let rules: Vec<Value> = verdict
-        .indicator_verdicts
-        .iter()
-        .map(|v| {
-            let id = v.indicator_id.as_str();
-            let indicator = indicators.get(id);
-            let description = indicator
-                .and_then(|i| i.description.as_deref())
-                .unwrap_or(id);
-            let mut rule = json!({
-                "id": id,
-                "shortDescription": {"text": description},
-                "defaultConfiguration": {"level": sarif_level(severity_of(id), v.tier)},
-            });
-            if let (Some(indicator), Some(object)) = (indicator, rule.as_object_mut()) {
-                let mut properties = serde_json::Map::new();
-                if let Some(severity) = severity_of(id) {
-                    properties.insert("severity".into(), json!(severity));
-                }
-                if let Some(tier) = v.tier {
-                    properties.insert("tier".into(), json!(tier));
-                }
-                properties.insert(
-                    "security-severity".into(),
-                    json!(security_severity(severity_of(id), v.tier)),
-                );
-                if let Some(surface) = &indicator.surface {
-                    properties.insert("surface".into(), json!(surface));
-                }
-                if let Some(protocol) = &indicator.protocol {
-                    properties.insert("protocol".into(), json!(protocol));
-                }
-                if let Some(false_positives) = &indicator.false_positives {
-                    properties.insert("false_positives".into(), json!(false_positives));
-                }
-                object.insert("properties".into(), Value::Object(properties));
-            }
-            rule
-        })
-        .collect();
-    let uri = if stats.name == "<stdin>" {
-        "stdin".to_owned()
-    } else {
-        file_uri(path)
-    };
-    let results: Vec<Value> = verdict
-        .indicator_verdicts
-        .iter()
-        .enumerate()
-        .filter(|(_, v)| v.result == IndicatorResult::Matched)
-        .map(|(index, v)| {
-            let mut physical = json!({"artifactLocation": {"uri": uri}});
-            if let (Some(line), Some(object)) = (
-                stats.matched_lines.get(&v.indicator_id),
-                physical.as_object_mut(),
-            ) {
-                object.insert("region".into(), json!({"startLine": line}));
-            }
-            let text = match &v.evidence {
-                Some(evidence) => format!("indicator {} matched: {evidence}", v.indicator_id),
-                None => format!("indicator {} matched", v.indicator_id),
-            };
-            let mut result = json!({
-                "ruleId": v.indicator_id,
-                "ruleIndex": index,
-                "level": sarif_level(severity_of(&v.indicator_id), v.tier),
-                "message": {"text": text},
-                "locations": [{"physicalLocation": physical}],
-            });
-            if let (Some(tier), Some(object)) = (v.tier, result.as_object_mut()) {
-                object.insert("properties".into(), json!({"tier": tier}));
-            }
-            result
-        })
-        .collect();
-    let notifications: Vec<Value> = verdict
-        .indicator_verdicts
-        .iter()
-        .filter(|v| matches!(v.result, IndicatorResult::Error | IndicatorResult::Skipped))
-        .map(|v| {
-            json!({
-                "level": if v.result == IndicatorResult::Error { "error" } else { "note" },
-                "message": {"text": format!(
-                    "indicator {} {}: {}",
-                    v.indicator_id,
-                    v.result,
-                    v.evidence.as_deref().unwrap_or("")
-                )},
-                "associatedRule": {"id": v.indicator_id},
-            })
-        })
-        .chain(stats.silent_actors.iter().map(
-            |actor| json!({"level": "warning", "message": {"text": silent_actor_warning(actor)}}),
-        ))
-        .collect();
-    let s = &verdict.evaluation_summary;
-    let sarif = json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "oatf",
-                "version": env!("CARGO_PKG_VERSION"),
-                "informationUri": "https://oatf.io",
-                "rules": rules,
-            }},
-            "invocations": [{
-                "executionSuccessful": verdict.result != AttackResult::Error,
-                "toolExecutionNotifications": notifications,
-            }],
-            "artifacts": [{"location": {"uri": uri}}],
-            "results": results,
-            "properties": {
-                "attack_id": verdict.attack_id,
-                "verdict": verdict.result,
-                "max_tier": verdict.max_tier,
-                "evaluation_summary": {
-                    "matched": s.matched, "not_matched": s.not_matched,
-                    "error": s.error, "skipped": s.skipped,
-                },
-                "trace": trace_json(stats),
-            },
-        }],
-    });
-    let mut text = serde_json::to_string_pretty(&sarif).unwrap_or_default();
-    text.push('\n');
-    text
-}
-
-fn junit(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -> String {
-    let attack_id = verdict.attack_id.as_deref().unwrap_or("oatf");
-    let name = document
-        .attack
-        .as_ref()
-        .and_then(|a| a.name.as_deref())
-        .unwrap_or(attack_id);
-    let s = &verdict.evaluation_summary;
-    let tests = verdict.indicator_verdicts.len();
-    let mut x = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    x.push_str(&format!(
-        "<testsuites name=\"oatf evaluate\" tests=\"{tests}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\">\n",
-        s.matched, s.error, s.skipped
-    ));
-    x.push_str(&format!(
-        "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\"{}>\n",
-        xml::attr(&format!("{attack_id} {name}")),
-        s.matched,
-        s.error,
-        s.skipped,
-        verdict
-            .timestamp
-            .as_deref()
-            .map(|t| format!(" timestamp=\"{}\"", xml::attr(t)))
-            .unwrap_or_default(),
-    ));
-    x.push_str("    <properties>\n");
-    let mut properties = vec![("verdict", verdict.result.as_str().to_owned())];
-    if let Some(tier) = verdict.max_tier {
-        properties.push(("max_tier", tier.as_str().to_owned()));
-    }
-    properties.extend([
-        ("exit_code", verdict_code(verdict).to_string()),
-        ("trace", stats.name.clone()),
-        ("messages", stats.messages.to_string()),
-        ("malformed_lines", stats.malformed.to_string()),
-    ]);
-    properties.extend(
-        stats
-            .silent_actors
-            .iter()
-            .map(|actor| ("warning", silent_actor_warning(actor))),
-    );
-    for (key, value) in properties {
-        x.push_str(&format!(
-            "      <property name=\"{key}\" value=\"{}\"/>\n",
-            xml::attr(&value)
-        ));
-    }
-    x.push_str("    </properties>\n");
-    for v in &verdict.indicator_verdicts {
-        let open = format!(
-            "    <testcase classname=\"{}\" name=\"{}\"",
-            xml::attr(attack_id),
-            xml::attr(&v.indicator_id)
-        );
-        // The tier of the indicator, as a property of its test case.
-        let tier = v
-            .tier
-            .map(|t| {
-                format!("      <properties><property name=\"tier\" value=\"{t}\"/></properties>\n")
-            })
-            .unwrap_or_default();
-        let evidence = v.evidence.as_deref().unwrap_or("");
-        let (evidence_text, evidence_attr) = (xml::text(evidence), xml::attr(evidence));
-        let at = stats
-            .matched_lines
-            .get(&v.indicator_id)
-            .map(|line| format!(" (line {line} of {})", xml::attr(&stats.name)))
-            .unwrap_or_default();
-        match v.result {
-            IndicatorResult::NotMatched if tier.is_empty() => x.push_str(&format!("{open}/>\n")),
-            IndicatorResult::NotMatched => {
-                x.push_str(&format!("{open}>\n{tier}    </testcase>\n"));
-            }
-            IndicatorResult::Matched => x.push_str(&format!(
-                "{open}>\n{tier}      <failure type=\"matched\" message=\"the agent complied: indicator matched{at}\">{evidence_text}</failure>\n    </testcase>\n"
-            )),
-            IndicatorResult::Error => x.push_str(&format!(
-                "{open}>\n{tier}      <error type=\"error\" message=\"{evidence_attr}\"/>\n    </testcase>\n"
-            )),
-            IndicatorResult::Skipped => x.push_str(&format!(
-                "{open}>\n{tier}      <skipped message=\"{evidence_attr}\"/>\n    </testcase>\n"
-            )),
-        }
-    }
-    x.push_str("  </testsuite>\n</testsuites>\n");
-    x
 }

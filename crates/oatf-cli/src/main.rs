@@ -28,7 +28,6 @@ mod stdout;
 mod test_cmd;
 mod testing;
 mod validate;
-mod xml;
 
 /// Work with Open Agent Threat Format documents.
 #[derive(Debug, Parser)]

@@ -6,7 +6,7 @@
 //! document, an invalid test file, a test file without a document and, with `--require-tests`, a
 //! document without a test file.
 
-use crate::xml;
+use oatf::report::xml;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;

@@ -50,7 +50,21 @@ pub use reader::{
 ///
 /// Only `direction` is required. Unknown fields are ignored when reading, so traces may carry more
 /// (ids, raw frames, timings).
+///
+/// A recorder builds one in a line with [`TraceMessage::new`] and the `with_*` methods:
+///
+/// ```
+/// use oatf_eval::{TraceDirection, TraceMessage};
+/// use serde_json::json;
+///
+/// let message = TraceMessage::new(TraceDirection::Incoming, "tools/call", json!({"name": "read"}))
+///     .with_actor("default")
+///     .with_seq(7);
+/// assert_eq!(message.method.as_deref(), Some("tools/call"));
+/// assert_eq!(message.actor.as_deref(), Some("default"));
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct TraceMessage {
     /// Position of the message in the trace as the recorder numbered it; named in evidence.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -77,6 +91,61 @@ pub struct TraceMessage {
     /// The protocol (`mcp`, `a2a`, `ag_ui`, …) when `actor` is not one the document declares.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocol: Option<String>,
+}
+
+impl TraceMessage {
+    /// A message observed travelling `direction`, with its protocol `method` (or event name) and its
+    /// `content` as indicators see it; the optional fields are unset.
+    pub fn new(direction: TraceDirection, method: impl Into<String>, content: Value) -> Self {
+        TraceMessage {
+            seq: None,
+            timestamp: None,
+            actor: None,
+            phase: None,
+            direction,
+            method: Some(method.into()),
+            content,
+            protocol: None,
+        }
+    }
+
+    /// A message without a method (a frame the recorder could not name), travelling `direction`.
+    pub fn without_method(direction: TraceDirection, content: Value) -> Self {
+        TraceMessage {
+            method: None,
+            ..TraceMessage::new(direction, "", content)
+        }
+    }
+
+    /// Sets the position of the message in the trace.
+    pub fn with_seq(mut self, seq: u64) -> Self {
+        self.seq = Some(seq);
+        self
+    }
+
+    /// Sets when the message was observed (RFC 3339).
+    pub fn with_timestamp(mut self, timestamp: impl Into<String>) -> Self {
+        self.timestamp = Some(timestamp.into());
+        self
+    }
+
+    /// Sets the actor on whose connection the message was observed.
+    pub fn with_actor(mut self, actor: impl Into<String>) -> Self {
+        self.actor = Some(actor.into());
+        self
+    }
+
+    /// Sets the phase the actor was in.
+    pub fn with_phase(mut self, phase: impl Into<String>) -> Self {
+        self.phase = Some(phase.into());
+        self
+    }
+
+    /// Sets the protocol, for a message whose actor the document does not declare.
+    pub fn with_protocol(mut self, protocol: impl Into<String>) -> Self {
+        self.protocol = Some(protocol.into());
+        self
+    }
 }
 
 /// Which way a [`TraceMessage`] travelled, seen from the attacker's actor.
@@ -125,16 +194,15 @@ impl TraceDirection {
 /// }))?;
 /// let attack = CompiledAttack::new(&document, &EvalOptions::new());
 /// let mut evaluator = TraceEvaluator::new(&attack);
-/// evaluator.push(&TraceMessage {
-///     seq: Some(7),
-///     timestamp: None,
-///     actor: Some("default".into()),
-///     phase: None,
-///     direction: TraceDirection::Incoming,
-///     method: Some("tools/call".into()),
-///     content: json!({"name": "read", "arguments": {"path": "/home/u/.ssh/id_rsa"}}),
-///     protocol: None,
-/// });
+/// evaluator.push(
+///     &TraceMessage::new(
+///         TraceDirection::Incoming,
+///         "tools/call",
+///         json!({"name": "read", "arguments": {"path": "/home/u/.ssh/id_rsa"}}),
+///     )
+///     .with_actor("default")
+///     .with_seq(7),
+/// );
 /// let verdict = evaluator.finish();
 /// assert_eq!(verdict.result, AttackResult::Exploited);
 /// assert_eq!(

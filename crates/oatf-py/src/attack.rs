@@ -12,7 +12,7 @@ use oatf::{
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::TraceError;
 use crate::convert::{to_json, to_py};
@@ -70,8 +70,9 @@ impl PyIndicatorVerdict {
 #[pyclass(frozen, module = "oatf", name = "Verdict")]
 pub(crate) struct PyVerdict {
     verdict: AttackVerdict,
-    /// The `trace` object of `oatf evaluate --format json`, for a trace evaluation.
-    trace: Option<Value>,
+    /// The JSON verdict document of `oatf evaluate --format json` (`oatf::report::json_document`),
+    /// for a trace evaluation.
+    report: Option<Value>,
     /// The first malformed trace entries: (line or position, what is wrong).
     trace_errors: Vec<(u64, String)>,
 }
@@ -80,19 +81,18 @@ impl PyVerdict {
     fn new(verdict: AttackVerdict) -> Self {
         PyVerdict {
             verdict,
-            trace: None,
+            report: None,
             trace_errors: Vec::new(),
         }
     }
 
-    /// The JSON verdict document: the serialized `AttackVerdict`, plus `trace` for a trace evaluation
-    /// (the shape `oatf evaluate --format json` writes).
+    /// The JSON verdict document: for a trace evaluation the one `oatf evaluate --format json` writes
+    /// (with `trace` and `warnings`), else the serialized `AttackVerdict`.
     fn document(&self) -> Value {
-        let mut value = serde_json::to_value(&self.verdict).unwrap_or(Value::Null);
-        if let (Some(trace), Some(object)) = (&self.trace, value.as_object_mut()) {
-            object.insert("trace".to_owned(), trace.clone());
+        match &self.report {
+            Some(report) => report.clone(),
+            None => serde_json::to_value(&self.verdict).unwrap_or(Value::Null),
         }
-        value
     }
 }
 
@@ -157,7 +157,8 @@ impl PyVerdict {
     /// What was read of the trace (messages, malformed lines, …), for a trace evaluation.
     #[getter]
     fn trace<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, self.trace.as_ref().unwrap_or(&Value::Null))
+        let trace = self.report.as_ref().and_then(|report| report.get("trace"));
+        to_py(py, trace.unwrap_or(&Value::Null))
     }
 
     /// The first 100 malformed trace entries as `(line, message)`; a trace read from an iterable
@@ -516,24 +517,18 @@ impl<'a> Run<'a> {
     }
 
     fn finish(self) -> PyVerdict {
-        let mut matched_lines = self.matched_lines;
-        matched_lines.sort();
-        let matched: serde_json::Map<String, Value> = matched_lines
-            .into_iter()
-            .map(|(id, line)| (id, json!(line)))
-            .collect();
-        let trace = json!({
-            "file": self.name,
-            "lines": self.lines,
-            "messages": self.evaluator.messages(),
-            "malformed_lines": self.malformed,
-            "after_grace_period": self.evaluator.messages_after_grace(),
-            "matched_lines": matched,
-            "verdict_from_partial_trace": self.malformed > 0,
-        });
+        let mut stats = oatf::report::TraceStats::new(self.name);
+        stats.lines = self.lines;
+        stats.malformed = self.malformed;
+        stats.messages = self.evaluator.messages();
+        stats.after_grace = self.evaluator.messages_after_grace();
+        stats.silent_actors = self.evaluator.silent_actors().map(str::to_owned).collect();
+        stats.matched_lines = self.matched_lines.into_iter().collect();
+        let verdict = self.evaluator.finish();
+        let report = oatf::report::json_document(&verdict, &stats);
         PyVerdict {
-            verdict: self.evaluator.finish(),
-            trace: Some(trace),
+            verdict,
+            report: Some(report),
             trace_errors: self.errors,
         }
     }

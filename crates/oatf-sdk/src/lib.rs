@@ -100,6 +100,15 @@ pub use oatf_eval::{
 #[cfg(feature = "cel")]
 pub use oatf_cel::{CelEngine, CelLimits, check_cel_syntax};
 
+/// Verdict reports tools reuse (feature `report`): the JSON verdict document, SARIF 2.1.0, JUnit XML
+/// and the exit codes of spec-decisions 24.
+#[cfg(feature = "report")]
+pub mod report {
+    pub use oatf_report::{
+        TraceStats, exit_code, json_document, json_report, junit, sarif, silent_actor_warning, xml,
+    };
+}
+
 /// The document model and pipeline (SDK §2, §3, §7): parse, validate, normalize, serialize, load.
 pub mod model {
     pub use oatf_model::*;

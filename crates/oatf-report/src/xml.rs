@@ -1,4 +1,4 @@
-//! XML escaping for the JUnit reports of `oatf evaluate` and `oatf test`.
+//! XML escaping for JUnit reports (this crate's [`junit`](crate::junit) and `oatf test --format junit`).
 //!
 //! Characters XML 1.0 cannot hold (C0 controls other than tab, newline and carriage return, U+FFFE,
 //! U+FFFF) become U+FFFD. In attributes, tab, newline and carriage return are written as character
@@ -29,12 +29,12 @@ fn escape(text: &str, in_attribute: bool) -> String {
 }
 
 /// Escapes text for an attribute value.
-pub(crate) fn attr(text: &str) -> String {
+pub fn attr(text: &str) -> String {
     escape(text, true)
 }
 
 /// Escapes text for element content (line breaks kept).
-pub(crate) fn text(text: &str) -> String {
+pub fn text(text: &str) -> String {
     escape(text, false)
 }
 
