@@ -295,6 +295,40 @@ fn category_files(root: &Path, dir: &Path, loaded: &mut Loaded) -> Vec<PathBuf> 
     files
 }
 
+/// The largest fixture file read; a larger one is a problem of the run, not read.
+const MAX_FIXTURE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Reads one fixture file: only a regular file (after following links) of at most
+/// [`MAX_FIXTURE_BYTES`], so that a FIFO, a device or a link to `/dev/zero` in a suite is reported
+/// instead of blocking or reading without end.
+fn read_fixture(path: &Path) -> Result<Vec<u8>, String> {
+    let metadata = fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
+    if !metadata.is_file() {
+        return Err(
+            "cannot read: not a regular file (a FIFO, device or socket is not read)".to_owned(),
+        );
+    }
+    if metadata.len() > MAX_FIXTURE_BYTES {
+        return Err(format!(
+            "cannot read: {} bytes, more than the limit of {MAX_FIXTURE_BYTES} bytes for a fixture file",
+            metadata.len()
+        ));
+    }
+    let mut bytes = Vec::new();
+    fs::File::open(path)
+        .and_then(|file| {
+            use std::io::Read as _;
+            file.take(MAX_FIXTURE_BYTES + 1).read_to_end(&mut bytes)
+        })
+        .map_err(|e| format!("cannot read: {e}"))?;
+    if bytes.len() as u64 > MAX_FIXTURE_BYTES {
+        return Err(format!(
+            "cannot read: more than the limit of {MAX_FIXTURE_BYTES} bytes for a fixture file"
+        ));
+    }
+    Ok(bytes)
+}
+
 fn relative(root: &Path, path: &Path) -> PathBuf {
     path.strip_prefix(root).unwrap_or(path).to_path_buf()
 }
@@ -332,13 +366,13 @@ fn load_parse_dir(root: &Path, which: &str, loaded: &mut Loaded) {
         }
         let stem = yaml_stem(&name).to_owned();
         let id = format!("parse/{which}/{stem}");
-        let bytes = match fs::read(&file) {
+        let bytes = match read_fixture(&file) {
             Ok(bytes) => bytes,
             Err(e) => {
                 loaded.problems.push(LoadProblem {
                     id,
                     file: rel,
-                    message: format!("cannot read: {e}"),
+                    message: e,
                 });
                 continue;
             }
@@ -380,8 +414,8 @@ fn load_parse_dir(root: &Path, which: &str, loaded: &mut Loaded) {
 
 /// The `expected_error` prose of a meta file: a mapping with exactly that key, a non-empty string.
 fn read_meta(meta: &Path) -> Result<String, String> {
-    let text =
-        fs::read_to_string(meta).map_err(|e| format!("missing or unreadable meta file: {e}"))?;
+    let bytes = read_fixture(meta).map_err(|e| format!("missing or unreadable meta file: {e}"))?;
+    let text = String::from_utf8(bytes).map_err(|_| "meta file is not UTF-8".to_owned())?;
     let value = yaml::from_str(&text).map_err(|e| format!("unreadable meta file: {e}"))?;
     let Value::Object(map) = value else {
         return Err("meta file is not a mapping with `expected_error`".to_owned());
@@ -410,13 +444,12 @@ fn load_list_file(root: &Path, file: &Path, category: Category, loaded: &mut Loa
         file: rel.clone(),
         message,
     };
-    let text = match fs::read_to_string(file) {
+    let text = match read_fixture(file)
+        .and_then(|bytes| String::from_utf8(bytes).map_err(|_| "cannot read: not UTF-8".to_owned()))
+    {
         Ok(text) => text,
         Err(e) => {
-            loaded.problems.push(problem(
-                rel.display().to_string(),
-                format!("cannot read: {e}"),
-            ));
+            loaded.problems.push(problem(rel.display().to_string(), e));
             return;
         }
     };

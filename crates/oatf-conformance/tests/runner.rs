@@ -502,3 +502,58 @@ fn parse_cases_reach_the_sdk_as_bytes() {
     assert!(text.contains("parse failed"), "{text}");
     assert_eq!((report.passed(), report.failed()), (1, 1), "{text}");
 }
+
+/// A suite is a file tree from anywhere: a FIFO, a link to a device, a link loop or a huge file named
+/// like a fixture is a problem naming the file (never a blocked or endless read), and a symbolic link to
+/// a good fixture is followed, not skipped.
+#[cfg(unix)]
+#[test]
+fn files_that_are_not_regular_fixtures_are_reported_not_read() {
+    use std::os::unix::fs::symlink;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    let suite = Scratch::new("special-files");
+    let fifo = suite.path().join("primitives/parse-duration.yaml");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(
+        made.is_ok_and(|s| s.success()),
+        "mkfifo is needed for this test"
+    );
+    symlink("/dev/zero", suite.path().join("parse/invalid/zero.yaml")).unwrap();
+    suite.write("parse/invalid/zero.meta.yaml", "expected_error: endless\n");
+    symlink("loop-b.yaml", suite.path().join("normalize/loop-a.yaml")).unwrap();
+    symlink("loop-a.yaml", suite.path().join("normalize/loop-b.yaml")).unwrap();
+    let huge = fs::File::create(suite.path().join("evaluate/huge.yaml")).unwrap();
+    huge.set_len(17 * 1024 * 1024).unwrap();
+    suite.write(
+        "elsewhere.txt",
+        "- {name: linked, id: LINKED-1, input: 1s, expected: {seconds: 1}}\n",
+    );
+    symlink(
+        suite.path().join("elsewhere.txt"),
+        suite.path().join("primitives/parse-duration.yml"),
+    )
+    .unwrap();
+
+    let root = suite.path().to_path_buf();
+    let (send, receive) = mpsc::channel();
+    std::thread::spawn(move || {
+        let report = run_suite(&root, &Filter::default(), &KnownFailures::none());
+        let _ = send.send((report.to_string(), report.passed()));
+    });
+    let (text, passed) = receive
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the runner blocked on a special file");
+    for needle in [
+        "FAIL primitives/parse-duration.yaml",
+        "not a regular file",
+        "zero",
+        "FAIL normalize/loop-a.yaml",
+        "FAIL evaluate/huge.yaml",
+        "more than the limit",
+    ] {
+        assert!(text.contains(needle), "missing `{needle}` in:\n{text}");
+    }
+    assert_eq!(passed, 1, "the linked fixture was not run:\n{text}");
+}
