@@ -76,7 +76,8 @@ const RULES: &[(&str, &[&str], &[&str])] = &[
         &[],
         &["oatf-runtime", "oatf-sdk", "oatf-report", "clap"],
     ),
-    // Reports depend on the model and the evaluator only: no YAML parser, CEL engine or CLI.
+    // Reports depend on the model and the evaluator only: no YAML parser, CEL engine or CLI (miette comes
+    // with the model's diagnostics, so it is not forbidden here).
     (
         "oatf-report",
         &[],
@@ -87,7 +88,6 @@ const RULES: &[(&str, &[&str], &[&str])] = &[
             "serde-saphyr",
             "cel",
             "clap",
-            "miette",
         ],
     ),
     (
