@@ -187,9 +187,9 @@ impl SimplePath {
     /// Resolves the path against `value`: the value at the path, or `None` when a segment meets a
     /// non-object, an array or a missing key. A path that resolves to JSON `null` gives `Some(&Value::Null)`.
     pub fn resolve<'v>(&self, value: &'v Value) -> Option<&'v Value> {
-        self.fields
-            .iter()
-            .try_fold(value, |current, field| field_of(current.as_object()?, field))
+        self.fields.iter().try_fold(value, |current, field| {
+            field_of(current.as_object()?, field)
+        })
     }
 }
 
@@ -358,7 +358,10 @@ pub fn check_wildcard_path(path: &str) -> Result<(), PathError> {
 /// them costs less than hashing `name` with the map's SipHash, so small objects are scanned.
 fn field_of<'v>(object: &'v serde_json::Map<String, Value>, name: &str) -> Option<&'v Value> {
     if object.len() <= 8 {
-        object.iter().find(|(key, _)| key.as_str() == name).map(|(_, v)| v)
+        object
+            .iter()
+            .find(|(key, _)| key.as_str() == name)
+            .map(|(_, v)| v)
     } else {
         object.get(name)
     }
