@@ -18,7 +18,8 @@ use std::mem::size_of;
 use oatf_model::Direction;
 
 use super::TraceMessage;
-use crate::attack::{CompiledActor, CompiledAttack};
+use crate::actor::CompiledActor;
+use crate::attack::CompiledAttack;
 use crate::indicator::CompiledIndicator;
 
 /// At most this many classes are kept; a message of a further class is filtered indicator by
