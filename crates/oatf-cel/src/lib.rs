@@ -68,6 +68,8 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod budget;
+
 use std::collections::HashMap;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -289,9 +291,7 @@ impl CelEvaluator for CelEngine {
         charge_comprehensions(&mut budgeted);
         Ok(Box::new(CelProgram {
             budgeted,
-            limits: self.limits,
-            env: Arc::clone(&self.env),
-            regexes: Arc::clone(&self.regexes),
+            root: root_context(&self.env, &self.regexes, &self.limits)?,
             variables: variables.iter().map(|v| (*v).to_owned()).collect(),
             functions,
         }))
@@ -323,9 +323,9 @@ pub fn check_cel_syntax(expression: &str) -> Result<(), String> {
 struct CelProgram {
     /// The program's syntax tree with every comprehension's range charged to the iteration budget.
     budgeted: IdedExpr,
-    limits: CelLimits,
-    env: Arc<Env>,
-    regexes: Arc<RegexCache>,
+    /// The context every evaluation runs in a child scope of: the environment and the functions
+    /// `matches` and the budgets, registered once (their counters are per evaluation, [`budget`]).
+    root: Context<'static, 'static>,
     variables: Vec<String>,
     functions: Vec<String>,
 }
@@ -348,7 +348,9 @@ impl CompiledCel for CelProgram {
 
 impl CelProgram {
     fn run(&self, message: &Value, variables: &[(&str, &Value)]) -> Result<bool, EvaluationError> {
-        let mut context = Context::with_env(Arc::clone(&self.env));
+        budget::reset();
+        let root: &Context<'_, '_> = &self.root;
+        let mut context = root.new_inner_scope();
         context.add_variable_as_val("message", to_cel(message, 0)?);
         for name in &self.variables {
             // Declared variables that the caller did not bind are `null` (spec-decisions 15).
@@ -357,72 +359,6 @@ impl CelProgram {
                 .find(|(n, _)| n == name)
                 .map_or(Ok(Box::new(CelNull) as Box<dyn Val>), |(_, v)| to_cel(v, 0))?;
             context.add_variable_as_val(name.as_str(), value);
-        }
-        let regexes = Arc::clone(&self.regexes);
-        let compiles = AtomicUsize::new(0);
-        let max_compiles = self.limits.max_regex_compiles;
-        let matches = move |This(text): This<Arc<String>>, pattern: Arc<String>| {
-            regexes.is_match(&text, &pattern, &compiles, max_compiles)
-        };
-        if context.add_function("matches", matches).is_err() {
-            return Err(EvaluationError::new(
-                Kind::CelError,
-                "cannot register `matches` in the CEL context",
-            ));
-        }
-        // The produced-bytes budget is shared by the charge after each call and the worst-case
-        // charge before `replace`, `join` and `split`.
-        let produced = Arc::new(AtomicUsize::new(0));
-        if context
-            .add_function(
-                CHARGE_FUNCTION,
-                iteration_budget(self.limits.max_iterations),
-            )
-            .is_err()
-            || context
-                .add_function(
-                    PRODUCED_FUNCTION,
-                    size_budget(
-                        PRODUCED_FUNCTION,
-                        self.limits.max_produced_bytes,
-                        "bytes of values produced",
-                        "max_produced_bytes",
-                        48,
-                        Arc::clone(&produced),
-                    ),
-                )
-                .is_err()
-            || context
-                .add_function(
-                    PRECHECK_FUNCTION,
-                    size_budget(
-                        PRECHECK_FUNCTION,
-                        self.limits.max_produced_bytes,
-                        "bytes of values produced",
-                        "max_produced_bytes",
-                        48,
-                        produced,
-                    ),
-                )
-                .is_err()
-            || context
-                .add_function(
-                    COST_FUNCTION,
-                    size_budget(
-                        COST_FUNCTION,
-                        self.limits.max_cost,
-                        "cost",
-                        "max_cost",
-                        1,
-                        Arc::new(AtomicUsize::new(0)),
-                    ),
-                )
-                .is_err()
-        {
-            return Err(EvaluationError::new(
-                Kind::CelError,
-                "cannot register the iteration budget in the CEL context",
-            ));
         }
         match CelValue::resolve(&self.budgeted, &context) {
             Ok(CelValue::Bool(b)) => Ok(b),
@@ -467,6 +403,76 @@ impl CelProgram {
             other => EvaluationError::new(Kind::CelError, first_line(&other.to_string())),
         }
     }
+}
+
+/// The root context of a program: the shared environment, `matches` and the budget functions.
+/// Built once per program; each evaluation binds its variables in a child scope.
+fn root_context(
+    env: &Arc<Env>,
+    regexes: &Arc<RegexCache>,
+    limits: &CelLimits,
+) -> Result<Context<'static, 'static>, EvaluationError> {
+    let mut context = Context::with_env(Arc::clone(env));
+    let regexes = Arc::clone(regexes);
+    let max_compiles = limits.max_regex_compiles;
+    let matches = move |This(text): This<Arc<String>>, pattern: Arc<String>| {
+        budget::with(budget::Counter::RegexCompiles, |compiles| {
+            regexes.is_match(&text, &pattern, compiles, max_compiles)
+        })
+    };
+    if context.add_function("matches", matches).is_err() {
+        return Err(EvaluationError::new(
+            Kind::CelError,
+            "cannot register `matches` in the CEL context",
+        ));
+    }
+    // The produced-bytes budget is shared by the charge after each call and the worst-case
+    // charge before `replace`, `join` and `split`.
+    let registered = [
+        (CHARGE_FUNCTION, iteration_budget(limits.max_iterations)),
+        (
+            PRODUCED_FUNCTION,
+            size_budget(
+                PRODUCED_FUNCTION,
+                limits.max_produced_bytes,
+                "bytes of values produced",
+                "max_produced_bytes",
+                48,
+                budget::Counter::Produced,
+            ),
+        ),
+        (
+            PRECHECK_FUNCTION,
+            size_budget(
+                PRECHECK_FUNCTION,
+                limits.max_produced_bytes,
+                "bytes of values produced",
+                "max_produced_bytes",
+                48,
+                budget::Counter::Produced,
+            ),
+        ),
+        (
+            COST_FUNCTION,
+            size_budget(
+                COST_FUNCTION,
+                limits.max_cost,
+                "cost",
+                "max_cost",
+                1,
+                budget::Counter::Cost,
+            ),
+        ),
+    ];
+    for (name, function) in registered {
+        if context.add_function(name, function).is_err() {
+            return Err(EvaluationError::new(
+                Kind::CelError,
+                "cannot register the iteration budget in the CEL context",
+            ));
+        }
+    }
+    Ok(context)
 }
 
 /// The function wrapped around the result of every function and operator call: charges its size to
@@ -676,7 +682,7 @@ fn size_budget(
     what: &'static str,
     option: &'static str,
     per_element: usize,
-    spent: Arc<AtomicUsize>,
+    counter: budget::Counter,
 ) -> BuiltinFunction {
     Box::new(move |ftx: &mut FunctionContext<'_, '_>| {
         let value = if function == PRECHECK_FUNCTION {
@@ -693,8 +699,7 @@ fn size_budget(
             (value, size)
         };
         let (value, size) = value;
-        let total = spent.load(Ordering::Relaxed).saturating_add(size);
-        if total > max {
+        if !budget::charge(counter, size, max) {
             return Err(ExecutionError::function_error(
                 function,
                 format!(
@@ -703,7 +708,6 @@ fn size_budget(
                 ),
             ));
         }
-        spent.store(total, Ordering::Relaxed);
         Ok(value)
     })
 }
@@ -766,7 +770,6 @@ fn charge_entries(entries: &mut [cel::common::ast::IdedEntryExpr]) {
 /// The [`CHARGE_FUNCTION`] of one evaluation: charges the size of each list or map a comprehension
 /// is about to iterate to a budget of `max` iterations and passes the value through unchanged.
 fn iteration_budget(max: usize) -> BuiltinFunction {
-    let spent = AtomicUsize::new(0);
     Box::new(move |ftx: &mut FunctionContext<'_, '_>| {
         let Some(range) = ftx.args.pop() else {
             return Err(ExecutionError::invalid_argument_count(1, 0));
@@ -775,8 +778,7 @@ fn iteration_budget(max: usize) -> BuiltinFunction {
             let size = range.as_sizer().map_or(0, |s| {
                 usize::try_from(*s.size().inner()).unwrap_or(usize::MAX)
             });
-            let total = spent.load(Ordering::Relaxed).saturating_add(size);
-            if total > max {
+            if !budget::charge(budget::Counter::Iterations, size, max) {
                 return Err(ExecutionError::function_error(
                     CHARGE_FUNCTION,
                     format!(
@@ -785,7 +787,6 @@ fn iteration_budget(max: usize) -> BuiltinFunction {
                     ),
                 ));
             }
-            spent.store(total, Ordering::Relaxed);
         }
         Ok(range)
     })

@@ -25,6 +25,7 @@
 
 #[cfg(test)]
 mod actor_tests;
+mod filter;
 mod reader;
 #[cfg(test)]
 mod tests;
@@ -215,8 +216,11 @@ impl TraceDirection {
 pub struct TraceEvaluator<'a> {
     attack: &'a CompiledAttack,
     indicators: Vec<Accumulator>,
-    /// Per indicator: how many evaluated messages passed filter steps 1, 2, 3 and 4.
+    /// Per indicator: how many evaluated messages passed filter steps 1, 2, 3 and 4, besides those
+    /// counted by class in `filter`.
     funnels: Vec<[u64; 4]>,
+    /// The filter steps' outcome by class of message (format §6 filtering by lookup).
+    filter: filter::FilterTable<'a>,
     /// Per declared actor: whether any message was attributed to it.
     actor_seen: Vec<bool>,
     undecided: usize,
@@ -295,6 +299,7 @@ impl<'a> TraceEvaluator<'a> {
         TraceEvaluator {
             attack,
             funnels: vec![[0; 4]; indicators.len()],
+            filter: filter::FilterTable::new(attack),
             actor_seen: vec![false; actors],
             indicators,
             undecided,
@@ -329,6 +334,7 @@ impl<'a> TraceEvaluator<'a> {
         if self.undecided == 0 {
             return;
         }
+        let actor_index = actor;
         let actor = actor.map(|(_, actor)| actor);
         let protocol = match actor {
             Some(actor) => Some(actor.protocol.as_str()),
@@ -338,9 +344,32 @@ impl<'a> TraceEvaluator<'a> {
             .and_then(|actor| actor.role)
             .map(|role| message.direction.as_seen_by(role));
         let position = self.messages;
-        for ((entry, accumulator), funnel) in self
-            .attack
-            .indicator_entries()
+        let attack = self.attack;
+        let entries = attack.indicator_entries();
+        if let Some(applicable) =
+            self.filter
+                .applicable(attack, message, actor_index, protocol, direction)
+        {
+            for &index in applicable {
+                let index = index as usize;
+                if let (Some(Ok(indicator)), Some(accumulator)) =
+                    (entries.get(index), self.indicators.get_mut(index))
+                    && !accumulator.is_decided()
+                {
+                    Self::evaluate_one(
+                        indicator,
+                        accumulator,
+                        message,
+                        position,
+                        &mut self.undecided,
+                        &mut self.matched,
+                    );
+                }
+            }
+            return;
+        }
+        // More kinds of message than the table keeps: filter indicator by indicator.
+        for ((entry, accumulator), funnel) in entries
             .iter()
             .zip(self.indicators.iter_mut())
             .zip(self.funnels.iter_mut())
@@ -349,28 +378,48 @@ impl<'a> TraceEvaluator<'a> {
             if accumulator.is_decided() {
                 continue;
             }
-            let passed = filter_steps_passed(indicator, message, actor, protocol, direction);
+            let passed =
+                filter::filter_steps_passed(indicator, message, actor, protocol, direction);
             for count in funnel.iter_mut().take(passed) {
                 *count += 1;
             }
             if passed < funnel.len() {
                 continue;
             }
-            let (result, evidence) = indicator.evaluate_outcome(&message.content);
-            let evidence = match result {
-                // Why the method was not evaluated is not about this message.
-                IndicatorResult::Skipped => evidence,
-                _ if accumulator.keeps(result) => {
-                    describe(message, position, evidence, indicator.evidence_chars())
-                }
-                _ => None,
-            };
-            accumulator.record(result, evidence, position);
-            if accumulator.is_decided() {
-                self.undecided -= 1;
-                if result == IndicatorResult::Matched {
-                    self.matched += 1;
-                }
+            Self::evaluate_one(
+                indicator,
+                accumulator,
+                message,
+                position,
+                &mut self.undecided,
+                &mut self.matched,
+            );
+        }
+    }
+
+    /// Evaluates one applicable, undecided indicator against `message` and records the outcome.
+    fn evaluate_one(
+        indicator: &CompiledIndicator,
+        accumulator: &mut Accumulator,
+        message: &TraceMessage,
+        position: u64,
+        undecided: &mut usize,
+        matched: &mut usize,
+    ) {
+        let (result, evidence) = indicator.evaluate_outcome(&message.content);
+        let evidence = match result {
+            // Why the method was not evaluated is not about this message.
+            IndicatorResult::Skipped => evidence,
+            _ if accumulator.keeps(result) => {
+                describe(message, position, evidence, indicator.evidence_chars())
+            }
+            _ => None,
+        };
+        accumulator.record(result, evidence, position);
+        if accumulator.is_decided() {
+            *undecided -= 1;
+            if result == IndicatorResult::Matched {
+                *matched += 1;
             }
         }
     }
@@ -381,8 +430,9 @@ impl<'a> TraceEvaluator<'a> {
     /// An indicator that no message applied to is `not_matched`, its evidence naming the filter that
     /// removed the messages (spec-decisions 23). A trace without any message is `error`: nothing
     /// was observed.
-    pub fn finish(self) -> AttackVerdict {
+    pub fn finish(mut self) -> AttackVerdict {
         let evaluated = self.messages - self.after_grace;
+        self.filter.add_funnels(&mut self.funnels);
         let verdicts: Vec<IndicatorVerdict> = self
             .attack
             .indicator_entries()
@@ -458,6 +508,7 @@ impl<'a> TraceEvaluator<'a> {
             + self.grace.terminal_seen.capacity()
             + self.funnels.capacity() * size_of::<[u64; 4]>()
             + self.actor_seen.capacity()
+            + self.filter.heap_bytes()
     }
 
     /// The declared actor a message belongs to: the one it names, or, when it names none, the only
@@ -479,43 +530,6 @@ impl<'a> TraceEvaluator<'a> {
             },
         }
     }
-}
-
-/// The trace-filtering procedure of format §6, steps 1–4, for one indicator and one message: how
-/// many steps the message passed, in order (4 means the message applies to the indicator).
-fn filter_steps_passed(
-    indicator: &CompiledIndicator,
-    message: &TraceMessage,
-    actor: Option<&CompiledActor>,
-    protocol: Option<&str>,
-    direction: Option<Direction>,
-) -> usize {
-    // Step 1. An indicator without protocol (an invalid document, V-028) is not restricted.
-    if let Some(wanted) = indicator.protocol()
-        && protocol != Some(wanted)
-    {
-        return 0;
-    }
-    // Step 2.
-    if let Some(surface) = indicator.surface()
-        && message.method.as_deref() != Some(surface)
-    {
-        return 1;
-    }
-    // Step 3: only declared actors can be named by an indicator (V-035).
-    if let Some(wanted) = indicator.actor()
-        && actor.map(|a| a.name.as_str()) != Some(wanted)
-    {
-        return 2;
-    }
-    // Step 4: without a known role (an undeclared actor, a mode that is neither `_server` nor
-    // `_client`) the direction cannot be told, so direction-restricted indicators skip the message.
-    if let Some(wanted) = indicator.direction()
-        && direction != Some(wanted)
-    {
-        return 3;
-    }
-    4
 }
 
 /// Why no message applied to `indicator`, naming the first filter that removed them all:

@@ -5,6 +5,8 @@ use std::cmp::Ordering;
 use std::fmt;
 
 use regex::{Regex, RegexBuilder};
+
+use crate::lazy_regex::LazyRegex;
 use serde::de::{self, Deserializer};
 use serde::ser::Serializer;
 use serde::{Deserialize, Serialize};
@@ -275,7 +277,7 @@ struct Ops {
     contains: Option<Box<str>>,
     starts_with: Option<Box<str>>,
     ends_with: Option<Box<str>>,
-    regex: Option<Regex>,
+    regex: Option<LazyRegex>,
     any_of: Option<Box<[Value]>>,
     numeric: Box<[NumericBound]>,
     exists: Option<bool>,
@@ -312,7 +314,11 @@ impl CompiledCondition {
                     contains: m.contains.as_deref().map(Into::into),
                     starts_with: m.starts_with.as_deref().map(Into::into),
                     ends_with: m.ends_with.as_deref().map(Into::into),
-                    regex: m.regex.as_deref().map(|p| limits.compile(p)).transpose()?,
+                    regex: m
+                        .regex
+                        .as_deref()
+                        .map(|p| LazyRegex::new(p, limits))
+                        .transpose()?,
                     any_of: m.any_of.clone().map(Vec::into_boxed_slice),
                     numeric: numeric.into_boxed_slice(),
                     exists: m.exists,
@@ -337,7 +343,9 @@ impl CompiledCondition {
     /// Evaluates the condition against a resolved value (SDK §5.3 with spec-decisions item 14).
     ///
     /// `exists: true` holds and `exists: false` fails against any resolved value; the other operators
-    /// must all hold. The only error is a text longer than [`RegexLimits::max_input_len`] for `regex`.
+    /// must all hold. The errors are a text longer than [`RegexLimits::max_input_len`] for `regex`, and,
+    /// rarely, a regex whose full build (on first use) exceeds [`RegexLimits::size_limit`] although the
+    /// check at compile time passed.
     pub fn evaluate(&self, value: &Value) -> Result<bool, ConditionError> {
         match &self.inner {
             Compiled::Equals(expected) => Ok(deep_equal(expected, value)),
@@ -408,7 +416,7 @@ impl Ops {
                     ),
                 ));
             }
-            if !regex.is_match(&text) {
+            if !regex.get()?.is_match(&text) {
                 return Ok(false);
             }
         }

@@ -36,6 +36,7 @@
 
 mod condition;
 mod duration;
+mod lazy_regex;
 mod path;
 mod predicate;
 mod protocol;

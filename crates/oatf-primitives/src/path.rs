@@ -187,9 +187,9 @@ impl SimplePath {
     /// Resolves the path against `value`: the value at the path, or `None` when a segment meets a
     /// non-object, an array or a missing key. A path that resolves to JSON `null` gives `Some(&Value::Null)`.
     pub fn resolve<'v>(&self, value: &'v Value) -> Option<&'v Value> {
-        self.fields
-            .iter()
-            .try_fold(value, |current, field| current.as_object()?.get(&**field))
+        self.fields.iter().try_fold(value, |current, field| {
+            field_of(current.as_object()?, field)
+        })
     }
 }
 
@@ -291,7 +291,7 @@ impl WildcardPath {
             while let Some(segment) = self.segments.get(index) {
                 match segment {
                     Segment::Field(name) => {
-                        match current.as_object().and_then(|o| o.get(&**name)) {
+                        match current.as_object().and_then(|o| field_of(o, name)) {
                             Some(child) => {
                                 current = child;
                                 index += 1;
@@ -352,6 +352,19 @@ pub fn check_simple_path(path: &str) -> Result<(), PathError> {
 /// Checks that `path` is a valid wildcard dot-path (backs V-021).
 pub fn check_wildcard_path(path: &str) -> Result<(), PathError> {
     parse_segments(path, true).map(drop)
+}
+
+/// The field `name` of `object`. Messages' objects mostly have a handful of keys, and comparing
+/// them costs less than hashing `name` with the map's SipHash, so small objects are scanned.
+fn field_of<'v>(object: &'v serde_json::Map<String, Value>, name: &str) -> Option<&'v Value> {
+    if object.len() <= 8 {
+        object
+            .iter()
+            .find(|(key, _)| key.as_str() == name)
+            .map(|(_, v)| v)
+    } else {
+        object.get(name)
+    }
 }
 
 #[cfg(test)]

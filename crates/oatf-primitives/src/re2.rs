@@ -47,7 +47,12 @@ pub fn check_regex(pattern: &str) -> Result<(), RegexSyntaxError> {
             .map_or_else(|| e.kind().to_string(), str::to_owned),
         span: e.span().start.offset..e.span().end.offset,
     })?;
-    regex_syntax::ast::visit(&ast, Re2Only)?;
+    // Unicode mode cannot be turned off (the `u` flag is rejected), so the only errors of the
+    // translation to HIR are Unicode class names it does not know (`\p{Nope}`): translate only
+    // patterns with a Unicode class, the rest are valid once the syntax tree is.
+    if !regex_syntax::ast::visit(&ast, Re2Only::default())? {
+        return Ok(());
+    }
     regex_syntax::hir::translate::Translator::new()
         .translate(pattern, &ast)
         .map(drop)
@@ -73,8 +78,12 @@ fn explain(pattern: &str, offset: usize) -> Option<&'static str> {
     }
 }
 
-/// Rejects what the `regex` crate parses but RE2 lacks (see [`check_regex`]).
-struct Re2Only;
+/// Rejects what the `regex` crate parses but RE2 lacks (see [`check_regex`]); gives whether the
+/// pattern has a Unicode class (`\p{…}`, `\P{…}`), whose name only the translation to HIR checks.
+#[derive(Default)]
+struct Re2Only {
+    unicode_class: bool,
+}
 
 fn unsupported(what: &str, span: &regex_syntax::ast::Span) -> RegexSyntaxError {
     RegexSyntaxError {
@@ -84,11 +93,11 @@ fn unsupported(what: &str, span: &regex_syntax::ast::Span) -> RegexSyntaxError {
 }
 
 impl regex_syntax::ast::Visitor for Re2Only {
-    type Output = ();
+    type Output = bool;
     type Err = RegexSyntaxError;
 
-    fn finish(self) -> Result<(), RegexSyntaxError> {
-        Ok(())
+    fn finish(self) -> Result<bool, RegexSyntaxError> {
+        Ok(self.unicode_class)
     }
 
     fn visit_pre(&mut self, ast: &regex_syntax::ast::Ast) -> Result<(), RegexSyntaxError> {
@@ -106,6 +115,9 @@ impl regex_syntax::ast::Visitor for Re2Only {
                 _ => Ok(()),
             })
         };
+        if matches!(ast, Ast::ClassUnicode(_)) {
+            self.unicode_class = true;
+        }
         match ast {
             Ast::Repetition(rep) if matches!(*rep.ast, Ast::Repetition(_)) => Err(unsupported(
                 "possessive and doubled quantifiers (`a++`, `a*+`, `a**`, `a{2}{3}`)",
@@ -155,6 +167,9 @@ impl regex_syntax::ast::Visitor for Re2Only {
         &mut self,
         item: &regex_syntax::ast::ClassSetItem,
     ) -> Result<(), RegexSyntaxError> {
+        if matches!(item, regex_syntax::ast::ClassSetItem::Unicode(_)) {
+            self.unicode_class = true;
+        }
         match item {
             regex_syntax::ast::ClassSetItem::Bracketed(class) => Err(unsupported(
                 "nested character classes (`[a[b]]`)",
@@ -178,6 +193,23 @@ impl regex_syntax::ast::Visitor for Re2Only {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unicode_class_names_are_checked_wherever_they_are() {
+        for (pattern, valid) in [
+            (r"\p{Nope}", false),
+            (r"a|\P{Nope}", false),
+            (r"[a\p{Nope}]", false),
+            (r"[^\pQ]", false),
+            (r"(?i)x(\p{Greek}|\p{Script=Nope})", false),
+            (r"\p{Greek}[\P{Han}\pL]", true),
+            (r"(?i)secret|token_[a-z0-9]{16}", true),
+            (r"[^\x00-\x{10FFFF}]", true),
+        ] {
+            assert_eq!(check_regex(pattern).is_ok(), valid, "{pattern}");
+            assert_eq!(regex::Regex::new(pattern).is_ok(), valid, "{pattern}");
+        }
+    }
 
     #[test]
     fn rejects_what_re2_lacks() {

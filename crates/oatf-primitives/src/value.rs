@@ -163,25 +163,39 @@ fn write_at(value: &Value, out: &mut String, depth: usize, sorted: bool) {
     }
 }
 
-/// Writes a JSON string literal with serde_json's escaping.
+/// Writes a JSON string literal with serde_json's escaping. Runs of characters that need no escape
+/// are copied in one piece (only ASCII bytes are ever escaped, so a run never splits a character).
 fn write_string(s: &str, out: &mut String) {
     out.reserve(s.len() + 2);
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{08}' => out.push_str("\\b"),
-            '\u{0C}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => {
-                out.push_str(&format!("\\u{:04x}", c as u32));
+    let mut start = 0;
+    for (i, byte) in s.bytes().enumerate() {
+        let escape = match byte {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0C => "\\f",
+            0x00..=0x1F => "",
+            _ => continue,
+        };
+        out.push_str(s.get(start..i).unwrap_or_default());
+        if escape.is_empty() {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.push_str("\\u00");
+            for nibble in [byte >> 4, byte & 0xF] {
+                out.push(char::from(
+                    HEX.get(usize::from(nibble)).copied().unwrap_or(b'0'),
+                ));
             }
-            c => out.push(c),
+        } else {
+            out.push_str(escape);
         }
+        start = i + 1;
     }
+    out.push_str(s.get(start..).unwrap_or_default());
     out.push('"');
 }
 
@@ -189,6 +203,25 @@ fn write_string(s: &str, out: &mut String) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn strings_are_escaped_like_serde_json_in_bulk_runs() {
+        // Every ASCII byte, in runs and alone, between multi-byte characters.
+        let mut text = String::from("héllo");
+        for b in 0u8..=0x7F {
+            text.push(char::from(b));
+            text.push_str("ü✓");
+        }
+        text.push_str("tail 🦀");
+        for s in [text.as_str(), "", "\"", "plain", "\u{1f}x", "x\u{0}"] {
+            let value = Value::String(s.to_owned());
+            assert_eq!(
+                to_compact_json(&value),
+                serde_json::to_string(&value).unwrap_or_default(),
+                "{s:?}"
+            );
+        }
+    }
 
     #[test]
     fn compact_json_in_document_order_matches_serde_json_and_is_bounded() {

@@ -1,0 +1,322 @@
+//! Trace filtering by lookup (format §6, steps 1–4), so that a message costs only the indicators
+//! that apply to it.
+//!
+//! The four filter steps read only the protocol of a message (through its actor), its method, its
+//! actor and its direction as seen from the actor's role. Messages that agree on those fall in one
+//! *class*: the first message of a class runs the steps for every indicator once and the class keeps
+//! the result (how many steps each indicator passed, and the indicators that apply); later messages
+//! of the class only look their class up. A method or protocol is keyed by the indicator surface or
+//! protocol it equals (or "none of them"), so the number of classes is bounded by the attack, not by
+//! the trace; past [`MAX_CLASSES`] the caller filters the message indicator by indicator instead.
+//!
+//! Per indicator, the counts of messages that passed each step (for the `not_matched` evidence
+//! "no applicable message: …") are the class counts weighted by the steps the indicator passed in
+//! each class, summed in [`FilterTable::add_funnels`].
+
+use std::mem::size_of;
+
+use oatf_model::Direction;
+
+use super::TraceMessage;
+use crate::actor::CompiledActor;
+use crate::attack::CompiledAttack;
+use crate::indicator::CompiledIndicator;
+
+/// At most this many classes are kept; a message of a further class is filtered indicator by
+/// indicator (see the module documentation). Bounds the table at `MAX_CLASSES` × indicators bytes.
+const MAX_CLASSES: usize = 256;
+
+/// A value of a key field that names none of the indicators' values.
+const OTHER: u32 = u32::MAX - 1;
+/// A key field that is absent (no actor, no method, no protocol).
+const ABSENT: u32 = u32::MAX;
+
+/// What the filter steps of format §6 read of a message, interned.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Key {
+    /// The index of the declared actor, or [`ABSENT`].
+    actor: u32,
+    /// The index of the protocol among the indicators' protocols, [`OTHER`] or [`ABSENT`].
+    protocol: u32,
+    /// The index of the method among the indicators' surfaces, [`OTHER`] or [`ABSENT`].
+    method: u32,
+    /// The direction as seen from the actor's role: 0 unknown, 1 request, 2 response.
+    direction: u8,
+}
+
+/// The outcome of the filter steps for every indicator, for the messages of one [`Key`].
+#[derive(Debug)]
+struct Class {
+    key: Key,
+    /// Per indicator (in attack order): how many filter steps it passed (4: the message applies).
+    passed: Box<[u8]>,
+    /// The indexes of the indicators that apply (passed all four steps), in attack order.
+    applicable: Box<[u32]>,
+    /// How many messages of this class were filtered.
+    messages: u64,
+}
+
+/// The classes seen so far (see the module documentation).
+#[derive(Debug)]
+pub(super) struct FilterTable<'a> {
+    /// The distinct `indicator.surface` values.
+    surfaces: Vec<&'a str>,
+    /// The distinct `indicator.protocol` values.
+    protocols: Vec<&'a str>,
+    classes: Vec<Class>,
+    /// The class of the previous message, tried first (traces come in runs of one kind).
+    last: usize,
+}
+
+impl<'a> FilterTable<'a> {
+    /// An empty table for the indicators of `attack`.
+    pub(super) fn new(attack: &'a CompiledAttack) -> Self {
+        let mut surfaces: Vec<&'a str> = Vec::new();
+        let mut protocols: Vec<&'a str> = Vec::new();
+        for indicator in attack.indicator_entries().iter().flatten() {
+            if let Some(surface) = indicator.surface()
+                && !surfaces.contains(&surface)
+            {
+                surfaces.push(surface);
+            }
+            if let Some(protocol) = indicator.protocol()
+                && !protocols.contains(&protocol)
+            {
+                protocols.push(protocol);
+            }
+        }
+        FilterTable {
+            surfaces,
+            protocols,
+            classes: Vec::new(),
+            last: 0,
+        }
+    }
+
+    /// The indicators (indexes in attack order) that `message` applies to, counting the message in
+    /// its class; `None` when the table is full and the caller must filter indicator by indicator.
+    pub(super) fn applicable(
+        &mut self,
+        attack: &CompiledAttack,
+        message: &TraceMessage,
+        actor: Option<(usize, &CompiledActor)>,
+        protocol: Option<&str>,
+        direction: Option<Direction>,
+    ) -> Option<&[u32]> {
+        let key = Key {
+            actor: actor.map_or(ABSENT, |(index, _)| {
+                u32::try_from(index).unwrap_or(OTHER).min(OTHER)
+            }),
+            protocol: intern(&self.protocols, protocol),
+            method: intern(&self.surfaces, message.method.as_deref()),
+            direction: match direction {
+                None => 0,
+                Some(Direction::Request) => 1,
+                Some(_) => 2,
+            },
+        };
+        let index = if self.classes.get(self.last).is_some_and(|c| c.key == key) {
+            self.last
+        } else if let Some(index) = self.classes.iter().position(|c| c.key == key) {
+            index
+        } else if self.classes.len() < MAX_CLASSES {
+            let entries = attack.indicator_entries();
+            let mut passed = Vec::with_capacity(entries.len());
+            let mut applicable = Vec::new();
+            for (i, entry) in entries.iter().enumerate() {
+                let steps = match entry {
+                    Ok(indicator) => filter_steps_passed(
+                        indicator,
+                        message,
+                        actor.map(|(_, a)| a),
+                        protocol,
+                        direction,
+                    ),
+                    Err(_) => 0,
+                };
+                if steps == 4 {
+                    applicable.push(u32::try_from(i).unwrap_or(u32::MAX));
+                }
+                passed.push(u8::try_from(steps).unwrap_or(0));
+            }
+            self.classes.push(Class {
+                key,
+                passed: passed.into_boxed_slice(),
+                applicable: applicable.into_boxed_slice(),
+                messages: 0,
+            });
+            self.classes.len() - 1
+        } else {
+            return None;
+        };
+        self.last = index;
+        let class = self.classes.get_mut(index)?;
+        class.messages += 1;
+        Some(&class.applicable)
+    }
+
+    /// Adds the messages counted by class to the per-indicator step counts `funnels`.
+    pub(super) fn add_funnels(&self, funnels: &mut [[u64; 4]]) {
+        for class in &self.classes {
+            for (funnel, &passed) in funnels.iter_mut().zip(class.passed.iter()) {
+                for count in funnel.iter_mut().take(usize::from(passed)) {
+                    *count += class.messages;
+                }
+            }
+        }
+    }
+
+    /// The heap bytes of the table; bounded by [`MAX_CLASSES`] and the attack.
+    pub(super) fn heap_bytes(&self) -> usize {
+        (self.surfaces.capacity() + self.protocols.capacity()) * size_of::<&str>()
+            + self.classes.capacity() * size_of::<Class>()
+            + self
+                .classes
+                .iter()
+                .map(|c| c.passed.len() + c.applicable.len() * size_of::<u32>())
+                .sum::<usize>()
+    }
+}
+
+/// The index of `value` in `values`, [`OTHER`] when it is none of them, [`ABSENT`] without a value.
+fn intern(values: &[&str], value: Option<&str>) -> u32 {
+    match value {
+        None => ABSENT,
+        Some(value) => values
+            .iter()
+            .position(|v| *v == value)
+            .and_then(|i| u32::try_from(i).ok())
+            .map_or(OTHER, |i| i.min(OTHER - 1)),
+    }
+}
+
+/// The trace-filtering procedure of format §6, steps 1–4, for one indicator and one message: how
+/// many steps the message passed, in order (4 means the message applies to the indicator).
+pub(super) fn filter_steps_passed(
+    indicator: &CompiledIndicator,
+    message: &TraceMessage,
+    actor: Option<&CompiledActor>,
+    protocol: Option<&str>,
+    direction: Option<Direction>,
+) -> usize {
+    // Step 1. An indicator without protocol (an invalid document, V-028) is not restricted.
+    if let Some(wanted) = indicator.protocol()
+        && protocol != Some(wanted)
+    {
+        return 0;
+    }
+    // Step 2.
+    if let Some(surface) = indicator.surface()
+        && message.method.as_deref() != Some(surface)
+    {
+        return 1;
+    }
+    // Step 3: only declared actors can be named by an indicator (V-035).
+    if let Some(wanted) = indicator.actor()
+        && actor.map(|a| a.name.as_str()) != Some(wanted)
+    {
+        return 2;
+    }
+    // Step 4: without a known role (an undeclared actor, a mode that is neither `_server` nor
+    // `_client`) the direction cannot be told, so direction-restricted indicators skip the message.
+    if let Some(wanted) = indicator.direction()
+        && direction != Some(wanted)
+    {
+        return 3;
+    }
+    4
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::{CompiledAttack, EvalOptions, IndicatorResult, TraceDirection, TraceEvaluator};
+
+    use super::{MAX_CLASSES, TraceMessage};
+
+    /// More kinds of message than the table keeps: the messages past [`MAX_CLASSES`] are filtered
+    /// indicator by indicator, and the step counts of both paths add up in the evidence.
+    #[test]
+    fn classes_past_the_table_are_filtered_one_by_one_and_counted() {
+        let kinds = MAX_CLASSES + 44;
+        let mut indicators: Vec<serde_json::Value> = (0..kinds)
+            .map(|i| {
+                json!({"id": format!("S-{i}"), "protocol": "mcp", "surface": format!("m{i}"), "direction": "request",
+                       "target": "text", "pattern": {"contains": format!("hit{i}")}})
+            })
+            .collect();
+        indicators.push(
+            json!({"id": "NEVER", "protocol": "mcp", "surface": "never", "target": "text",
+                               "pattern": {"contains": "x"}}),
+        );
+        indicators.push(
+            json!({"id": "RESP", "protocol": "mcp", "surface": "m0", "direction": "response",
+                               "target": "text", "pattern": {"contains": "x"}}),
+        );
+        let document: oatf_model::Document = match serde_json::from_value(json!({
+            "oatf": "0.1",
+            "attack": {
+                "execution": {"actors": [
+                    {"name": "srv", "mode": "mcp_server", "phases": [{"name": "p", "state": {}}]}
+                ]},
+                "indicators": indicators
+            }
+        })) {
+            Ok(document) => document,
+            Err(e) => panic!("invalid test document: {e}"),
+        };
+        let attack = CompiledAttack::new(&document, &EvalOptions::new());
+        let mut evaluator = TraceEvaluator::new(&attack);
+        let message = |i: usize, text: &str| TraceMessage {
+            seq: None,
+            timestamp: None,
+            actor: Some("srv".into()),
+            phase: None,
+            direction: TraceDirection::Incoming,
+            method: Some(format!("m{i}")),
+            content: json!({ "text": text }),
+            protocol: None,
+        };
+        // Every kind twice without a match, then each indicator's own hit for the even ones.
+        for round in 0..2 {
+            for i in 0..kinds {
+                evaluator.push(&message(i, &format!("nothing {round}")));
+            }
+        }
+        for i in (0..kinds).step_by(2) {
+            evaluator.push(&message(i, &format!("a hit{i} here")));
+        }
+        // A hit for an indicator of another method does not match.
+        evaluator.push(&message(1, "hit3"));
+        let pushed = 2 * kinds + kinds.div_ceil(2) + 1;
+        let verdict = evaluator.finish();
+        for (i, v) in verdict.indicator_verdicts.iter().take(kinds).enumerate() {
+            let expected = if i % 2 == 0 {
+                IndicatorResult::Matched
+            } else {
+                IndicatorResult::NotMatched
+            };
+            assert_eq!(v.result, expected, "indicator {i}");
+        }
+        let evidence = |id: &str| {
+            verdict
+                .indicator_verdicts
+                .iter()
+                .find(|v| v.indicator_id == id)
+                .and_then(|v| v.evidence.clone())
+        };
+        assert_eq!(
+            evidence("NEVER").as_deref(),
+            Some(
+                format!("no applicable message: {pushed} mcp messages, none with method never")
+                    .as_str()
+            )
+        );
+        // m0 came three times (two rounds and its hit), always as a request.
+        assert_eq!(
+            evidence("RESP").as_deref(),
+            Some("no applicable message: 3 mcp messages with method m0, none that is a response")
+        );
+    }
+}

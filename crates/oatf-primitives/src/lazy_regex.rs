@@ -1,0 +1,131 @@
+//! A condition's regex, checked when the condition is compiled and built when it is first used.
+//!
+//! Building a `regex::Regex` is mostly literal extraction and prefilter construction (the
+//! case-insensitive alternations of the scenario library cost about 1.5 M instructions each), and
+//! an attack compiles many regexes that a given trace may never reach. Compiling a condition
+//! therefore only does what decides whether the pattern compiles at all: it parses it, and builds
+//! its Thompson NFA under [`RegexLimits::size_limit`], which is the check `regex` applies (its
+//! forward NFA is the program the size limit bounds). The full regex is built on the first
+//! evaluation that needs it and kept.
+//!
+//! When the NFA check fails, the full build runs at once, so a pattern is rejected at compile time
+//! with exactly `regex`'s verdict and message. Only a pattern whose forward NFA fits but whose full
+//! build does not (its reverse NFA over the limit) is reported when it is first used, as the same
+//! [`ConditionErrorKind::RegexTooLarge`] error.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+use regex_automata::nfa::thompson;
+
+use crate::condition::{ConditionError, ConditionErrorKind, RegexLimits};
+
+/// A regex checked at compile time and built on first use (see the module documentation).
+#[derive(Clone, Debug)]
+pub(crate) struct LazyRegex {
+    pattern: Box<str>,
+    limits: RegexLimits,
+    built: OnceLock<Result<Regex, ConditionError>>,
+}
+
+impl LazyRegex {
+    /// Checks `pattern` within `limits`; the error is the one [`RegexLimits::compile`] gives.
+    pub(crate) fn new(pattern: &str, limits: &RegexLimits) -> Result<Self, ConditionError> {
+        let built = OnceLock::new();
+        if !fits(pattern, limits) {
+            // Let the full build decide, and keep what it built.
+            let _ = built.set(Ok(limits.compile(pattern)?));
+        }
+        Ok(LazyRegex {
+            pattern: pattern.into(),
+            limits: *limits,
+            built,
+        })
+    }
+
+    /// The built regex, building it on the first call.
+    pub(crate) fn get(&self) -> Result<&Regex, ConditionError> {
+        self.built
+            .get_or_init(|| self.limits.compile(&self.pattern))
+            .as_ref()
+            .map_err(|e| {
+                ConditionError::new(
+                    match e.kind() {
+                        ConditionErrorKind::InvalidRegex => ConditionErrorKind::InvalidRegex,
+                        _ => ConditionErrorKind::RegexTooLarge,
+                    },
+                    e.message().to_owned(),
+                )
+            })
+    }
+}
+
+/// Whether `pattern` parses with `regex`'s syntax options and its forward Thompson NFA fits in
+/// `limits.size_limit` (the configuration `regex` builds it with: UTF-8, all captures, unshrunk).
+fn fits(pattern: &str, limits: &RegexLimits) -> bool {
+    let Ok(hir) = regex_syntax::ParserBuilder::new()
+        .nest_limit(limits.nest_limit)
+        .utf8(true)
+        .build()
+        .parse(pattern)
+    else {
+        return false;
+    };
+    thompson::Compiler::new()
+        .configure(
+            thompson::Config::new()
+                .utf8(true)
+                .nfa_size_limit(Some(limits.size_limit))
+                .shrink(false)
+                .which_captures(thompson::WhichCaptures::All),
+        )
+        .build_from_hir(&hir)
+        .is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checked_at_compile_built_on_first_use() {
+        let limits = RegexLimits::default();
+        let lazy = LazyRegex::new("(?i)secret|token", &limits).unwrap();
+        assert!(lazy.built.get().is_none(), "nothing built before use");
+        assert!(lazy.get().unwrap().is_match("a TOKEN"));
+        assert!(lazy.built.get().is_some());
+        assert!(!lazy.get().unwrap().is_match("nothing"));
+    }
+
+    #[test]
+    fn rejections_are_regexs_own_at_compile_time() {
+        let limits = RegexLimits::default();
+        for pattern in ["(\\w{100}){100}", "(?=a)", "(", "a{2000000}", "\\p{Nope}"] {
+            let lazy = LazyRegex::new(pattern, &limits).map(drop);
+            let eager = limits.compile(pattern).map(drop);
+            assert_eq!(lazy, eager, "{pattern}");
+            assert!(lazy.is_err(), "{pattern}");
+        }
+        // Around the size limit, the lazy check agrees with the full build.
+        let small = RegexLimits {
+            size_limit: 20_000,
+            ..RegexLimits::default()
+        };
+        for n in [1, 10, 50, 100, 200, 400] {
+            let pattern = format!("(\\w{{{n}}})x");
+            assert_eq!(
+                LazyRegex::new(&pattern, &small).map(drop),
+                small.compile(&pattern).map(drop),
+                "{pattern}"
+            );
+        }
+        let nested = RegexLimits {
+            nest_limit: 3,
+            ..RegexLimits::default()
+        };
+        assert_eq!(
+            LazyRegex::new("((((a))))", &nested).map(drop),
+            nested.compile("((((a))))").map(drop)
+        );
+    }
+}
