@@ -1,4 +1,5 @@
-//! Project automation: `cargo xtask ci` runs what CI runs; `cargo xtask layering` checks the crate graph.
+//! Project automation: `cargo xtask ci` runs what CI runs; `cargo xtask layering` checks the crate graph;
+//! `cargo xtask man` writes the man pages of `oatf`.
 //!
 //! The layering rules are the "Architecture invariant" lines of ARCHITECTURE.md, checked with `cargo tree`
 //! (absences, as rust-analyzer does): a new edge between crates is a deliberate change made here and there.
@@ -109,10 +110,12 @@ fn main() -> ExitCode {
     let ok = match task.as_str() {
         "layering" => layering(),
         "ci" => run("bash", &[".ci/run"]),
+        "man" => man(),
         _ => {
-            eprintln!("usage: cargo xtask <ci|layering>");
+            eprintln!("usage: cargo xtask <ci|layering|man>");
             eprintln!("  ci        run every check CI runs (.ci/run)");
             eprintln!("  layering  check the crate graph against ARCHITECTURE.md");
+            eprintln!("  man       write the man pages of `oatf` into target/man");
             false
         }
     };
@@ -121,6 +124,19 @@ fn main() -> ExitCode {
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// Writes the man pages (clap_mangen, from the CLI's clap definition) into `target/man`.
+fn man() -> bool {
+    let dir = "target/man";
+    let ok = run(
+        env!("CARGO"),
+        &["run", "--quiet", "-p", "oatf-cli", "--", "__man", dir],
+    );
+    if ok {
+        println!("man pages written to {dir} (read one with `man -l {dir}/oatf.1`)");
+    }
+    ok
 }
 
 fn run(program: &str, args: &[&str]) -> bool {

@@ -29,6 +29,9 @@ pub(crate) struct Args {
     /// Fail (exit 1) on warnings too, such as non-canonical framework ids.
     #[arg(long)]
     strict: bool,
+    /// No summary lines on stderr (the problems are still printed).
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 /// Output formats.
@@ -38,6 +41,8 @@ pub(crate) enum Format {
     Table,
     /// JSON.
     Json,
+    /// GitHub Actions workflow annotations for the errors and warnings, instead of the index.
+    Github,
 }
 
 /// One document of the index.
@@ -326,10 +331,14 @@ pub(crate) fn run(args: Args) -> u8 {
     let errors = problems.iter().filter(|p| !p.warning).count();
     let warnings = problems.len() - errors;
     for problem in &problems {
-        eprintln!(
-            "{}",
-            crate::safe_text::escape_keep_lines(&problem.to_string())
-        );
+        if args.format == Format::Github && args.coverage.is_none() {
+            out(&problem.annotation());
+        } else {
+            eprintln!(
+                "{}",
+                crate::safe_text::escape_keep_lines(&problem.to_string())
+            );
+        }
     }
     let tier_counts = entries.iter().fold([0; 4], |mut sum, e| {
         for (total, n) in sum.iter_mut().zip(e.tiers) {
@@ -351,6 +360,10 @@ pub(crate) fn run(args: Args) -> u8 {
             out("\n");
         }
         (None, Format::Table) => table(&entries, &failed),
+        (None, Format::Github) => {}
+    }
+    if args.quiet {
+        return u8::from(errors > 0 || (args.strict && warnings > 0));
     }
     eprintln!(
         "{} document{}, {invalid} invalid, {errors} error{}, {warnings} warning{}",

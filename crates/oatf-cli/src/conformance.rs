@@ -20,6 +20,9 @@ pub(crate) struct Args {
     /// Default: the OATF_CONFORMANCE environment variable.
     #[arg(long, value_name = "TERMS", allow_hyphen_values = true)]
     filter: Option<String>,
+    /// Print the unexpected results and the last line only (no known failures, skips or counts).
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 /// The corpus of this source tree, found relative to the crate at build time.
@@ -52,11 +55,26 @@ pub(crate) fn run(args: Args) -> u8 {
         Some(terms) => Filter::parse(&terms),
         None => Filter::from_env(),
     };
-    if !filter.is_empty() {
+    if !filter.is_empty() && !args.quiet {
         eprintln!("note: running the cases selected by the filter ({FILTER_ENV} or --filter)");
     }
     let report = run_suite(&dir, &filter, &known);
-    crate::validate::out(&format!("{report}\n"));
+    let text = report.to_string();
+    if args.quiet {
+        let mut lines: Vec<&str> = text.lines().collect();
+        let last = lines.pop().unwrap_or_default();
+        for line in lines {
+            if line.starts_with("FAIL ")
+                || line.starts_with("  expected:")
+                || line.starts_with("  actual:")
+            {
+                crate::validate::out(&format!("{line}\n"));
+            }
+        }
+        crate::validate::out(&format!("{last}\n"));
+    } else {
+        crate::validate::out(&format!("{text}\n"));
+    }
     if report.results.is_empty() {
         eprintln!("error: no case found under {}", dir.display());
         return 1;

@@ -36,9 +36,9 @@ verdict is computed from the lines that could be read.";
 /// Exit code: bad arguments (sysexits `EX_USAGE`).
 pub(crate) const EXIT_USAGE: u8 = 64;
 /// Exit code: the document does not parse or is invalid (sysexits `EX_DATAERR`).
-const EXIT_INVALID_DOCUMENT: u8 = 65;
+pub(crate) const EXIT_INVALID_DOCUMENT: u8 = 65;
 /// Exit code: an input cannot be read (sysexits `EX_NOINPUT`).
-const EXIT_NO_INPUT: u8 = 66;
+pub(crate) const EXIT_NO_INPUT: u8 = 66;
 
 /// Malformed trace lines printed on stderr before the rest are only counted.
 const MAX_REPORTED_LINES: u64 = 100;
@@ -48,17 +48,30 @@ const MAX_REPORTED_LINES: u64 = 100;
 #[command(after_help = EXIT_CODES)]
 pub(crate) struct Args {
     /// The OATF document (YAML); `-` reads standard input.
-    #[arg(value_name = "DOC")]
-    document: PathBuf,
+    #[arg(value_name = "DOC", required_unless_present = "manifest")]
+    document: Option<PathBuf>,
     /// The trace, one JSON message per line (docs/trace-format.md); `-` reads standard input.
-    #[arg(value_name = "TRACE")]
-    trace: PathBuf,
+    /// Several traces, or a directory of traces (`*.jsonl`, `*.ndjson`), make a campaign: each is
+    /// evaluated in parallel and the report summarizes them.
+    #[arg(value_name = "TRACE", required_unless_present = "manifest")]
+    traces: Vec<PathBuf>,
+    /// A campaign manifest pairing documents and traces (YAML or JSON: `runs: [{document, trace}]`,
+    /// paths relative to the manifest; docs/guide.md).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["document", "traces"])]
+    manifest: Option<PathBuf>,
     /// Report format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
     /// The longest trace line accepted, in bytes; longer lines are reported and skipped.
     #[arg(long, value_name = "BYTES", default_value_t = oatf::eval::DEFAULT_MAX_LINE_LEN)]
     max_line_len: usize,
+    /// No progress display, and a campaign report without the list of runs.
+    #[arg(long, short)]
+    quiet: bool,
+    /// Colour in the human report: `auto` (when standard output is a terminal and `NO_COLOR` is
+    /// not set), `always` or `never`.
+    #[arg(long, value_enum, default_value_t = crate::color::When::Auto)]
+    color: crate::color::When,
 }
 
 /// Report formats.
@@ -72,10 +85,12 @@ pub(crate) enum Format {
     Sarif,
     /// JUnit XML: one test case per indicator; a matched indicator is a failure.
     Junit,
+    /// CSV, one row per run (document, trace, result, max tier, exit code, counts).
+    Csv,
 }
 
 /// The verdict as people read it: `exploited (boundary_breach)`, or the bare result without tier.
-fn result_with_tier(verdict: &AttackVerdict) -> String {
+pub(crate) fn result_with_tier(verdict: &AttackVerdict) -> String {
     match verdict.max_tier {
         Some(tier) => format!("{} ({tier})", verdict.result),
         None => verdict.result.to_string(),
@@ -93,17 +108,52 @@ pub(crate) fn parse_error_code(error: &clap::Error) -> u8 {
 }
 
 pub(crate) fn run(args: Args) -> u8 {
-    if args.document.as_os_str() == "-" && args.trace.as_os_str() == "-" {
+    let color = args.color.enabled(std::io::stdout().is_terminal());
+    if crate::campaign::is_campaign(args.manifest.as_ref(), &args.traces, args.format) {
+        return crate::campaign::run(&crate::campaign::Options {
+            manifest: args.manifest.as_ref(),
+            document: args.document.as_ref(),
+            traces: &args.traces,
+            format: args.format,
+            max_line_len: args.max_line_len,
+            quiet: args.quiet,
+            color,
+        });
+    }
+    let (Some(document), [trace]) = (&args.document, args.traces.as_slice()) else {
+        eprintln!("error: give a document and a trace");
+        return EXIT_USAGE;
+    };
+    if document.as_os_str() == "-" && trace.as_os_str() == "-" {
         eprintln!("error: the document and the trace cannot both be standard input");
         return EXIT_USAGE;
     }
-    let (name, source) = match read_input(&args.document) {
+    let (name, source) = match read_input(document) {
         Ok(input) => input,
         Err(message) => {
             eprintln!("error: {}", one_line(&message));
             return EXIT_NO_INPUT;
         }
     };
+    if let Some(hint) = trace_given_as_document(&source) {
+        let swapped = trace.as_os_str() != "-"
+            && std::fs::File::open(trace)
+                .ok()
+                .map(|f| Box::new(BufReader::new(f)) as Box<dyn BufRead>)
+                .is_some_and(|mut input| document_given_as_trace(&mut input).is_some());
+        if swapped {
+            eprintln!(
+                "error: the arguments look swapped: {} is a trace and {} a document; run `oatf evaluate {} {}`",
+                one_line(&name),
+                one_line(&trace.display().to_string()),
+                one_line(&trace.display().to_string()),
+                one_line(&name),
+            );
+        } else {
+            eprintln!("error: {}: {hint}", one_line(&name));
+        }
+        return EXIT_USAGE;
+    }
     let loaded = match oatf::load_with(&source, &options()) {
         Ok(loaded) => loaded,
         Err(oatf::LoadError::Parse(errors)) => {
@@ -126,49 +176,103 @@ pub(crate) fn run(args: Args) -> u8 {
     }
     let attack = CompiledAttack::new(&loaded.document, &oatf::default_eval_options());
 
-    let (trace_name, input): (String, Box<dyn BufRead>) = if args.trace.as_os_str() == "-" {
+    let (trace_name, input): (String, Box<dyn BufRead>) = if trace.as_os_str() == "-" {
         ("<stdin>".to_owned(), Box::new(std::io::stdin().lock()))
     } else {
-        match File::open(&args.trace) {
+        match File::open(trace) {
             Ok(file) => (
-                args.trace.display().to_string(),
+                trace.display().to_string(),
                 Box::new(BufReader::with_capacity(1 << 16, file)),
             ),
             Err(e) => {
-                eprintln!("error: cannot read {}: {e}", args.trace.display());
+                eprintln!("error: cannot read {}: {e}", trace.display());
                 return EXIT_NO_INPUT;
             }
         }
     };
-    let (mut verdict, stats) = match evaluate(&attack, input, trace_name, args.max_line_len) {
-        Ok(done) => done,
-        Err(message) => {
-            eprintln!("error: {}", one_line(&message));
-            return EXIT_NO_INPUT;
-        }
-    };
+    let mut input = input;
+    if let Some(hint) = document_given_as_trace(&mut input) {
+        eprintln!("error: {}: {hint}", one_line(&trace_name));
+        return EXIT_USAGE;
+    }
+    let (mut verdict, stats) =
+        match evaluate(&attack, input, trace_name, args.max_line_len, !args.quiet) {
+            Ok(done) => done,
+            Err(message) => {
+                eprintln!("error: {}", one_line(&message));
+                return EXIT_NO_INPUT;
+            }
+        };
     verdict.source = Some(format!("oatf {}", env!("CARGO_PKG_VERSION")));
     let report = match args.format {
         Format::Human => human(&loaded.document, &verdict, &stats),
         Format::Json => json_report(&verdict, &stats),
-        Format::Sarif => sarif(&loaded.document, &verdict, &stats, &args.trace),
+        Format::Sarif => sarif(&loaded.document, &verdict, &stats, trace),
         Format::Junit => junit(&loaded.document, &verdict, &stats),
+        // A CSV report is always a campaign's (`campaign::is_campaign`).
+        Format::Csv => String::new(),
+    };
+    let report = if color && args.format == Format::Human {
+        crate::color::paint_verdicts(&report)
+    } else {
+        report
     };
     out(&report);
     exit_code(&verdict)
 }
 
-/// Streams the trace through the evaluator, reporting malformed lines on stderr.
-fn evaluate(
+/// Keys of a trace message (docs/trace-format.md) that no OATF document has at its top level.
+const TRACE_KEYS: [&str; 5] = ["method", "direction", "content", "seq", "actor"];
+
+/// When `source`, given as the document, reads like a trace (its first line a JSON object with trace
+/// message keys): what to tell the user.
+pub(crate) fn trace_given_as_document(source: &str) -> Option<&'static str> {
+    let line = source.lines().map(str::trim).find(|l| !l.is_empty())?;
+    let object: serde_json::Map<String, serde_json::Value> = serde_json::from_str(line).ok()?;
+    if object.contains_key("oatf") || object.contains_key("attack") {
+        return None;
+    }
+    TRACE_KEYS
+        .iter()
+        .any(|k| object.contains_key(*k))
+        .then_some(
+            "this is a trace (JSON Lines), not an OATF document: the document comes first, \
+         `oatf evaluate DOC TRACE`",
+        )
+}
+
+/// When the trace, given where a trace is expected, reads like an OATF document (its first line,
+/// past comments and `---`, a top-level `oatf:`, `attack:` or `$schema:` key): what to tell the
+/// user. Only the buffered start of the input is looked at; nothing is consumed.
+pub(crate) fn document_given_as_trace(input: &mut Box<dyn BufRead>) -> Option<&'static str> {
+    let buffer = input.fill_buf().ok()?;
+    let start = String::from_utf8_lossy(&buffer[..buffer.len().min(4096)]);
+    let line = start.lines().find(|l| {
+        let t = l.trim();
+        !t.is_empty() && !t.starts_with('#') && t != "---"
+    })?;
+    ["oatf:", "attack:", "$schema:"]
+        .iter()
+        .any(|key| line.starts_with(key))
+        .then_some(
+            "this is an OATF document (YAML), not a trace: the trace comes second, \
+             `oatf evaluate DOC TRACE`",
+        )
+}
+
+/// Streams the trace through the evaluator, reporting malformed lines on stderr (and the lines read,
+/// with `progress`, when stderr is a terminal).
+pub(crate) fn evaluate(
     attack: &CompiledAttack,
     input: Box<dyn BufRead>,
     name: String,
     max_line_len: usize,
+    progress: bool,
 ) -> Result<(AttackVerdict, TraceStats), String> {
     let mut reader = JsonlTraceReader::new(input).with_max_line_len(max_line_len);
     let mut evaluator = TraceEvaluator::new(attack);
     let mut stats = TraceStats::new(name);
-    let mut progress = Progress::new();
+    let mut progress = Progress::new(progress);
     let mut matched = 0;
     while let Some(item) = reader.next() {
         match item {
@@ -230,9 +334,9 @@ struct Progress {
 }
 
 impl Progress {
-    fn new() -> Self {
+    fn new(wanted: bool) -> Self {
         Progress {
-            enabled: std::io::stderr().is_terminal(),
+            enabled: wanted && std::io::stderr().is_terminal(),
             started: Instant::now(),
             last: None,
             shown: false,
@@ -269,7 +373,7 @@ impl Progress {
 }
 
 /// Text shown on one line: control characters escaped (`crate::safe_text`).
-fn one_line(text: &str) -> String {
+pub(crate) fn one_line(text: &str) -> String {
     crate::safe_text::escape(text).into_owned()
 }
 

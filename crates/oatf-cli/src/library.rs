@@ -36,6 +36,21 @@ pub(crate) struct Problem {
 }
 
 impl Problem {
+    /// The problem as a GitHub workflow annotation (`crate::github`).
+    pub(crate) fn annotation(&self) -> String {
+        let level = if self.warning {
+            crate::github::Level::Warning
+        } else {
+            crate::github::Level::Error
+        };
+        let at = crate::github::At {
+            file: &self.file,
+            line: self.line,
+            column: self.column,
+        };
+        crate::github::annotation(level, at, self.code.as_deref(), &self.message)
+    }
+
     pub(crate) fn new(file: impl Into<String>, line: Option<usize>, message: String) -> Self {
         Problem {
             file: file.into(),

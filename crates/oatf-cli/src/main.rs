@@ -16,10 +16,14 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod campaign;
 mod catalog;
+mod color;
 mod conformance;
 mod evaluate;
 mod frameworks;
+mod generate;
+mod github;
 mod library;
 mod normalize;
 mod safe_fs;
@@ -32,7 +36,7 @@ mod validate;
 /// Work with Open Agent Threat Format documents.
 #[derive(Debug, Parser)]
 #[command(name = "oatf", version, about, long_about = None)]
-struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     command: Command,
 }
@@ -49,8 +53,14 @@ enum Command {
     Catalog(catalog::Args),
     /// Run the test cases of a threat library (`NAME.test.yaml` beside `NAME.yaml`).
     Test(test_cmd::Args),
-    /// Evaluate a recorded trace (JSON Lines) against a document's indicators and report the verdict.
+    /// Evaluate recorded traces (JSON Lines) against a document's indicators and report the verdict;
+    /// several traces, a directory or a manifest make a campaign.
     Evaluate(evaluate::Args),
+    /// Print a shell completion script (bash, elvish, fish, powershell, zsh).
+    Completions(generate::CompletionsArgs),
+    /// Write the man pages into a directory (used by `cargo xtask man`).
+    #[command(name = "__man", hide = true)]
+    Man(generate::ManArgs),
 }
 
 fn main() -> ExitCode {
@@ -67,6 +77,8 @@ fn main() -> ExitCode {
         Command::Evaluate(args) => (evaluate::run(args), 74),
         Command::Catalog(args) => (catalog::run(args), 2),
         Command::Test(args) => (test_cmd::run(args), 2),
+        Command::Completions(args) => (generate::completions(args), 2),
+        Command::Man(args) => (generate::man(args), 2),
     };
     ExitCode::from(stdout::finish(code, write_error))
 }

@@ -1,4 +1,6 @@
-//! `oatf normalize FILE`: writes the canonical YAML form of a valid document to standard output.
+//! `oatf normalize FILE`: writes the canonical YAML form of a valid document to standard output;
+//! `--check` is the formatter check (exit 1 when a file is not in canonical form, as `cargo fmt
+//! --check` and `ruff format --check` do).
 
 use std::path::PathBuf;
 
@@ -7,22 +9,41 @@ use crate::validate::{options, out, parse_headline, read_input, render, with_pat
 /// Arguments of `oatf normalize`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The document; `-` reads standard input.
-    #[arg(value_name = "FILE")]
-    file: PathBuf,
+    /// The document; `-` reads standard input. With `--check`, any number of documents.
+    #[arg(value_name = "FILE", required = true)]
+    files: Vec<PathBuf>,
+    /// Write nothing; exit 1 if a file is not already in canonical form (0 if all are).
+    #[arg(long)]
+    check: bool,
+    /// No warnings on stderr (errors are still printed).
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 pub(crate) fn run(args: Args) -> u8 {
-    let (name, source) = match read_input(&args.file) {
+    if !args.check && args.files.len() > 1 {
+        eprintln!("error: give one FILE, or use --check to check several");
+        return crate::evaluate::EXIT_USAGE;
+    }
+    let mut code = 0;
+    for file in &args.files {
+        code = code.max(normalize_one(file, args.check, args.quiet));
+    }
+    code
+}
+
+/// Normalizes one file: 0 done (or canonical with `check`), 1 invalid (or not canonical), 2 unreadable.
+fn normalize_one(file: &PathBuf, check: bool, quiet: bool) -> u8 {
+    let (name, source) = match read_input(file) {
         Ok(input) => input,
         Err(message) => {
-            eprintln!("error: {message}");
+            eprintln!("error: {}", crate::safe_text::escape(&message));
             return 2;
         }
     };
     match oatf::load_with(&source, &options()) {
         Ok(loaded) => {
-            for warning in &loaded.warnings {
+            for warning in loaded.warnings.iter().filter(|_| !quiet) {
                 eprint!(
                     "{}",
                     render(
@@ -33,8 +54,21 @@ pub(crate) fn run(args: Args) -> u8 {
                     )
                 );
             }
-            out(&oatf::serialize(&loaded.document));
-            0
+            let canonical = oatf::serialize(&loaded.document);
+            if !check {
+                out(&canonical);
+                return 0;
+            }
+            if canonical == source {
+                return 0;
+            }
+            let line = first_difference(&source, &canonical);
+            eprintln!(
+                "{}:{line}: not in canonical form (`oatf normalize {}` prints it)",
+                crate::safe_text::escape(&name),
+                crate::safe_text::escape(&file.display().to_string()),
+            );
+            1
         }
         Err(oatf::LoadError::Parse(errors)) => {
             for error in errors.iter() {
@@ -56,5 +90,28 @@ pub(crate) fn run(args: Args) -> u8 {
             }
             1
         }
+    }
+}
+
+/// The 1-based line where `a` and `b` first differ.
+fn first_difference(a: &str, b: &str) -> usize {
+    let mut a_lines = a.split_inclusive('\n');
+    let mut b_lines = b.split_inclusive('\n');
+    let mut line = 1;
+    loop {
+        match (a_lines.next(), b_lines.next()) {
+            (Some(x), Some(y)) if x == y => line += 1,
+            _ => return line,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn first_difference() {
+        assert_eq!(super::first_difference("a\nb\n", "a\nc\n"), 2);
+        assert_eq!(super::first_difference("a\n", "a\nb\n"), 2);
+        assert_eq!(super::first_difference("x", "y"), 1);
     }
 }

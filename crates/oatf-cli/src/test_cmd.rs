@@ -34,6 +34,10 @@ pub(crate) struct Args {
     /// Print failures and the summary only, not a line per passing case.
     #[arg(long, short)]
     quiet: bool,
+    /// Colour in the text report: `auto` (when standard output is a terminal and `NO_COLOR` is not
+    /// set), `always` or `never`.
+    #[arg(long, value_enum, default_value_t = crate::color::When::Auto)]
+    color: crate::color::When,
 }
 
 /// Report formats.
@@ -43,6 +47,8 @@ pub(crate) enum Format {
     Text,
     /// JUnit XML.
     Junit,
+    /// GitHub Actions workflow annotations for the failures (the text report goes to stderr).
+    Github,
 }
 
 pub(crate) fn run(args: Args) -> u8 {
@@ -71,10 +77,27 @@ pub(crate) fn run(args: Args) -> u8 {
     let reports = collect(&documents, &library.tests, &config, args.require_tests);
 
     let failed: usize = reports.iter().map(Reported::failed).sum();
+    // Like pytest's "no tests ran": a run that checked nothing must not pass CI.
+    let ran = reports
+        .iter()
+        .map(|r| r.report.cases.len() + r.report.problems.len())
+        .sum::<usize>();
+    let nothing_ran = failed == 0 && ran == 0;
     // Case names, ids, evidence and file names are attacker text: controls escaped.
     let text = crate::safe_text::escape_keep_lines(&text_report(&reports, args.quiet)).into_owned();
     match (args.format, &args.output) {
-        (Format::Text, _) => out(&text),
+        (Format::Text, _) => {
+            use std::io::IsTerminal as _;
+            if args.color.enabled(std::io::stdout().is_terminal()) {
+                out(&crate::color::paint_verdicts(&text));
+            } else {
+                out(&text);
+            }
+        }
+        (Format::Github, _) => {
+            eprint!("{text}");
+            out(&annotations(&reports));
+        }
         (Format::Junit, None) => {
             eprint!("{text}");
             out(&junit(&reports));
@@ -87,7 +110,19 @@ pub(crate) fn run(args: Args) -> u8 {
             }
         }
     }
-    u8::from(failed > 0)
+    if nothing_ran {
+        let what = if documents.is_empty() {
+            "no OATF document found"
+        } else {
+            "no test file found (a document's tests are in NAME.test.yaml beside NAME.yaml)"
+        };
+        let paths: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
+        eprintln!(
+            "error: no tests ran: {what} under {}",
+            crate::safe_text::escape(&paths.join(", "))
+        );
+    }
+    u8::from(failed > 0 || nothing_ran)
 }
 
 /// A document's report and whether it lacks tests.
@@ -247,16 +282,62 @@ fn text_report(reports: &[Reported], quiet: bool) -> String {
     text
 }
 
-fn seconds(duration: Duration) -> String {
-    format!("{:.6}", duration.as_secs_f64())
+/// One workflow annotation per failure: a document problem, a failing case (at its line in the test
+/// file), a document without a test file under `--require-tests`.
+fn annotations(reports: &[Reported]) -> String {
+    use crate::github::{At, Level, annotation};
+    let mut text = String::new();
+    for reported in reports {
+        let report = &reported.report;
+        for problem in &report.problems {
+            text.push_str(&problem.annotation());
+        }
+        for case in &report.cases {
+            if let Some(failure) = &case.failure {
+                let mut message = failure.summary.clone();
+                for detail in &failure.details {
+                    message.push('\n');
+                    message.push_str(detail);
+                }
+                let at = At {
+                    file: &case.file,
+                    line: case.line,
+                    column: None,
+                };
+                let title = format!("oatf test: {}", case.name);
+                text.push_str(&annotation(Level::Error, at, Some(&title), &message));
+            }
+        }
+        if reported.missing_tests && reported.require_tests && report.problems.is_empty() {
+            let at = At {
+                file: &report.document,
+                line: None,
+                column: None,
+            };
+            text.push_str(&annotation(
+                Level::Error,
+                at,
+                Some("oatf test"),
+                "no test file for this document (--require-tests)",
+            ));
+        }
+    }
+    text
 }
 
-/// The JUnit XML report: one `testsuite` per document, one `testcase` per case; a document problem is
-/// a failing testcase named after it, a document without a test file a skipped (or, with
-/// `--require-tests`, failing) testcase `tests`.
+/// A JUnit `time`: seconds with at most three decimals (`junit-10.xsd`'s `SUREFIRE_TIME`).
+fn seconds(duration: Duration) -> String {
+    format!("{:.3}", duration.as_secs_f64())
+}
+
+/// The JUnit XML report, valid against the Jenkins/Ant `junit-10.xsd`: one `testsuite` per document
+/// (its `file` the document), one `testcase` per case; a document problem is a failing testcase
+/// `load`, a document without a test file a skipped (or, with `--require-tests`, failing) testcase
+/// `tests`. The schema has no `file` or `line` on a test case: the failure message starts with
+/// `file:line`.
 fn junit(reports: &[Reported]) -> String {
     let mut suites = String::new();
-    let (mut total, mut total_failed, mut total_skipped) = (0usize, 0usize, 0usize);
+    let (mut total, mut total_failed) = (0usize, 0usize);
     let mut total_time = Duration::ZERO;
     for reported in reports {
         let report = &reported.report;
@@ -269,13 +350,12 @@ fn junit(reports: &[Reported]) -> String {
             failures += 1;
             let _ = writeln!(
                 cases,
-                "    <testcase classname=\"{classname}\" name=\"load\" file=\"{}\"{}>\n      <failure message=\"{}\" type=\"invalid\">{}</failure>\n    </testcase>",
-                xml::attr(&problem.file),
-                problem
-                    .line
-                    .map(|l| format!(" line=\"{l}\""))
-                    .unwrap_or_default(),
-                xml::attr(problem.message.lines().next().unwrap_or_default()),
+                "    <testcase classname=\"{classname}\" name=\"load\">\n      <failure message=\"{}\" type=\"invalid\">{}</failure>\n    </testcase>",
+                xml::attr(&format!(
+                    "{}: {}",
+                    location(&problem.file, problem.line),
+                    problem.message.lines().next().unwrap_or_default()
+                )),
                 xml::text(&problem.to_string()),
             );
         }
@@ -283,12 +363,8 @@ fn junit(reports: &[Reported]) -> String {
             tests += 1;
             time += case.duration;
             let head = format!(
-                "    <testcase classname=\"{classname}\" name=\"{}\" file=\"{}\"{} time=\"{}\"",
+                "    <testcase classname=\"{classname}\" name=\"{}\" time=\"{}\"",
                 xml::attr(&case.name),
-                xml::attr(&case.file),
-                case.line
-                    .map(|l| format!(" line=\"{l}\""))
-                    .unwrap_or_default(),
                 seconds(case.duration),
             );
             match &case.failure {
@@ -300,7 +376,11 @@ fn junit(reports: &[Reported]) -> String {
                     let _ = writeln!(
                         cases,
                         "{head}>\n      <failure message=\"{}\" type=\"verdict\">{}</failure>\n    </testcase>",
-                        xml::attr(&failure.summary),
+                        xml::attr(&format!(
+                            "{}: {}",
+                            location(&case.file, case.line),
+                            failure.summary
+                        )),
                         xml::text(&failure.details.join("\n")),
                     );
                 }
@@ -317,23 +397,23 @@ fn junit(reports: &[Reported]) -> String {
             };
             let _ = writeln!(
                 cases,
-                "    <testcase classname=\"{classname}\" name=\"tests\" file=\"{}\">{body}</testcase>",
-                xml::attr(&report.document)
+                "    <testcase classname=\"{classname}\" name=\"tests\">{body}</testcase>"
             );
         }
         total += tests;
         total_failed += failures;
-        total_skipped += skipped;
         total_time += time;
         let _ = write!(
             suites,
-            "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\" time=\"{}\">\n{cases}  </testsuite>\n",
+            "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\" time=\"{}\" file=\"{}\">\n{cases}  </testsuite>\n",
             xml::attr(&report.document),
             seconds(time),
+            xml::attr(&report.document),
         );
     }
+    // `testsuites` has no `skipped` in the schema; each suite counts its own.
     format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"oatf test\" tests=\"{total}\" failures=\"{total_failed}\" errors=\"0\" skipped=\"{total_skipped}\" time=\"{}\">\n{suites}</testsuites>\n",
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"oatf test\" tests=\"{total}\" failures=\"{total_failed}\" errors=\"0\" time=\"{}\">\n{suites}</testsuites>\n",
         seconds(total_time)
     )
 }

@@ -18,6 +18,12 @@ pub(crate) struct Args {
     /// Output format: `text` (diagnostics with source snippets) or `json` (for machines).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// Fail (exit 1) on warnings too.
+    #[arg(long)]
+    strict: bool,
+    /// Print only the diagnostics: no line for a valid file without warnings, no notes.
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 /// Output formats.
@@ -27,6 +33,8 @@ pub(crate) enum Format {
     Text,
     /// One JSON document describing every file.
     Json,
+    /// GitHub Actions workflow annotations (`::error file=..,line=..::message`), one per diagnostic.
+    Github,
 }
 
 /// The validation options the CLI uses: with the CEL syntax checker installed.
@@ -201,14 +209,32 @@ fn warning_json(d: &Diagnostic) -> Value {
 
 /// The outcome of one file.
 enum Outcome {
-    Valid,
+    /// Valid, with this many warnings.
+    Valid(usize),
     Invalid,
     Unreadable,
+}
+
+/// A workflow annotation for a diagnostic of `file`.
+fn annotate(
+    level: crate::github::Level,
+    file: &str,
+    location: Option<(usize, usize)>,
+    code: Option<&str>,
+    headline: &str,
+) {
+    let at = crate::github::At {
+        file,
+        line: location.map(|l| l.0),
+        column: location.map(|l| l.1),
+    };
+    out(&crate::github::annotation(level, at, code, headline));
 }
 
 fn check_file(
     path: &PathBuf,
     format: Format,
+    quiet: bool,
     options: &ValidateOptions,
     reports: &mut Vec<Value>,
 ) -> Outcome {
@@ -220,6 +246,13 @@ fn check_file(
                 Format::Json => {
                     reports.push(json!({"file": path.display().to_string(), "io_error": message}))
                 }
+                Format::Github => annotate(
+                    crate::github::Level::Error,
+                    &path.display().to_string(),
+                    None,
+                    None,
+                    &message,
+                ),
             }
             return Outcome::Unreadable;
         }
@@ -247,6 +280,18 @@ fn check_file(
                     "errors": [],
                     "warnings": [],
                 })),
+                Format::Github => {
+                    for error in errors.iter() {
+                        let location = error.line().zip(error.column());
+                        annotate(
+                            crate::github::Level::Error,
+                            &name,
+                            location,
+                            error.rule(),
+                            &parse_headline(error),
+                        );
+                    }
+                }
             }
             return Outcome::Invalid;
         }
@@ -274,7 +319,9 @@ fn check_file(
             }
             let (e, w) = (result.errors.len(), result.warnings.len());
             if result.is_valid() {
-                out(&format!("{shown_name}: valid ({w} warning{})\n", plural(w)));
+                if !quiet || w > 0 {
+                    out(&format!("{shown_name}: valid ({w} warning{})\n", plural(w)));
+                }
             } else {
                 out(&format!(
                     "{shown_name}: invalid ({e} error{}, {w} warning{})\n",
@@ -290,9 +337,29 @@ fn check_file(
             "errors": result.errors.iter().map(validation_error_json).collect::<Vec<_>>(),
             "warnings": result.warnings.iter().map(warning_json).collect::<Vec<_>>(),
         })),
+        Format::Github => {
+            for error in &result.errors {
+                annotate(
+                    crate::github::Level::Error,
+                    &name,
+                    error.location().map(|l| (l.line, l.column)),
+                    Some(error.rule()),
+                    &with_path(error.message(), Some(error.path())),
+                );
+            }
+            for warning in &result.warnings {
+                annotate(
+                    crate::github::Level::Warning,
+                    &name,
+                    warning.location().map(|l| (l.line, l.column)),
+                    Some(warning.code()),
+                    &with_path(warning.message(), warning.path()),
+                );
+            }
+        }
     }
     if result.is_valid() {
-        Outcome::Valid
+        Outcome::Valid(result.warnings.len())
     } else {
         Outcome::Invalid
     }
@@ -305,7 +372,7 @@ fn plural(n: usize) -> &'static str {
 pub(crate) fn run(args: Args) -> u8 {
     let options = options();
     let mut reports = Vec::new();
-    let (mut invalid, mut unreadable) = (false, false);
+    let (mut invalid, mut unreadable, mut warned) = (false, false, false);
     let mut files = Vec::new();
     for path in &args.files {
         if path.as_os_str() == "-" {
@@ -327,7 +394,7 @@ pub(crate) fn run(args: Args) -> u8 {
         }
         match crate::library::discover(std::slice::from_ref(path)) {
             Ok(library) => {
-                if !library.tests.is_empty() {
+                if !library.tests.is_empty() && !args.quiet {
                     eprintln!(
                         "note: skipped {} test file{} under {} (run them with `oatf test`)",
                         library.tests.len(),
@@ -347,8 +414,8 @@ pub(crate) fn run(args: Args) -> u8 {
         }
     }
     for path in &files {
-        match check_file(path, args.format, &options, &mut reports) {
-            Outcome::Valid => {}
+        match check_file(path, args.format, args.quiet, &options, &mut reports) {
+            Outcome::Valid(warnings) => warned |= warnings > 0,
             Outcome::Invalid => invalid = true,
             Outcome::Unreadable => unreadable = true,
         }
@@ -361,7 +428,10 @@ pub(crate) fn run(args: Args) -> u8 {
     }
     if unreadable {
         2
-    } else if invalid {
+    } else if invalid || (args.strict && warned) {
+        if !invalid {
+            eprintln!("error: warnings are failures with --strict");
+        }
         1
     } else {
         0

@@ -205,6 +205,33 @@ fn a_test_file_without_its_document() {
 }
 
 #[test]
+fn a_path_without_documents_or_tests_fails_like_pytest_no_tests_ran() {
+    let dir = TempDir::new("test-cmd", "empty");
+    dir.write("lib/README.md", "nothing here\n");
+    let (code, stdout, stderr) = oatf(dir.path(), &["test", "lib"]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(
+        stderr.contains("no tests ran: no OATF document found under lib"),
+        "{stderr}"
+    );
+    assert_eq!(last_line(&stdout), "0 passed, 0 failed");
+
+    dir.write("lib/attack.yaml", DOCUMENT);
+    let (code, _, stderr) = oatf(dir.path(), &["test", "lib"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("no tests ran: no test file found"),
+        "{stderr}"
+    );
+
+    // With one test file the run counts: it passes.
+    dir.write("lib/attack.complied.jsonl", TRACE)
+        .write("lib/attack.test.yaml", TESTS);
+    let (code, _, stderr) = oatf(dir.path(), &["test", "lib"]);
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
 fn a_missing_path_is_a_usage_error() {
     let dir = TempDir::new("test-cmd", "nopath");
     let (code, _, stderr) = oatf(dir.path(), &["test", "nowhere"]);
@@ -298,7 +325,12 @@ fn junit_output_is_well_formed() {
         stdout.contains("name=\"fail &lt;&amp;&gt; &quot;case&quot;\""),
         "{stdout}"
     );
-    assert!(stdout.contains("line=\"3\""), "{stdout}");
+    // No `file`/`line` on a test case (junit-10.xsd has none): the location leads the message.
+    assert!(!stdout.contains(" line=\""), "{stdout}");
+    assert!(
+        stdout.contains("<failure message=\"lib/attack.test.yaml:3: "),
+        "{stdout}"
+    );
 
     // To a file, with the text report on standard output.
     let (code, stdout, _) = oatf(

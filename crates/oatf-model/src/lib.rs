@@ -90,6 +90,7 @@ mod parse;
 #[cfg(feature = "yaml")]
 mod serialize;
 mod span;
+mod suggest;
 mod types;
 mod validate;
 #[cfg(feature = "yaml")]

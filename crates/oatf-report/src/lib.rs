@@ -38,7 +38,7 @@ mod tests;
 pub mod xml;
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use oatf_eval::{AttackResult, AttackVerdict, IndicatorResult};
 use oatf_model::{Document, Tier};
@@ -236,9 +236,133 @@ fn file_uri(path: &Path) -> String {
     uri
 }
 
+/// The base of every artifact URI: GitHub code scanning resolves it to the repository root.
+const SRCROOT: &str = "%SRCROOT%";
+
+/// `path` relative to the working directory when it lies below it (an absolute path of the machine
+/// never reaches a report); otherwise as given, or its file name when it is absolute.
+fn relative_to_cwd(path: &Path) -> PathBuf {
+    if path.is_relative() {
+        return path
+            .components()
+            .filter(|c| !matches!(c, std::path::Component::CurDir))
+            .collect();
+    }
+    let below = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf));
+    below.unwrap_or_else(|| path.file_name().map(PathBuf::from).unwrap_or_default())
+}
+
+/// A rule's `name`: the indicator id with characters other than letters and digits as `-`.
+fn rule_name(id: &str) -> String {
+    id.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+/// The first sentence of `text` (up to the first `. ` or line break), for `shortDescription`.
+fn first_sentence(text: &str) -> &str {
+    let end = text
+        .find(". ")
+        .map(|i| i + 1)
+        .into_iter()
+        .chain(text.find('\n'))
+        .min()
+        .unwrap_or(text.len());
+    text[..end].trim()
+}
+
+/// A rule's `help` as text and Markdown: the indicator's description and scope, the attack's id,
+/// name and description, and its framework mappings.
+fn rule_help(
+    document: &Document,
+    indicator: Option<&oatf_model::Indicator>,
+    id: &str,
+) -> (String, String) {
+    let attack = document.attack.as_ref();
+    let attack_id = attack.and_then(|a| a.id.as_deref()).unwrap_or("(no id)");
+    let attack_name = attack.and_then(|a| a.name.as_deref()).unwrap_or("Untitled");
+    let mut text = String::new();
+    let mut markdown = String::new();
+    let indicator_description = indicator
+        .and_then(|i| i.description.as_deref())
+        .unwrap_or("This indicator of the attack matched the agent's traffic.");
+    text.push_str(&format!("Indicator {id}: {indicator_description}\n"));
+    markdown.push_str(&format!(
+        "**Indicator {}**: {}\n",
+        md(id),
+        md(indicator_description)
+    ));
+    if let Some(indicator) = indicator {
+        let scope: Vec<String> = [
+            indicator
+                .protocol
+                .as_deref()
+                .map(|p| format!("protocol {p}")),
+            indicator.surface.as_deref().map(|s| format!("surface {s}")),
+            Some(format!("target {}", indicator.target)),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        text.push_str(&format!("Observed: {}.\n", scope.join(", ")));
+        markdown.push_str(&format!("\nObserved: {}.\n", md(&scope.join(", "))));
+    }
+    text.push_str(&format!("\nAttack {attack_id}: {attack_name}\n"));
+    markdown.push_str(&format!(
+        "\n### Attack {}: {}\n",
+        md(attack_id),
+        md(attack_name)
+    ));
+    if let Some(description) = attack.and_then(|a| a.description.as_deref()) {
+        text.push_str(&format!("{}\n", description.trim_end()));
+        markdown.push_str(&format!("\n{}\n", md(description.trim_end())));
+    }
+    let mappings = attack
+        .and_then(|a| a.classification.as_ref())
+        .and_then(|c| c.mappings.as_ref())
+        .filter(|m| !m.is_empty());
+    if let Some(mappings) = mappings {
+        text.push_str("\nFramework mappings:\n");
+        markdown.push_str("\n#### Framework mappings\n\n");
+        for mapping in mappings {
+            let name = mapping
+                .name
+                .as_deref()
+                .map(|n| format!(" {n}"))
+                .unwrap_or_default();
+            text.push_str(&format!("- {} {}{name}\n", mapping.framework, mapping.id));
+            let entry = format!("{}{}", md(&mapping.id), md(&name));
+            let entry = match &mapping.url {
+                Some(url) if url.starts_with("https://") => {
+                    format!("[{entry}](<{}>)", url.replace(['<', '>', '\n'], ""))
+                }
+                _ => entry,
+            };
+            markdown.push_str(&format!("- {}: {entry}\n", md(&mapping.framework)));
+        }
+    }
+    (text, markdown)
+}
+
+/// Text for Markdown: characters Markdown would read as markup or HTML are backslash-escaped.
+fn md(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        if "\\`*_{}[]()<>#+!|~".contains(c) {
+            escaped.push('\\');
+        }
+        escaped.push(c);
+    }
+    escaped
+}
+
 /// SARIF 2.1.0: one rule per indicator, one result per matched indicator located at the trace line of
 /// its message (`path` is the trace file, named by a relative URI), errors and skipped indicators and
-/// silent actors as tool notifications.
+/// silent actors as tool notifications. Written for GitHub code scanning: rules with
+/// `fullDescription`, `help` (text and Markdown) and a `security` tag, results with stable
+/// `partialFingerprints`, the run's `automationDetails.id`, URIs relative to `%SRCROOT%`.
 pub fn sarif(
     document: &Document,
     verdict: &AttackVerdict,
@@ -266,9 +390,13 @@ pub fn sarif(
             let description = indicator
                 .and_then(|i| i.description.as_deref())
                 .unwrap_or(id);
+            let (help_text, help_markdown) = rule_help(document, indicator.copied(), id);
             let mut rule = json!({
                 "id": id,
-                "shortDescription": {"text": description},
+                "name": rule_name(id),
+                "shortDescription": {"text": first_sentence(description)},
+                "fullDescription": {"text": description},
+                "help": {"text": help_text, "markdown": help_markdown},
                 "defaultConfiguration": {"level": sarif_level(severity_of(id), v.tier)},
             });
             if let (Some(indicator), Some(object)) = (indicator, rule.as_object_mut()) {
@@ -283,6 +411,12 @@ pub fn sarif(
                     "security-severity".into(),
                     json!(security_severity(severity_of(id), v.tier)),
                 );
+                // GitHub code scanning shows `security` rules as security alerts.
+                let mut tags = vec![json!("security")];
+                if let Some(tier) = v.tier {
+                    tags.push(json!(tier.as_str()));
+                }
+                properties.insert("tags".into(), Value::Array(tags));
                 if let Some(surface) = &indicator.surface {
                     properties.insert("surface".into(), json!(surface));
                 }
@@ -293,6 +427,14 @@ pub fn sarif(
                     properties.insert("false_positives".into(), json!(false_positives));
                 }
                 object.insert("properties".into(), Value::Object(properties));
+            } else if let Some(object) = rule.as_object_mut() {
+                object.insert(
+                    "properties".into(),
+                    json!({
+                        "security-severity": security_severity(severity_of(id), v.tier),
+                        "tags": ["security"],
+                    }),
+                );
             }
             rule
         })
@@ -300,15 +442,17 @@ pub fn sarif(
     let uri = if stats.name == "<stdin>" {
         "stdin".to_owned()
     } else {
-        file_uri(path)
+        file_uri(&relative_to_cwd(path))
     };
+    let attack_id = verdict.attack_id.as_deref().unwrap_or("oatf");
     let results: Vec<Value> = verdict
         .indicator_verdicts
         .iter()
         .enumerate()
         .filter(|(_, v)| v.result == IndicatorResult::Matched)
         .map(|(index, v)| {
-            let mut physical = json!({"artifactLocation": {"uri": uri}});
+            let mut physical =
+                json!({"artifactLocation": {"uri": uri, "uriBaseId": SRCROOT, "index": 0}});
             if let (Some(line), Some(object)) = (
                 stats.matched_lines.get(&v.indicator_id),
                 physical.as_object_mut(),
@@ -325,6 +469,10 @@ pub fn sarif(
                 "level": sarif_level(severity_of(&v.indicator_id), v.tier),
                 "message": {"text": text},
                 "locations": [{"physicalLocation": physical}],
+                // Stable across runs: the same alert for the same attack, indicator and trace.
+                "partialFingerprints": {
+                    "oatfFinding/v1": format!("{attack_id}/{}/{uri}", v.indicator_id),
+                },
             });
             if let (Some(tier), Some(object)) = (v.tier, result.as_object_mut()) {
                 object.insert("properties".into(), json!({"tier": tier}));
@@ -367,7 +515,11 @@ pub fn sarif(
                 "executionSuccessful": verdict.result != AttackResult::Error,
                 "toolExecutionNotifications": notifications,
             }],
-            "artifacts": [{"location": {"uri": uri}}],
+            "automationDetails": {"id": format!("oatf/{attack_id}/{uri}/")},
+            "originalUriBaseIds": {SRCROOT: {
+                "description": {"text": "The directory oatf ran in: the repository root in CI."},
+            }},
+            "artifacts": [{"location": {"uri": uri, "uriBaseId": SRCROOT}}],
             "results": results,
             "properties": {
                 "attack_id": verdict.attack_id,
@@ -377,7 +529,11 @@ pub fn sarif(
                     "matched": s.matched, "not_matched": s.not_matched,
                     "error": s.error, "skipped": s.skipped,
                 },
-                "trace": trace_json(stats),
+                "trace": trace_json(&TraceStats {
+                    // The trace as the artifact names it: never an absolute path of this machine.
+                    name: uri.clone(),
+                    ..stats.clone()
+                }),
             },
         }],
     });
@@ -388,7 +544,9 @@ pub fn sarif(
 
 /// JUnit XML: one test suite for the attack, one test case per indicator; a matched indicator is a
 /// failure (the agent complied), an error an error, a skipped one skipped. The verdict, max tier and
-/// exit code are suite properties.
+/// exit code are suite properties, with each indicator's tier as `tier:ID`. Valid against the
+/// Jenkins/Ant `junit-10.xsd`; an `error` verdict no indicator error explains is a test case
+/// `verdict` with an `<error>`.
 pub fn junit(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -> String {
     let attack_id = verdict.attack_id.as_deref().unwrap_or("oatf");
     let name = document
@@ -397,17 +555,21 @@ pub fn junit(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -
         .and_then(|a| a.name.as_deref())
         .unwrap_or(attack_id);
     let s = &verdict.evaluation_summary;
-    let tests = verdict.indicator_verdicts.len();
+    // An `error` verdict no indicator error explains (a trace without messages, nothing evaluable)
+    // is a test case `verdict` with an `<error>`, so that a CI test view shows it red.
+    let verdict_error = verdict.result == AttackResult::Error && s.error == 0;
+    let tests = verdict.indicator_verdicts.len() + usize::from(verdict_error);
+    let errors = s.error + usize::from(verdict_error);
     let mut x = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    // junit-10.xsd: `skipped` is an attribute of `testsuite`, not of `testsuites`.
     x.push_str(&format!(
-        "<testsuites name=\"oatf evaluate\" tests=\"{tests}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\">\n",
-        s.matched, s.error, s.skipped
+        "<testsuites name=\"oatf evaluate\" tests=\"{tests}\" failures=\"{}\" errors=\"{errors}\">\n",
+        s.matched
     ));
     x.push_str(&format!(
-        "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\"{}>\n",
+        "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{}\" errors=\"{errors}\" skipped=\"{}\"{}>\n",
         xml::attr(&format!("{attack_id} {name}")),
         s.matched,
-        s.error,
         s.skipped,
         verdict
             .timestamp
@@ -432,9 +594,24 @@ pub fn junit(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -
             .iter()
             .map(|actor| ("warning", silent_actor_warning(actor))),
     );
+    // junit-10.xsd has no properties on a test case: each indicator's tier is a suite property
+    // `tier:ID`.
+    let tiers: Vec<(String, String)> = verdict
+        .indicator_verdicts
+        .iter()
+        .filter_map(|v| {
+            v.tier
+                .map(|t| (format!("tier:{}", v.indicator_id), t.to_string()))
+        })
+        .collect();
+    let properties = properties
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .chain(tiers);
     for (key, value) in properties {
         x.push_str(&format!(
-            "      <property name=\"{key}\" value=\"{}\"/>\n",
+            "      <property name=\"{}\" value=\"{}\"/>\n",
+            xml::attr(&key),
             xml::attr(&value)
         ));
     }
@@ -445,13 +622,8 @@ pub fn junit(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -
             xml::attr(attack_id),
             xml::attr(&v.indicator_id)
         );
-        // The tier of the indicator, as a property of its test case.
-        let tier = v
-            .tier
-            .map(|t| {
-                format!("      <properties><property name=\"tier\" value=\"{t}\"/></properties>\n")
-            })
-            .unwrap_or_default();
+        // The tier is named in the failure message (and is a suite property).
+        let tier = v.tier.map(|t| format!(", tier {t}")).unwrap_or_default();
         let evidence = v.evidence.as_deref().unwrap_or("");
         let (evidence_text, evidence_attr) = (xml::text(evidence), xml::attr(evidence));
         let at = stats
@@ -460,20 +632,29 @@ pub fn junit(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -
             .map(|line| format!(" (line {line} of {})", xml::attr(&stats.name)))
             .unwrap_or_default();
         match v.result {
-            IndicatorResult::NotMatched if tier.is_empty() => x.push_str(&format!("{open}/>\n")),
-            IndicatorResult::NotMatched => {
-                x.push_str(&format!("{open}>\n{tier}    </testcase>\n"));
-            }
+            IndicatorResult::NotMatched => x.push_str(&format!("{open}/>\n")),
             IndicatorResult::Matched => x.push_str(&format!(
-                "{open}>\n{tier}      <failure type=\"matched\" message=\"the agent complied: indicator matched{at}\">{evidence_text}</failure>\n    </testcase>\n"
+                "{open}>\n      <failure type=\"matched\" message=\"the agent complied: indicator matched{at}{tier}\">{evidence_text}</failure>\n    </testcase>\n"
             )),
             IndicatorResult::Error => x.push_str(&format!(
-                "{open}>\n{tier}      <error type=\"error\" message=\"{evidence_attr}\"/>\n    </testcase>\n"
+                "{open}>\n      <error type=\"error\" message=\"{evidence_attr}\"/>\n    </testcase>\n"
             )),
             IndicatorResult::Skipped => x.push_str(&format!(
-                "{open}>\n{tier}      <skipped message=\"{evidence_attr}\"/>\n    </testcase>\n"
+                "{open}>\n      <skipped message=\"{evidence_attr}\"/>\n    </testcase>\n"
             )),
         }
+    }
+    if verdict_error {
+        x.push_str(&format!(
+            "    <testcase classname=\"{}\" name=\"verdict\">\n      <error type=\"error\" message=\"{}\"/>\n    </testcase>\n",
+            xml::attr(attack_id),
+            xml::attr(
+                verdict
+                    .diagnostic
+                    .as_deref()
+                    .unwrap_or("the verdict could not be established")
+            ),
+        ));
     }
     x.push_str("  </testsuite>\n</testsuites>\n");
     x

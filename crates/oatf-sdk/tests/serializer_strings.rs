@@ -158,8 +158,58 @@ fn known_troublemakers_round_trip() -> Result<(), TestCaseError> {
         "\t",
         "a\r\nb",
         "<<",
+        "a\nb",
+        "a\n",
+        "a\n\n",
+        "a\n\n\nb\n\n",
+        "\na",
+        "\n\n a",
+        "\n",
+        "a\n  b\n    c",
+        "#x\n# y\n",
+        "---\n...\n",
+        "a\n---\nb",
+        "a\n- b\nc: d\n",
+        "|\n>\n",
+        "a\n \nb",
+        "  \n",
+        "a\n\t b",
+        "a \nb  ",
+        " a\nb",
+        "\"quoted\"\n'single'\n",
+        "{{tool}}\n[x]: {y}",
     ] {
         round_trip(s)?;
     }
     Ok(())
+}
+
+/// `oatf normalize` is used as a formatter: multi-line text comes out as a literal block, not as one
+/// quoted line full of `\n`.
+#[test]
+fn multi_line_strings_are_literal_blocks() {
+    let document: oatf::Document = serde_json::from_value(json!({
+        "oatf": "0.1",
+        "attack": {
+            "name": "x",
+            "description": "First line.\nSecond line.\n",
+            "execution": {"mode": "mcp_server", "state": {"v": "a\nb", "w": ["c\n\n"]}},
+            "indicators": [],
+        }
+    }))
+    .unwrap_or_else(|e| panic!("{e}"));
+    let yaml = oatf::serialize(&document);
+    assert!(
+        yaml.contains("  description: |\n    First line.\n    Second line.\n"),
+        "{yaml}"
+    );
+    assert!(yaml.contains("v: |-\n"), "{yaml}");
+    assert!(yaml.contains("- |+\n"), "{yaml}");
+    // Text a literal block cannot keep stays quoted.
+    let document: oatf::Document = serde_json::from_value(json!({
+        "oatf": "0.1",
+        "attack": {"name": " lead\nx", "execution": {"mode": "mcp_server", "state": {}}, "indicators": []}
+    }))
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(oatf::serialize(&document).contains("name: \" lead\\nx\""));
 }

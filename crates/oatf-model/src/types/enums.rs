@@ -39,6 +39,8 @@ pub struct UnknownVariant {
     label: &'static str,
     value: String,
     expected: String,
+    /// `; did you mean …?`, or empty.
+    hint: String,
 }
 
 impl UnknownVariant {
@@ -47,6 +49,7 @@ impl UnknownVariant {
             label: T::LABEL,
             value: value.chars().take(128).collect(),
             expected: T::expected(),
+            hint: crate::suggest::hint(value, T::VARIANTS.iter().map(|v| v.as_str())),
         }
     }
 
@@ -60,8 +63,8 @@ impl fmt::Display for UnknownVariant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "unknown {} `{}`, expected one of {}",
-            self.label, self.value, self.expected
+            "unknown {} `{}`, expected one of {}{}",
+            self.label, self.value, self.expected, self.hint
         )
     }
 }

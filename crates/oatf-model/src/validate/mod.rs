@@ -432,10 +432,11 @@ impl Validator<'_> {
                 T::RULE,
                 path,
                 format!(
-                    "unknown {} `{}`, expected one of {}",
+                    "unknown {} `{}`, expected one of {}{}",
                     T::LABEL,
                     shown(s),
-                    T::expected()
+                    T::expected(),
+                    crate::suggest::hint(s, T::VARIANTS.iter().map(|v| v.as_str()))
                 ),
             );
         }
@@ -447,8 +448,9 @@ impl Validator<'_> {
                 "V-034",
                 path,
                 format!(
-                    "mode `{}` does not match `[a-z][a-z0-9_]*_(server|client)`",
-                    shown(mode)
+                    "mode `{}` does not match `[a-z][a-z0-9_]*_(server|client)`{}",
+                    shown(mode),
+                    crate::suggest::hint(mode, known_modes().iter().copied())
                 ),
             );
         } else if self.options.binding_warnings && !known_modes().contains(&mode) {
@@ -456,9 +458,10 @@ impl Validator<'_> {
                 "W-002",
                 path,
                 format!(
-                    "unrecognized mode `{}`; known modes are {}",
+                    "unrecognized mode `{}`; known modes are {}{}",
                     shown(mode),
-                    known_modes().join(", ")
+                    known_modes().join(", "),
+                    crate::suggest::hint(mode, known_modes().iter().copied())
                 ),
             );
         }
@@ -976,8 +979,9 @@ impl Validator<'_> {
                 "V-029",
                 key(path, "event"),
                 format!(
-                    "event `{}` is not a known event of mode `{mode}`",
-                    shown(event)
+                    "event `{}` is not a known event of mode `{mode}`{}",
+                    shown(event),
+                    crate::suggest::hint(event, events.iter().copied())
                 ),
             );
         }
@@ -1323,9 +1327,10 @@ impl Validator<'_> {
                         "W-003",
                         key(p, "protocol"),
                         format!(
-                            "unrecognized protocol `{}`; known protocols are {}",
+                            "unrecognized protocol `{}`; known protocols are {}{}",
                             shown(protocol),
-                            known_protocols().join(", ")
+                            known_protocols().join(", "),
+                            crate::suggest::hint(protocol, known_protocols().iter().copied())
                         ),
                     );
                 }
@@ -1353,8 +1358,9 @@ impl Validator<'_> {
                     "V-018",
                     key(p, "surface"),
                     format!(
-                        "surface `{}` is not a known operation of protocol `{protocol}`",
-                        shown(surface)
+                        "surface `{}` is not a known operation of protocol `{protocol}`{}",
+                        shown(surface),
+                        crate::suggest::hint(surface, registry::known_surfaces(protocol))
                     ),
                 );
             }

@@ -176,6 +176,17 @@ pub fn is_known_surface(protocol: &str, surface: &str) -> Option<bool> {
     )
 }
 
+/// The surfaces of a known protocol (the events of its modes, repeated where modes share them);
+/// nothing for an unknown protocol.
+pub(crate) fn known_surfaces(protocol: &str) -> impl Iterator<Item = &'static str> {
+    PROTOCOLS
+        .iter()
+        .filter(move |(p, _)| *p == protocol)
+        .flat_map(|(_, modes)| modes.iter())
+        .filter_map(|m| known_events(m))
+        .flat_map(|events| events.iter().copied())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

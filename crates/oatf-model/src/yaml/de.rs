@@ -90,8 +90,9 @@ impl de::Error for DeError {
         DeError::new(
             ParseErrorKind::UnknownVariant,
             format!(
-                "unknown value `{shown}`, expected one of {}",
-                expected.join(", ")
+                "unknown value `{shown}`, expected one of {}{}",
+                expected.join(", "),
+                crate::suggest::hint(variant, expected.iter().copied())
             ),
         )
     }
@@ -101,8 +102,9 @@ impl de::Error for DeError {
         let mut e = DeError::new(
             ParseErrorKind::TypeMismatch,
             format!(
-                "unknown field `{shown}`, expected one of {}",
-                expected.join(", ")
+                "unknown field `{shown}`, expected one of {}{}",
+                expected.join(", "),
+                crate::suggest::hint(field, expected.iter().copied())
             ),
         );
         e.key_fault = true;

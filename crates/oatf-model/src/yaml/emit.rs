@@ -1,8 +1,10 @@
 //! A small, deterministic YAML emitter over [`serde_json::Value`] (block style, canonical quoting).
 //!
 //! Strings are written plain when they read back as the same string under both YAML 1.2 and the
-//! lenient YAML 1.1 readers still common in tools; otherwise they are double-quoted with escapes for
-//! control characters only, so unicode text is kept as written. Integers stay integers and floats keep
+//! lenient YAML 1.1 readers still common in tools; a multi-line value is written as a literal block
+//! (`|`, `|-` or `|+`) when a literal block reads back as the same string (`literal_chomping`);
+//! otherwise strings are double-quoted with escapes for control characters only, so unicode text is
+//! kept as written. Integers stay integers and floats keep
 //! a fraction or exponent (`1.0` stays `1.0`).
 
 use std::fmt::Write as _;
@@ -72,11 +74,7 @@ fn write_seq(items: &[Value], level: usize, out: &mut String, depth: usize) {
                 out.push(' ');
                 write_seq(a, level + 2, out, depth + 1);
             }
-            scalar => {
-                out.push(' ');
-                write_scalar(scalar, out);
-                out.push('\n');
-            }
+            scalar => write_inline_value(scalar, level + 2, out),
         }
     }
 }
@@ -98,12 +96,72 @@ fn write_child(value: &Value, level: usize, out: &mut String, depth: usize) {
             indent(out, level + 2);
             write_seq(a, level + 2, out, depth + 1);
         }
-        scalar => {
-            out.push(' ');
-            write_scalar(scalar, out);
+        scalar => write_inline_value(scalar, level + 2, out),
+    }
+}
+
+/// Writes a scalar after `key:` or `-`, ending the line: a literal block indented by `content` when
+/// it is a multi-line string a literal block keeps, else a plain or quoted scalar.
+fn write_inline_value(value: &Value, content: usize, out: &mut String) {
+    if let Value::String(s) = value
+        && let Some(chomping) = literal_chomping(s)
+    {
+        out.push_str(" |");
+        out.push_str(chomping);
+        out.push('\n');
+        let body = s.trim_end_matches('\n');
+        for line in body.split('\n') {
+            if !line.is_empty() {
+                indent(out, content);
+                out.push_str(line);
+            }
             out.push('\n');
         }
+        // `|+` keeps the final line break and these empty lines.
+        for _ in 1..s.len() - body.len() {
+            out.push('\n');
+        }
+        return;
     }
+    out.push(' ');
+    write_scalar(value, out);
+    out.push('\n');
+}
+
+/// The chomping indicator (`-` strip, `` clip, `+` keep) with which a literal block scalar reads back
+/// as exactly `s`, or `None` when `s` is better quoted: it has no line break, has a character that
+/// needs an escape (or a tab or carriage return, which a block would keep only by accident of
+/// whitespace rules), a line made of spaces only (read back as an empty line), a first line that
+/// starts with a space (it would set the indentation), or nothing but line breaks.
+fn literal_chomping(s: &str) -> Option<&'static str> {
+    if !s.contains('\n')
+        || s.chars()
+            .any(|c| c != '\n' && (needs_escape(c) || c == '\t' || c == '\r'))
+    {
+        return None;
+    }
+    let body = s.trim_end_matches('\n');
+    if body.is_empty() {
+        return None;
+    }
+    let mut lines = body.split('\n');
+    if lines
+        .clone()
+        .any(|line| !line.is_empty() && line.bytes().all(|b| b == b' '))
+    {
+        return None;
+    }
+    if lines
+        .find(|line| !line.is_empty())
+        .is_some_and(|line| line.starts_with(' '))
+    {
+        return None;
+    }
+    Some(match s.len() - body.len() {
+        0 => "-",
+        1 => "",
+        _ => "+",
+    })
 }
 
 fn write_scalar(value: &Value, out: &mut String) {
@@ -233,8 +291,21 @@ mod tests {
                    "k": "line\nbreak", "l": "-x", "m": "tools/call", "n": 1, "o": 1.0, "p": -2.5e-7,
                    "q": null, "r": true, "s": "~", "t": "*alias", "u": "1.0", "<<": "..."}),
             "a: plain text\nb: \"\"\nc: \"yes\"\nd: \"2026-02-15\"\ne: \"012\"\nf: \"a: b\"\ng: \"x #y\"\n\
-             h: \"{{name}}\"\ni: \" pad\"\nj: ünïcödé ✓\nk: \"line\\nbreak\"\nl: \"-x\"\nm: tools/call\n\
+             h: \"{{name}}\"\ni: \" pad\"\nj: ünïcödé ✓\nk: |-\n  line\n  break\nl: \"-x\"\nm: tools/call\n\
              \"n\": 1\no: 1.0\np: -2.5e-7\nq: null\nr: true\ns: \"~\"\nt: \"*alias\"\nu: \"1.0\"\n\"<<\": \"...\"\n",
+        );
+    }
+
+    #[test]
+    fn literal_blocks() {
+        check(
+            json!({"a": "x\ny\n", "b": ["p\n\n", "q\nr"], "c": {"d": "\n\ne\n  f"}}),
+            "a: |\n  x\n  y\nb:\n  - |+\n    p\n\n  - |-\n    q\n    r\nc:\n  d: |-\n\n\n    e\n      f\n",
+        );
+        // Keys are never blocks; what a block cannot keep is quoted.
+        check(
+            json!({"a\nb": " x\ny", "c": "x\n \ny", "d": "x\ty\nz", "e": "\n\n"}),
+            "\"a\\nb\": \" x\\ny\"\nc: \"x\\n \\ny\"\nd: \"x\\ty\\nz\"\ne: \"\\n\\n\"\n",
         );
     }
 

@@ -1,0 +1,898 @@
+//! Campaigns: `oatf evaluate DOC TRACE...` with several traces (or directories of traces), and
+//! `oatf evaluate --manifest FILE` pairing documents and traces, as a benchmark produces them.
+//!
+//! Each document is loaded and compiled once; the runs (one trace against one document) are evaluated
+//! in parallel on all cores (rayon), each trace streamed as in a single evaluation, and the report
+//! summarizes them: per attack the runs by result, the worst verdict and the highest tier; totals by
+//! result, tier and category. The exit code is that of the worst run (`worst_code`).
+
+use std::collections::BTreeMap;
+use std::io::{BufReader, IsTerminal as _};
+use std::path::{Path, PathBuf};
+
+use oatf::{AttackResult, AttackVerdict, CompiledAttack, Document, Tier};
+use rayon::prelude::*;
+use serde_json::{Value, json};
+
+use oatf::report::{TraceStats, exit_code as verdict_code};
+
+use crate::evaluate::{
+    EXIT_INVALID_DOCUMENT, EXIT_NO_INPUT, EXIT_USAGE, Format, one_line, result_with_tier,
+};
+use crate::validate::{options, out, parse_headline, read_input, render, with_path};
+
+/// Trace files a directory contributes: JSON Lines by extension.
+const TRACE_EXTENSIONS: [&str; 2] = ["jsonl", "ndjson"];
+
+/// Directories nested deeper than this under a trace directory are not walked.
+const MAX_WALK_DEPTH: usize = 32;
+
+/// One trace to evaluate against one document.
+#[derive(Debug)]
+struct Run {
+    document: usize,
+    trace: PathBuf,
+}
+
+/// What a campaign evaluates: the documents, and the runs that refer to them by index.
+#[derive(Debug, Default)]
+struct Plan {
+    documents: Vec<PathBuf>,
+    runs: Vec<Run>,
+}
+
+impl Plan {
+    fn document_index(&mut self, path: PathBuf) -> usize {
+        match self.documents.iter().position(|p| *p == path) {
+            Some(index) => index,
+            None => {
+                self.documents.push(path);
+                self.documents.len() - 1
+            }
+        }
+    }
+
+    /// Adds runs of `document` for `trace`: the file itself, or every trace file under a directory.
+    fn add(&mut self, document: usize, trace: &Path) -> Result<(), String> {
+        if trace.as_os_str() != "-" && trace.is_dir() {
+            let found = trace_files(trace)?;
+            if found.is_empty() {
+                return Err(format!(
+                    "no trace file (*.jsonl, *.ndjson) under {}",
+                    trace.display()
+                ));
+            }
+            self.runs
+                .extend(found.into_iter().map(|trace| Run { document, trace }));
+        } else {
+            self.runs.push(Run {
+                document,
+                trace: trace.to_path_buf(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The trace files under `root`, sorted; hidden entries are skipped and links to directories are
+/// not followed.
+fn trace_files(root: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut found = Vec::new();
+    let mut stack = vec![(root.to_path_buf(), 0)];
+    while let Some((dir, depth)) = stack.pop() {
+        let entries =
+            std::fs::read_dir(&dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+            if entry.file_name().to_string_lossy().starts_with('.') {
+                continue;
+            }
+            let path = entry.path();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                if depth < MAX_WALK_DEPTH {
+                    stack.push((path, depth + 1));
+                }
+            } else if path
+                .extension()
+                .is_some_and(|e| TRACE_EXTENSIONS.iter().any(|t| e == *t))
+            {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// One entry of a manifest: a document and its traces (files or directories), relative to the
+/// manifest.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ManifestRun {
+    document: PathBuf,
+    #[serde(default)]
+    trace: Option<PathBuf>,
+    #[serde(default)]
+    traces: Vec<PathBuf>,
+}
+
+/// A campaign manifest (`docs/guide.md`, "Campaigns").
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Manifest {
+    runs: Vec<ManifestRun>,
+}
+
+fn plan_from_manifest(path: &PathBuf) -> Result<Plan, String> {
+    let (name, source) = read_input(path)?;
+    let manifest: Manifest = serde_saphyr::from_str(&source)
+        .map_err(|e| format!("{name}: not a campaign manifest: {e}"))?;
+    let base = path.parent().unwrap_or_else(|| Path::new("."));
+    let mut plan = Plan::default();
+    for (index, entry) in manifest.runs.into_iter().enumerate() {
+        let document = plan.document_index(base.join(&entry.document));
+        let traces: Vec<PathBuf> = entry.trace.into_iter().chain(entry.traces).collect();
+        if traces.is_empty() {
+            return Err(format!(
+                "{name}: runs[{index}] has no `trace` or `traces` for {}",
+                entry.document.display()
+            ));
+        }
+        for trace in traces {
+            if trace.as_os_str() == "-" {
+                return Err(format!(
+                    "{name}: runs[{index}]: a manifest cannot name standard input"
+                ));
+            }
+            plan.add(document, &base.join(trace))?;
+        }
+    }
+    if plan.runs.is_empty() {
+        return Err(format!("{name}: the manifest has no runs"));
+    }
+    Ok(plan)
+}
+
+/// Whether the arguments ask for a campaign rather than one evaluation: a manifest, several traces,
+/// a directory of traces, or the CSV format.
+pub(crate) fn is_campaign(manifest: Option<&PathBuf>, traces: &[PathBuf], format: Format) -> bool {
+    manifest.is_some()
+        || traces.len() > 1
+        || format == Format::Csv
+        || traces.iter().any(|t| t.as_os_str() != "-" && t.is_dir())
+}
+
+/// A loaded, compiled document.
+struct Attack {
+    path: PathBuf,
+    document: Document,
+    compiled: CompiledAttack,
+}
+
+/// The outcome of one run.
+struct Outcome {
+    document: usize,
+    trace: String,
+    trace_path: PathBuf,
+    result: Result<(AttackVerdict, TraceStats), Failure>,
+}
+
+/// Why a run has no verdict.
+struct Failure {
+    code: u8,
+    message: String,
+}
+
+impl Outcome {
+    fn code(&self) -> u8 {
+        match &self.result {
+            Ok((verdict, _)) => verdict_code(verdict),
+            Err(failure) => failure.code,
+        }
+    }
+}
+
+/// How bad an exit code is, for "the exit code of the worst run": an invalid document or an
+/// unreadable input first (the campaign itself is broken), then `boundary_breach` (3),
+/// `local_action` (2), `ingested` or no tier (1), partial without tier (4), error (5), and
+/// not_exploited (0) last.
+fn severity_rank(code: u8) -> u8 {
+    match code {
+        EXIT_INVALID_DOCUMENT | EXIT_NO_INPUT | EXIT_USAGE => 9,
+        3 => 6,
+        2 => 5,
+        1 => 4,
+        4 => 3,
+        5 => 2,
+        _ => 0,
+    }
+}
+
+/// The exit code of the worst of `codes` (0 when empty).
+fn worst_code(codes: impl Iterator<Item = u8>) -> u8 {
+    codes.max_by_key(|c| severity_rank(*c)).unwrap_or(0)
+}
+
+/// The options of a campaign, from `oatf evaluate`'s arguments.
+pub(crate) struct Options<'a> {
+    pub(crate) manifest: Option<&'a PathBuf>,
+    pub(crate) document: Option<&'a PathBuf>,
+    pub(crate) traces: &'a [PathBuf],
+    pub(crate) format: Format,
+    pub(crate) max_line_len: usize,
+    pub(crate) quiet: bool,
+    pub(crate) color: bool,
+}
+
+pub(crate) fn run(options: &Options<'_>) -> u8 {
+    let plan = match (options.manifest, options.document) {
+        (Some(manifest), _) => plan_from_manifest(manifest),
+        (None, Some(document)) => {
+            let mut plan = Plan::default();
+            let index = plan.document_index(document.clone());
+            options
+                .traces
+                .iter()
+                .try_for_each(|trace| plan.add(index, trace))
+                .map(|()| plan)
+        }
+        (None, None) => Err("give a document and traces, or --manifest".to_owned()),
+    };
+    let plan = match plan {
+        Ok(plan) => plan,
+        Err(message) => {
+            eprintln!("error: {}", one_line(&message));
+            return EXIT_NO_INPUT;
+        }
+    };
+    let stdin_uses = plan
+        .documents
+        .iter()
+        .filter(|p| p.as_os_str() == "-")
+        .count()
+        + plan
+            .runs
+            .iter()
+            .filter(|r| r.trace.as_os_str() == "-")
+            .count();
+    if stdin_uses > 1 {
+        eprintln!("error: standard input (`-`) can be read only once");
+        return EXIT_USAGE;
+    }
+
+    // Each document once.
+    let attacks: Vec<Result<Attack, u8>> = plan.documents.iter().map(load).collect();
+
+    let progress = Progress::new(plan.runs.len(), options.quiet);
+    let outcomes: Vec<Outcome> = plan
+        .runs
+        .par_iter()
+        .map(|run| {
+            let outcome = evaluate_run(run, &attacks, options.max_line_len);
+            progress.inc();
+            outcome
+        })
+        .collect();
+    progress.finish();
+
+    let report = Report {
+        documents: &plan.documents,
+        attacks: &attacks,
+        outcomes: &outcomes,
+    };
+    let text = match options.format {
+        Format::Human => {
+            let text = report.human(options.quiet);
+            if options.color {
+                crate::color::paint_verdicts(&text)
+            } else {
+                text
+            }
+        }
+        Format::Json => report.json(),
+        Format::Csv => report.csv(),
+        Format::Sarif => report.sarif(),
+        Format::Junit => report.junit(),
+    };
+    out(&text);
+    worst_code(outcomes.iter().map(Outcome::code))
+}
+
+/// Loads and compiles a document, printing its diagnostics; `Err` holds the exit code.
+fn load(path: &PathBuf) -> Result<Attack, u8> {
+    let (name, source) = read_input(path).map_err(|message| {
+        eprintln!("error: {}", one_line(&message));
+        EXIT_NO_INPUT
+    })?;
+    if let Some(hint) = crate::evaluate::trace_given_as_document(&source) {
+        eprintln!("error: {}: {hint}", one_line(&name));
+        return Err(EXIT_USAGE);
+    }
+    match oatf::load_with(&source, &options()) {
+        Ok(loaded) => {
+            for warning in &loaded.warnings {
+                let headline = with_path(warning.message(), warning.path());
+                eprint!("{}", render(warning, headline, &name, &source));
+            }
+            let compiled = CompiledAttack::new(&loaded.document, &oatf::default_eval_options());
+            Ok(Attack {
+                path: path.clone(),
+                document: loaded.document,
+                compiled,
+            })
+        }
+        Err(oatf::LoadError::Parse(errors)) => {
+            for error in errors.iter() {
+                eprint!("{}", render(error, parse_headline(error), &name, &source));
+            }
+            Err(EXIT_INVALID_DOCUMENT)
+        }
+        Err(oatf::LoadError::Invalid(errors)) => {
+            for error in &errors {
+                let headline = with_path(error.message(), Some(error.path()));
+                eprint!("{}", render(error, headline, &name, &source));
+            }
+            Err(EXIT_INVALID_DOCUMENT)
+        }
+    }
+}
+
+fn evaluate_run(run: &Run, attacks: &[Result<Attack, u8>], max_line_len: usize) -> Outcome {
+    let trace = if run.trace.as_os_str() == "-" {
+        "<stdin>".to_owned()
+    } else {
+        run.trace.display().to_string()
+    };
+    let failure = |code, message: String| Outcome {
+        document: run.document,
+        trace: trace.clone(),
+        trace_path: run.trace.clone(),
+        result: Err(Failure { code, message }),
+    };
+    let attack = match attacks.get(run.document) {
+        Some(Ok(attack)) => attack,
+        Some(Err(code)) => return failure(*code, "the document could not be loaded".to_owned()),
+        None => return failure(EXIT_USAGE, "no document".to_owned()),
+    };
+    let input: Box<dyn std::io::BufRead> = if run.trace.as_os_str() == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        match crate::safe_fs::open_regular(&run.trace) {
+            Ok((file, _)) => Box::new(BufReader::with_capacity(1 << 16, file)),
+            Err(e) => return failure(EXIT_NO_INPUT, format!("cannot read {trace}: {e}")),
+        }
+    };
+    let mut input = input;
+    if let Some(hint) = crate::evaluate::document_given_as_trace(&mut input) {
+        return failure(EXIT_USAGE, format!("{trace}: {hint}"));
+    }
+    let result = match crate::evaluate::evaluate(
+        &attack.compiled,
+        input,
+        trace.clone(),
+        max_line_len,
+        false,
+    ) {
+        Ok((mut verdict, stats)) => {
+            verdict.source = Some(format!("oatf {}", env!("CARGO_PKG_VERSION")));
+            Ok((verdict, stats))
+        }
+        Err(message) => Err(Failure {
+            code: EXIT_NO_INPUT,
+            message,
+        }),
+    };
+    Outcome {
+        document: run.document,
+        trace,
+        trace_path: run.trace.clone(),
+        result,
+    }
+}
+
+/// A progress bar with counts and rate on stderr, only when stderr is a terminal and not `--quiet`.
+struct Progress(Option<indicatif::ProgressBar>);
+
+impl Progress {
+    fn new(total: usize, quiet: bool) -> Self {
+        if quiet || total < 2 || !std::io::stderr().is_terminal() {
+            return Progress(None);
+        }
+        let bar = indicatif::ProgressBar::new(total as u64);
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "{bar:30} {pos}/{len} traces, {per_sec}, {elapsed} (eta {eta})",
+        ) {
+            bar.set_style(style);
+        }
+        Progress(Some(bar))
+    }
+
+    fn inc(&self) {
+        if let Some(bar) = &self.0 {
+            bar.inc(1);
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.0 {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// Counts of runs by result.
+#[derive(Clone, Copy, Debug, Default)]
+struct Counts {
+    exploited: usize,
+    partial: usize,
+    not_exploited: usize,
+    error: usize,
+}
+
+impl Counts {
+    fn add(&mut self, result: Option<AttackResult>) {
+        match result {
+            Some(AttackResult::Exploited) => self.exploited += 1,
+            Some(AttackResult::Partial) => self.partial += 1,
+            Some(AttackResult::NotExploited) => self.not_exploited += 1,
+            // A run without a verdict counts as an error.
+            _ => self.error += 1,
+        }
+    }
+
+    fn total(&self) -> usize {
+        self.exploited + self.partial + self.not_exploited + self.error
+    }
+
+    fn json(&self) -> Value {
+        json!({
+            "exploited": self.exploited,
+            "partial": self.partial,
+            "not_exploited": self.not_exploited,
+            "error": self.error,
+        })
+    }
+}
+
+/// The summary of one attack (document) over its runs.
+struct AttackSummary {
+    document: usize,
+    counts: Counts,
+    /// The exit code of its worst run.
+    worst: u8,
+    /// The verdict of its worst run, or `None` when that run has none.
+    worst_verdict: Option<String>,
+    max_tier: Option<Tier>,
+}
+
+struct Report<'a> {
+    documents: &'a [PathBuf],
+    attacks: &'a [Result<Attack, u8>],
+    outcomes: &'a [Outcome],
+}
+
+impl Report<'_> {
+    fn attack_id(&self, document: usize) -> String {
+        match self.attacks.get(document) {
+            Some(Ok(attack)) => attack
+                .document
+                .attack
+                .as_ref()
+                .and_then(|a| a.id.clone())
+                .unwrap_or_else(|| attack.path.display().to_string()),
+            _ => format!("{} (not loaded)", self.document_file(document)),
+        }
+    }
+
+    fn document_file(&self, document: usize) -> String {
+        self.documents
+            .get(document)
+            .map(|p| p.display().to_string())
+            .unwrap_or_default()
+    }
+
+    fn category(&self, document: usize) -> String {
+        let category = match self.attacks.get(document) {
+            Some(Ok(attack)) => attack
+                .document
+                .attack
+                .as_ref()
+                .and_then(|a| a.classification.as_ref())
+                .and_then(|c| c.category.as_ref())
+                .map(|c| c.as_str().to_owned()),
+            _ => None,
+        };
+        category.unwrap_or_else(|| "(none)".to_owned())
+    }
+
+    fn summaries(&self) -> Vec<AttackSummary> {
+        let mut by_document: BTreeMap<usize, AttackSummary> = BTreeMap::new();
+        for outcome in self.outcomes {
+            let summary = by_document
+                .entry(outcome.document)
+                .or_insert_with(|| AttackSummary {
+                    document: outcome.document,
+                    counts: Counts::default(),
+                    worst: 0,
+                    worst_verdict: None,
+                    max_tier: None,
+                });
+            let verdict = outcome.result.as_ref().ok().map(|(v, _)| v);
+            summary.counts.add(verdict.map(|v| v.result));
+            let code = outcome.code();
+            if summary.counts.total() == 1 || severity_rank(code) > severity_rank(summary.worst) {
+                summary.worst = code;
+                summary.worst_verdict = verdict.map(result_with_tier);
+            }
+            if let Some(tier) = verdict.and_then(|v| v.max_tier) {
+                summary.max_tier = Some(summary.max_tier.map_or(tier, |t| t.max(tier)));
+            }
+        }
+        by_document.into_values().collect()
+    }
+
+    fn totals(&self) -> (Counts, [usize; 4], BTreeMap<String, Counts>) {
+        let mut counts = Counts::default();
+        // Exploited or partial runs by max_tier: none, ingested, local_action, boundary_breach.
+        let mut tiers = [0; 4];
+        let mut categories: BTreeMap<String, Counts> = BTreeMap::new();
+        for outcome in self.outcomes {
+            let verdict = outcome.result.as_ref().ok().map(|(v, _)| v);
+            let result = verdict.map(|v| v.result);
+            counts.add(result);
+            categories
+                .entry(self.category(outcome.document))
+                .or_default()
+                .add(result);
+            if let Some(v) = verdict
+                && matches!(v.result, AttackResult::Exploited | AttackResult::Partial)
+            {
+                tiers[tier_index(v.max_tier)] += 1;
+            }
+        }
+        (counts, tiers, categories)
+    }
+
+    fn human(&self, quiet: bool) -> String {
+        let mut text = String::new();
+        let summaries = self.summaries();
+        let ids: Vec<String> = summaries
+            .iter()
+            .map(|s| one_line(&self.attack_id(s.document)))
+            .collect();
+        let width = ids
+            .iter()
+            .map(|i| i.chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(6);
+        text.push_str(&format!(
+            "{:<width$}  {:>5}  {:>9}  {:>7}  {:>13}  {:>5}  worst\n",
+            "attack", "runs", "exploited", "partial", "not_exploited", "error"
+        ));
+        for (summary, id) in summaries.iter().zip(&ids) {
+            let c = &summary.counts;
+            let worst = summary
+                .worst_verdict
+                .clone()
+                .unwrap_or_else(|| format!("no verdict (exit {})", summary.worst));
+            text.push_str(&format!(
+                "{id:<width$}  {:>5}  {:>9}  {:>7}  {:>13}  {:>5}  {worst}\n",
+                c.total(),
+                c.exploited,
+                c.partial,
+                c.not_exploited,
+                c.error
+            ));
+        }
+        if !quiet {
+            let notable: Vec<&Outcome> = self.outcomes.iter().filter(|o| o.code() != 0).collect();
+            if !notable.is_empty() {
+                text.push_str("runs that did not end not_exploited:\n");
+            }
+            for outcome in notable {
+                let what = match &outcome.result {
+                    Ok((verdict, _)) => format!("verdict: {}", result_with_tier(verdict)),
+                    Err(failure) => format!("no verdict: {}", failure.message),
+                };
+                text.push_str(&format!(
+                    "  {}  {}  {}\n",
+                    one_line(&self.attack_id(outcome.document)),
+                    one_line(&outcome.trace),
+                    one_line(&what)
+                ));
+            }
+        }
+        let (counts, tiers, categories) = self.totals();
+        text.push_str(&format!(
+            "runs: {} ({} exploited, {} partial, {} not_exploited, {} error)\n",
+            counts.total(),
+            counts.exploited,
+            counts.partial,
+            counts.not_exploited,
+            counts.error
+        ));
+        text.push_str(&format!(
+            "max tier of exploited and partial runs: {} boundary_breach, {} local_action, {} ingested, {} without tier\n",
+            tiers[3], tiers[2], tiers[1], tiers[0]
+        ));
+        for (category, c) in &categories {
+            text.push_str(&format!(
+                "category {}: {} runs, {} exploited, {} partial, {} not_exploited, {} error\n",
+                one_line(category),
+                c.total(),
+                c.exploited,
+                c.partial,
+                c.not_exploited,
+                c.error
+            ));
+        }
+        text
+    }
+
+    fn json(&self) -> String {
+        let runs: Vec<Value> = self
+            .outcomes
+            .iter()
+            .map(|o| {
+                let mut run = json!({
+                    "document": self.document_file(o.document),
+                    "attack_id": self.attack_id(o.document),
+                    "trace": o.trace,
+                    "exit_code": o.code(),
+                });
+                if let Some(object) = run.as_object_mut() {
+                    match &o.result {
+                        Ok((verdict, stats)) => {
+                            object.insert(
+                                "verdict".into(),
+                                oatf::report::json_document(verdict, stats),
+                            );
+                        }
+                        Err(failure) => {
+                            object.insert("error".into(), json!(failure.message));
+                        }
+                    }
+                }
+                run
+            })
+            .collect();
+        let attacks: Vec<Value> = self
+            .summaries()
+            .iter()
+            .map(|s| {
+                json!({
+                    "attack_id": self.attack_id(s.document),
+                    "document": self.document_file(s.document),
+                    "category": self.category(s.document),
+                    "runs": s.counts.total(),
+                    "results": s.counts.json(),
+                    "worst_verdict": s.worst_verdict,
+                    "max_tier": s.max_tier,
+                    "exit_code": s.worst,
+                })
+            })
+            .collect();
+        let (counts, tiers, categories) = self.totals();
+        let value = json!({
+            "runs": runs,
+            "attacks": attacks,
+            "totals": {
+                "runs": counts.total(),
+                "by_result": counts.json(),
+                "by_max_tier": {
+                    "boundary_breach": tiers[3], "local_action": tiers[2],
+                    "ingested": tiers[1], "none": tiers[0],
+                },
+                "by_category": categories.iter()
+                    .map(|(k, c)| (k.clone(), c.json()))
+                    .collect::<serde_json::Map<String, Value>>(),
+            },
+            "exit_code": worst_code(self.outcomes.iter().map(Outcome::code)),
+        });
+        let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
+        text.push('\n');
+        text
+    }
+
+    fn csv(&self) -> String {
+        let mut text = String::from(
+            "document,attack_id,trace,result,max_tier,exit_code,matched,not_matched,error,skipped,messages,malformed_lines,message\n",
+        );
+        for o in self.outcomes {
+            let mut fields = vec![
+                self.document_file(o.document),
+                self.attack_id(o.document),
+                o.trace.clone(),
+            ];
+            match &o.result {
+                Ok((verdict, stats)) => {
+                    let s = &verdict.evaluation_summary;
+                    fields.extend([
+                        verdict.result.as_str().to_owned(),
+                        verdict
+                            .max_tier
+                            .map(|t| t.as_str().to_owned())
+                            .unwrap_or_default(),
+                        o.code().to_string(),
+                        s.matched.to_string(),
+                        s.not_matched.to_string(),
+                        s.error.to_string(),
+                        s.skipped.to_string(),
+                        stats.messages.to_string(),
+                        stats.malformed.to_string(),
+                        verdict.diagnostic.clone().unwrap_or_default(),
+                    ]);
+                }
+                Err(failure) => {
+                    fields.extend(["", "", ""].map(str::to_owned));
+                    fields[3] = "error".to_owned();
+                    fields[5] = o.code().to_string();
+                    fields.extend(std::iter::repeat_n(String::new(), 6));
+                    fields.push(failure.message.clone());
+                }
+            }
+            let row: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
+            text.push_str(&row.join(","));
+            text.push('\n');
+        }
+        text
+    }
+
+    fn sarif(&self) -> String {
+        let mut runs = Vec::new();
+        for o in self.outcomes {
+            match (&o.result, self.attacks.get(o.document)) {
+                (Ok((verdict, stats)), Some(Ok(attack))) => {
+                    let single =
+                        oatf::report::sarif(&attack.document, verdict, stats, &o.trace_path);
+                    if let Ok(mut value) = serde_json::from_str::<Value>(&single)
+                        && let Some(run) = value
+                            .get_mut("runs")
+                            .and_then(Value::as_array_mut)
+                            .and_then(|r| r.pop())
+                    {
+                        runs.push(run);
+                    }
+                }
+                (result, _) => {
+                    let message = match result {
+                        Err(failure) => failure.message.clone(),
+                        Ok(_) => "the document could not be loaded".to_owned(),
+                    };
+                    runs.push(json!({
+                        "tool": {"driver": {
+                            "name": "oatf",
+                            "version": env!("CARGO_PKG_VERSION"),
+                            "informationUri": "https://oatf.io",
+                        }},
+                        "invocations": [{
+                            "executionSuccessful": false,
+                            "toolExecutionNotifications": [
+                                {"level": "error", "message": {"text": message}},
+                            ],
+                        }],
+                        "results": [],
+                        "properties": {
+                            "attack_id": self.attack_id(o.document),
+                            "trace": {"file": o.trace},
+                        },
+                    }));
+                }
+            }
+        }
+        let sarif = json!({
+            "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+            "version": "2.1.0",
+            "runs": runs,
+        });
+        let mut text = serde_json::to_string_pretty(&sarif).unwrap_or_default();
+        text.push('\n');
+        text
+    }
+
+    fn junit(&self) -> String {
+        use oatf::report::xml;
+        let mut suites = String::new();
+        let (mut tests, mut failures, mut errors) = (0, 0, 0);
+        for o in self.outcomes {
+            let attack_id = self.attack_id(o.document);
+            match (&o.result, self.attacks.get(o.document)) {
+                (Ok((verdict, stats)), Some(Ok(attack))) => {
+                    let single = oatf::report::junit(&attack.document, verdict, stats);
+                    let s = &verdict.evaluation_summary;
+                    // As the single report counts: an unexplained `error` verdict is one more case.
+                    let verdict_error = verdict.result == AttackResult::Error && s.error == 0;
+                    tests += verdict.indicator_verdicts.len() + usize::from(verdict_error);
+                    failures += s.matched;
+                    errors += s.error + usize::from(verdict_error);
+                    // The one suite of the single report, named after the run.
+                    if let (Some(start), Some(end)) =
+                        (single.find("  <testsuite "), single.rfind("</testsuites>"))
+                        && start < end
+                    {
+                        let suite = &single[start..end];
+                        let name_end = suite
+                            .find("\" tests=")
+                            .unwrap_or(0)
+                            .max("  <testsuite name=\"".len());
+                        suites.push_str(&format!(
+                            "  <testsuite name=\"{}\"{}",
+                            xml::attr(&format!("{attack_id} {}", o.trace)),
+                            &suite[name_end + 1..]
+                        ));
+                    }
+                }
+                (result, _) => {
+                    let message = match result {
+                        Err(failure) => failure.message.clone(),
+                        Ok(_) => "the document could not be loaded".to_owned(),
+                    };
+                    tests += 1;
+                    errors += 1;
+                    suites.push_str(&format!(
+                        "  <testsuite name=\"{}\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\">\n    <testcase classname=\"{}\" name=\"run\">\n      <error type=\"no-verdict\" message=\"{}\"/>\n    </testcase>\n  </testsuite>\n",
+                        xml::attr(&format!("{attack_id} {}", o.trace)),
+                        xml::attr(&attack_id),
+                        xml::attr(&message),
+                    ));
+                }
+            }
+        }
+        format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"oatf evaluate\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\">\n{suites}</testsuites>\n"
+        )
+    }
+}
+
+fn tier_index(tier: Option<Tier>) -> usize {
+    match tier {
+        None => 0,
+        Some(Tier::Ingested) => 1,
+        Some(Tier::LocalAction) => 2,
+        Some(Tier::BoundaryBreach) => 3,
+    }
+}
+
+/// A CSV field (RFC 4180): quoted when it holds a comma, quote or line break. Text a spreadsheet
+/// would run as a formula (starting with `=`, `+`, `-`, `@`, tab or carriage return) is prefixed
+/// with `'` (OWASP's advice against CSV injection): attack ids and trace names are attacker text.
+fn csv_field(text: &str) -> String {
+    let text = if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{text}")
+    } else {
+        text.to_owned()
+    };
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_worst_code_wins() {
+        assert_eq!(worst_code([0, 1, 3, 2].into_iter()), 3);
+        assert_eq!(worst_code([0, 5, 4].into_iter()), 4);
+        assert_eq!(worst_code([0, 5].into_iter()), 5);
+        assert_eq!(worst_code([3, 66].into_iter()), 66);
+        assert_eq!(worst_code([0, 0].into_iter()), 0);
+        assert_eq!(worst_code(std::iter::empty()), 0);
+    }
+
+    #[test]
+    fn csv_fields() {
+        assert_eq!(csv_field("plain"), "plain");
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
+        assert_eq!(csv_field("say \"x\"\n"), "\"say \"\"x\"\"\n\"");
+        assert_eq!(csv_field("=HYPERLINK(1)"), "'=HYPERLINK(1)");
+        assert_eq!(csv_field("@x,y"), "\"'@x,y\"");
+    }
+}

@@ -1,0 +1,53 @@
+//! `oatf completions SHELL` (clap_complete) and the hidden `oatf __man DIR` that `cargo xtask man`
+//! runs (clap_mangen): both generated from the clap definition, so they never drift from it.
+
+use std::path::PathBuf;
+
+use clap::CommandFactory as _;
+
+use crate::validate::out;
+
+/// Arguments of `oatf completions`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct CompletionsArgs {
+    /// The shell: bash, elvish, fish, powershell or zsh.
+    #[arg(value_name = "SHELL")]
+    shell: clap_complete::Shell,
+}
+
+/// Arguments of the hidden `oatf __man`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ManArgs {
+    /// The directory to write `oatf.1` and one `oatf-COMMAND.1` per subcommand into.
+    #[arg(value_name = "DIR")]
+    dir: PathBuf,
+}
+
+pub(crate) fn completions(args: CompletionsArgs) -> u8 {
+    // Hidden subcommands (`__man`) are left out of what the shell offers.
+    let full = crate::Cli::command();
+    let mut command = clap::Command::new("oatf")
+        .version(env!("CARGO_PKG_VERSION"))
+        .subcommands(full.get_subcommands().filter(|s| !s.is_hide_set()).cloned());
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut command, "oatf", &mut script);
+    out(&String::from_utf8_lossy(&script));
+    0
+}
+
+pub(crate) fn man(args: ManArgs) -> u8 {
+    if let Err(e) = std::fs::create_dir_all(&args.dir) {
+        eprintln!("error: cannot create {}: {e}", args.dir.display());
+        return 2;
+    }
+    match clap_mangen::generate_to(crate::Cli::command(), &args.dir) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!(
+                "error: cannot write the man pages to {}: {e}",
+                args.dir.display()
+            );
+            2
+        }
+    }
+}
