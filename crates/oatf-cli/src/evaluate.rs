@@ -1,5 +1,6 @@
 //! `oatf evaluate DOC TRACE`: evaluates a recorded trace against a document's indicators (format §6)
-//! and reports the verdict as text, JSON, SARIF 2.1.0 or JUnit XML.
+//! and reports the verdict as text, JSON, SARIF 2.1.0 or JUnit XML (`oatf::report`). Several traces, a
+//! directory or `--manifest` make a campaign (`crate::campaign`).
 //!
 //! The trace is read as a stream (`docs/trace-format.md`): memory does not depend on its length.
 
