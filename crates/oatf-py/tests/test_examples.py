@@ -47,8 +47,11 @@ def test_trace_file(trace):
     assert document["attack_id"] == attack.attack_id
     assert set(document["trace"]) == {
         "file", "lines", "messages", "malformed_lines", "after_grace_period", "matched_lines",
-        "verdict_from_partial_trace",
+        "verdict_from_partial_trace", "actors_without_messages",
     }
+    # Built by oatf::report::json_document, as the CLI builds it: silent actors are warnings.
+    assert all(w["code"] == "actor_without_messages" for w in document["warnings"])
+    assert [w["actor"] for w in document["warnings"]] == document["trace"]["actors_without_messages"]
     assert document["trace"]["malformed_lines"] == 0
     assert len(document["trace"]["matched_lines"]) == EXPECTED[trace][2]
     assert document.get("max_tier") == EXPECTED[trace][1]
