@@ -308,3 +308,43 @@ fn colour_only_when_asked_or_on_a_terminal() {
         "{painted}"
     );
 }
+
+#[test]
+fn sarif_names_no_machine_path_and_fingerprints_each_finding() {
+    let dir = TempDir::new("campaign", "sarif-paths");
+    dir.write("key.yaml", KEY_DOC)
+        .write("runs/a.jsonl", &trace("BEGIN OPENSSH PRIVATE KEY"));
+    let absolute = dir.path().join("runs/a.jsonl");
+    let document = dir.path().join("key.yaml");
+    let (code, stdout, stderr) = oatf(
+        dir.path(),
+        &[
+            "evaluate",
+            document.to_str().unwrap(),
+            absolute.to_str().unwrap(),
+            "--format",
+            "sarif",
+        ],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(!stdout.contains(dir.path().to_str().unwrap()), "{stdout}");
+    let sarif = json(&stdout);
+    let run = &sarif["runs"][0];
+    assert_eq!(run["automationDetails"]["id"], "oatf/T-001/runs/a.jsonl/");
+    let location = &run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"];
+    assert_eq!(location["uri"], "runs/a.jsonl");
+    assert_eq!(location["uriBaseId"], "%SRCROOT%");
+    assert!(run["originalUriBaseIds"]["%SRCROOT%"].is_object());
+    assert_eq!(
+        run["results"][0]["partialFingerprints"]["oatfFinding/v1"],
+        "T-001/T-001-01/runs/a.jsonl"
+    );
+    let rule = &run["tool"]["driver"]["rules"][0];
+    assert!(
+        rule["help"]["markdown"]
+            .as_str()
+            .unwrap()
+            .contains("### Attack T-001")
+    );
+    assert_eq!(rule["properties"]["tags"][0], "security");
+}
