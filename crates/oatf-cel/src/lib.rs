@@ -69,6 +69,7 @@
 #![deny(missing_docs)]
 
 mod budget;
+mod reads;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -279,6 +280,17 @@ impl CelEvaluator for CelEngine {
         expression: &str,
         variables: &[&str],
     ) -> Result<Box<dyn CompiledCel>, EvaluationError> {
+        Ok(Box::new(self.compile_program(expression, variables)?))
+    }
+}
+
+impl CelEngine {
+    /// Compiles `expression` into a [`CelProgram`]: parsed, metered, and with its read set.
+    fn compile_program(
+        &self,
+        expression: &str,
+        variables: &[&str],
+    ) -> Result<CelProgram, EvaluationError> {
         let program = self.parse(expression)?;
         let functions = program
             .references()
@@ -289,12 +301,16 @@ impl CelEvaluator for CelEngine {
         let mut budgeted = program.expression().clone();
         meter(&mut budgeted);
         charge_comprehensions(&mut budgeted);
-        Ok(Box::new(CelProgram {
+        let roots: Vec<&str> = std::iter::once("message")
+            .chain(variables.iter().copied())
+            .collect();
+        Ok(CelProgram {
+            reads: reads::ReadSet::of(&budgeted, &roots),
             budgeted,
             root: root_context(&self.env, &self.regexes, &self.limits)?,
             variables: variables.iter().map(|v| (*v).to_owned()).collect(),
             functions,
-        }))
+        })
     }
 }
 
@@ -323,6 +339,8 @@ pub fn check_cel_syntax(expression: &str) -> Result<(), String> {
 struct CelProgram {
     /// The program's syntax tree with every comprehension's range charged to the iteration budget.
     budgeted: IdedExpr,
+    /// What the expression reads of `message` and of each variable: only that is bound.
+    reads: reads::ReadSet,
     /// The context every evaluation runs in a child scope of: the environment and the functions
     /// `matches` and the budgets, registered once (their counters are per evaluation, [`budget`]).
     root: Context<'static, 'static>,
@@ -348,16 +366,34 @@ impl CompiledCel for CelProgram {
 
 impl CelProgram {
     fn run(&self, message: &Value, variables: &[(&str, &Value)]) -> Result<bool, EvaluationError> {
+        self.run_bound(message, variables, Binding::Pruned)
+    }
+
+    /// Evaluates with `message` and the variables bound as `binding` says (the whole binding is
+    /// kept for the equivalence tests of the read sets).
+    fn run_bound(
+        &self,
+        message: &Value,
+        variables: &[(&str, &Value)],
+        binding: Binding,
+    ) -> Result<bool, EvaluationError> {
         budget::reset();
+        let bind = |root: &str, value| match binding {
+            Binding::Pruned => self.reads.bind(root, value),
+            #[cfg(test)]
+            Binding::Whole => to_cel(value, 0),
+        };
         let root: &Context<'_, '_> = &self.root;
         let mut context = root.new_inner_scope();
-        context.add_variable_as_val("message", to_cel(message, 0)?);
+        context.add_variable_as_val("message", bind("message", message)?);
         for name in &self.variables {
             // Declared variables that the caller did not bind are `null` (spec-decisions 15).
             let value = variables
                 .iter()
                 .find(|(n, _)| n == name)
-                .map_or(Ok(Box::new(CelNull) as Box<dyn Val>), |(_, v)| to_cel(v, 0))?;
+                .map_or(Ok(Box::new(CelNull) as Box<dyn Val>), |(_, v)| {
+                    bind(name, v)
+                })?;
             context.add_variable_as_val(name.as_str(), value);
         }
         match CelValue::resolve(&self.budgeted, &context) {
@@ -403,6 +439,16 @@ impl CelProgram {
             other => EvaluationError::new(Kind::CelError, first_line(&other.to_string())),
         }
     }
+}
+
+/// How an evaluation binds `message` and the variables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Binding {
+    /// Only what the expression reads ([`reads`]).
+    Pruned,
+    /// The whole values, as before the read sets (tests compare both).
+    #[cfg(test)]
+    Whole,
 }
 
 /// The root context of a program: the shared environment, `matches` and the budget functions.
