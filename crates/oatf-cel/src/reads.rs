@@ -74,6 +74,11 @@ impl Needs {
         out
     }
 
+    /// Whether `key` is read below this value.
+    fn reads(&self, key: &str) -> bool {
+        self.keys.iter().any(|(k, _)| k == key)
+    }
+
     /// The CEL value of `value` holding only what is needed.
     fn bind<'v>(
         &self,
@@ -85,10 +90,7 @@ impl Needs {
             _ => return to_cel(value, depth),
         };
         if depth > MAX_MESSAGE_DEPTH {
-            return Err(EvaluationError::new(
-                Kind::CelError,
-                format!("the message nests deeper than {MAX_MESSAGE_DEPTH} levels"),
-            ));
+            return Err(too_deep());
         }
         let mut out = HashMap::with_capacity(self.keys.len());
         for (key, needs) in &self.keys {
@@ -99,7 +101,37 @@ impl Needs {
                 );
             }
         }
+        // The depth bound applies to the whole message, read or not, as with the whole binding
+        // (docs/input-safety.md): the unread values are walked, without converting them.
+        if out.len() < map.len()
+            && map
+                .iter()
+                .any(|(key, item)| !self.reads(key) && nests_deeper(item, depth + 1))
+        {
+            return Err(too_deep());
+        }
         Ok(Box::new(CelMap::from(out)))
+    }
+}
+
+/// The error of a message nested deeper than [`MAX_MESSAGE_DEPTH`] (the one of [`to_cel`]).
+fn too_deep() -> EvaluationError {
+    EvaluationError::new(
+        Kind::CelError,
+        format!("the message nests deeper than {MAX_MESSAGE_DEPTH} levels"),
+    )
+}
+
+/// Whether `value`, at `depth`, has a value deeper than [`MAX_MESSAGE_DEPTH`] (where [`to_cel`] stops
+/// with an error). Recursion stops at that depth.
+fn nests_deeper(value: &Value, depth: usize) -> bool {
+    if depth > MAX_MESSAGE_DEPTH {
+        return true;
+    }
+    match value {
+        Value::Array(items) => items.iter().any(|item| nests_deeper(item, depth + 1)),
+        Value::Object(map) => map.values().any(|item| nests_deeper(item, depth + 1)),
+        _ => false,
     }
 }
 
@@ -448,6 +480,33 @@ mod tests {
                 same(expression, &["v", "w"], message, &[("v", message)]);
             }
         }
+    }
+
+    #[test]
+    fn the_depth_bound_covers_unread_parts() {
+        let deep = |n: usize| {
+            let mut value = json!("leaf");
+            for _ in 0..n {
+                value = json!({ "d": value });
+            }
+            value
+        };
+        for n in [127, 128, 129, 200] {
+            let message = json!({"a": {"b": 1, "unread": deep(n)}, "other": deep(n)});
+            for expression in ["message.a.b == 1", "has(message.a.c)", "true"] {
+                same(expression, &[], &message, &[]);
+            }
+        }
+        let message = json!({"a": {"b": 1}, "other": deep(200)});
+        let program = CelEngine::new()
+            .compile_program("message.a.b == 1", &[])
+            .expect("compiles");
+        assert_eq!(
+            program
+                .run_bound(&message, &[], Binding::Pruned)
+                .map_err(|e| e.message().to_owned()),
+            Err("the message nests deeper than 128 levels".to_owned())
+        );
     }
 
     #[test]
