@@ -8,7 +8,8 @@
 use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
-use oatf::{CelEngine, CelEvaluator};
+use oatf::cel::CelEngine;
+use oatf::CelEvaluator;
 use serde_json::{Value, json};
 
 static ENGINE: LazyLock<CelEngine> = LazyLock::new(CelEngine::new);

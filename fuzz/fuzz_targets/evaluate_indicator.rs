@@ -11,7 +11,11 @@ mod reference;
 use std::sync::{Arc, LazyLock};
 
 use libfuzzer_sys::fuzz_target;
-use oatf::{CelEngine, CelEvaluator, CompiledIndicator, EvalOptions, Indicator};
+use oatf::cel::CelEngine;
+use oatf::CelEvaluator;
+use oatf::CompiledIndicator;
+use oatf::EvalOptions;
+use oatf::model::Indicator;
 use serde_json::{Value, json};
 
 static CEL: LazyLock<Arc<dyn CelEvaluator>> = LazyLock::new(|| Arc::new(CelEngine::new()));

@@ -25,7 +25,7 @@ fuzz_target!(|data: &[u8]| {
     .map(|(k, v)| (k.to_owned(), v.to_owned()))
     .collect();
     let (out, _) =
-        oatf::interpolate_template(template, &extractors, Some(&request), Some(&response));
+        oatf::runtime::interpolate_template(template, &extractors, Some(&request), Some(&response));
     // Each expression expands to at most one extractor value or one compact JSON of a message, so
     // the output is linear in the template.
     let bound = template.len() * (1 + rest.len() + 64) + 256;
@@ -35,7 +35,7 @@ fuzz_target!(|data: &[u8]| {
         out.len(),
         template.len()
     );
-    let _ = oatf::interpolate_value(
+    let _ = oatf::runtime::interpolate_value(
         &json!({"a": [template, {"b": template}]}),
         &extractors,
         Some(&request),

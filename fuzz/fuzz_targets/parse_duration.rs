@@ -8,7 +8,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    if oatf::parse_duration(text).is_ok() {
+    if oatf::primitives::parse_duration(text).is_ok() {
         assert!(
             text.bytes()
                 .all(|b| b.is_ascii_digit() || b"PTDHMSdhms".contains(&b)),

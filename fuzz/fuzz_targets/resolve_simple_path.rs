@@ -13,7 +13,7 @@ fuzz_target!(|data: &[u8]| {
     let (path, rest) = text.split_once('\n').unwrap_or((text, ""));
     let value = serde_json::from_str::<Value>(rest)
         .unwrap_or_else(|_| json!({"a": {"b": [1, {"c": null}]}, "": {"": 1}, "0": "zero"}));
-    let resolved = oatf::resolve_simple_path(path, &value);
+    let resolved = oatf::primitives::resolve_simple_path(path, &value);
     match SimplePath::parse(path) {
         Ok(compiled) => assert_eq!(compiled.resolve(&value), resolved),
         Err(_) => assert_eq!(resolved, None),

@@ -13,9 +13,9 @@ fuzz_target!(|data: &[u8]| {
     let value = serde_json::from_str::<Value>(rest).unwrap_or_else(
         |_| json!({"tools": [{"d": 1}, {"d": [2, 3]}, 4], "a": {"b": {"c": true}}}),
     );
-    let all = oatf::resolve_wildcard_path(path, &value);
+    let all = oatf::primitives::resolve_wildcard_path(path, &value);
     if !path.contains("[*]") {
-        let simple = oatf::resolve_simple_path(path, &value);
+        let simple = oatf::primitives::resolve_simple_path(path, &value);
         assert_eq!(
             all.first().copied(),
             simple,

@@ -55,7 +55,7 @@ const INDICATORS: [(&str, &str, &str); 7] = [
 struct Pair {
     ours: oatf::CompiledIndicator,
     /// Our normalized indicator, for the one-shot `evaluate_indicator` (compiles per call).
-    ours_source: oatf::Indicator,
+    ours_source: oatf::model::Indicator,
     reference: oatf_reference::Indicator,
 }
 
@@ -110,7 +110,7 @@ fn bench_pair(
     group.bench_function(BenchmarkId::new(op, "ours"), |b| {
         b.iter(|| pair.ours.evaluate(black_box(message)))
     });
-    let ours_cel: Arc<dyn oatf::CelEvaluator> = Arc::new(oatf::CelEngine::new());
+    let ours_cel: Arc<dyn oatf::CelEvaluator> = Arc::new(oatf::cel::CelEngine::new());
     let ours_semantic: Arc<dyn oatf::SemanticEvaluator> = Arc::new(MockSemantic);
     group.bench_function(BenchmarkId::new(op, "ours_one_shot"), |b| {
         b.iter(|| {

@@ -14,7 +14,7 @@
 
 use std::fmt::Write as _;
 
-use oatf::primitives::OPERATORS;
+use oatf_primitives::OPERATORS;
 use serde_json::{Value, json};
 
 pub mod library;
@@ -503,9 +503,9 @@ impl oatf::SemanticEvaluator for MockSemantic {
         &self,
         text: &str,
         intent: &str,
-        _intent_class: Option<oatf::eval::SemanticIntentClass>,
+        _intent_class: Option<oatf::model::SemanticIntentClass>,
         _threshold: Option<f64>,
-        _examples: Option<&oatf::eval::SemanticExamples>,
+        _examples: Option<&oatf::model::SemanticExamples>,
     ) -> Result<f64, oatf::EvaluationError> {
         Ok(mock_score(text, intent))
     }

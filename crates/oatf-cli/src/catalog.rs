@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
-use oatf::model::NormalizedDocument;
+use oatf::NormalizedDocument;
 use serde_json::{Value, json};
 
 use crate::frameworks;
@@ -67,7 +67,7 @@ struct Entry {
 const TIER_SLOTS: [&str; 4] = ["none", "ingested", "local_action", "boundary_breach"];
 
 /// The slot of an indicator's tier in [`Entry::tiers`] (an unknown value, V-050, counts as none).
-fn tier_slot(indicator: &oatf::Indicator) -> usize {
+fn tier_slot(indicator: &oatf::model::Indicator) -> usize {
     match indicator.tier.as_ref().and_then(|t| t.known()) {
         None => 0,
         Some(oatf::Tier::Ingested) => 1,
@@ -155,7 +155,7 @@ fn index_entry(loaded: &LoadedDocument, problems: &mut Vec<Problem>) -> Entry {
                 if !modes.iter().any(|m| m == mode) {
                     modes.push(mode.to_owned());
                 }
-                let protocol = oatf::extract_protocol(mode);
+                let protocol = oatf::primitives::extract_protocol(mode);
                 if !protocols.iter().any(|p| p == protocol) {
                     protocols.push(protocol.to_owned());
                 }

@@ -9,10 +9,19 @@ use std::io::{BufRead, BufReader, IsTerminal as _, Write as _};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use oatf::report::{TraceStats, exit_code, json_report, junit, sarif, silent_actor_warning};
-use oatf::{
-    AttackVerdict, CompiledAttack, Document, JsonlTraceReader, Tier, TraceErrorKind, TraceEvaluator,
-};
+use oatf::AttackVerdict;
+use oatf::CompiledAttack;
+use oatf::Document;
+use oatf::JsonlTraceReader;
+use oatf::Tier;
+use oatf::TraceEvaluator;
+use oatf::report::TraceStats;
+use oatf::report::exit_code;
+use oatf::report::json_report;
+use oatf::report::junit;
+use oatf::report::sarif;
+use oatf::report::silent_actor_warning;
+use oatf::trace::TraceErrorKind;
 
 use crate::validate::{options, out, parse_headline, read_input, render, with_path};
 
@@ -64,7 +73,7 @@ pub(crate) struct Args {
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
     /// The longest trace line accepted, in bytes; longer lines are reported and skipped.
-    #[arg(long, value_name = "BYTES", default_value_t = oatf::eval::DEFAULT_MAX_LINE_LEN)]
+    #[arg(long, value_name = "BYTES", default_value_t = oatf::trace::DEFAULT_MAX_LINE_LEN)]
     max_line_len: usize,
     /// No progress display, and a campaign report without the list of runs.
     #[arg(long, short)]

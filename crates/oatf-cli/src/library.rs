@@ -4,7 +4,8 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use oatf::{Document, ValidateOptions};
+use oatf::Document;
+use oatf::ValidateOptions;
 
 /// The suffix of a test file: `NAME.test.yaml` holds the cases of `NAME.yaml`.
 pub(crate) const TEST_SUFFIXES: &[&str] = &[".test.yaml", ".test.yml"];

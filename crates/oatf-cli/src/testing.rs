@@ -13,8 +13,13 @@ use std::io::BufReader;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use oatf::eval::TraceMessage;
-use oatf::{AttackResult, AttackVerdict, CompiledAttack, EvalOptions, IndicatorResult, Tier};
+use oatf::AttackResult;
+use oatf::AttackVerdict;
+use oatf::CompiledAttack;
+use oatf::EvalOptions;
+use oatf::IndicatorResult;
+use oatf::Tier;
+use oatf::TraceMessage;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
@@ -489,7 +494,7 @@ fn run_case(
         }
         _ => {
             let messages = input_messages(case, compiled).map_err(failure)?;
-            oatf::eval::evaluate_trace(compiled, &messages)
+            oatf::evaluate_trace(compiled, &messages)
         }
     };
     compare(&case.expect, &verdict)
@@ -533,7 +538,7 @@ fn attribute_messages(case: &Case, compiled: &CompiledAttack) -> Result<(), Stri
             Some(protocol) => {
                 let candidates: Vec<&str> = actors
                     .iter()
-                    .filter(|(_, mode)| oatf::extract_protocol(mode) == protocol)
+                    .filter(|(_, mode)| oatf::primitives::extract_protocol(mode) == protocol)
                     .map(|(name, _)| *name)
                     .collect();
                 if candidates.len() > 1 {
@@ -555,7 +560,7 @@ fn input_messages(case: &Case, compiled: &CompiledAttack) -> Result<Vec<TraceMes
         let protocol = message.protocol.as_deref()?;
         let mut candidates = compiled
             .actors()
-            .filter(|(_, mode)| oatf::extract_protocol(mode) == protocol);
+            .filter(|(_, mode)| oatf::primitives::extract_protocol(mode) == protocol);
         match (candidates.next(), candidates.next()) {
             (Some((name, _)), None) => Some(name.to_owned()),
             _ => None,
@@ -592,8 +597,8 @@ fn stream_trace(compiled: &CompiledAttack, path: &Path) -> Result<AttackVerdict,
     // A regular file only: a FIFO would block and `/dev/zero` never end.
     let (file, _) =
         crate::safe_fs::open_regular(path).map_err(|e| format!("cannot read trace {name}: {e}"))?;
-    let mut evaluator = oatf::eval::TraceEvaluator::new(compiled);
-    for item in oatf::eval::JsonlTraceReader::new(BufReader::new(file)) {
+    let mut evaluator = oatf::TraceEvaluator::new(compiled);
+    for item in oatf::JsonlTraceReader::new(BufReader::new(file)) {
         match item {
             Ok(message) => evaluator.push(&message),
             Err(e) => return Err(format!("{name}:{}: {}", e.line(), e.message())),
@@ -706,7 +711,7 @@ fn check_semantic_examples(
         let start = Instant::now();
         let threshold = semantic
             .threshold
-            .unwrap_or(oatf::DEFAULT_SEMANTIC_THRESHOLD);
+            .unwrap_or(oatf::eval::DEFAULT_SEMANTIC_THRESHOLD);
         let intent_class = semantic.intent_class.as_ref().and_then(|c| c.known());
         let mut details = Vec::new();
         let mut wrong = 0usize;
@@ -760,8 +765,10 @@ fn check_semantic_examples(
 mod tests {
     use std::sync::Arc;
 
-    use oatf::eval::{SemanticExamples, SemanticIntentClass};
-    use oatf::{EvaluationError, SemanticEvaluator};
+    use oatf::EvaluationError;
+    use oatf::SemanticEvaluator;
+    use oatf::model::SemanticExamples;
+    use oatf::model::SemanticIntentClass;
 
     use super::*;
 

@@ -2,10 +2,12 @@
 
 use std::io::Read as _;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use miette::{NamedSource, Report};
-use oatf::{Diagnostic, ParseError, ValidateOptions, ValidationError};
+use oatf::Diagnostic;
+use oatf::ParseError;
+use oatf::ValidateOptions;
+use oatf::ValidationError;
 use serde_json::{Value, json};
 
 /// Arguments of `oatf validate`.
@@ -37,9 +39,9 @@ pub(crate) enum Format {
     Github,
 }
 
-/// The validation options the CLI uses: with the CEL syntax checker installed.
+/// The validation options the CLI uses: the facade's, with the CEL syntax checker installed.
 pub(crate) fn options() -> ValidateOptions {
-    ValidateOptions::new().with_cel_check(Arc::new(oatf::check_cel_syntax))
+    oatf::default_validate_options()
 }
 
 /// Reads a file, or standard input for `-`.

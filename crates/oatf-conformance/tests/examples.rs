@@ -7,7 +7,10 @@ use std::fs::File;
 use std::io::BufReader;
 use std::path::PathBuf;
 
-use oatf::{CompiledAttack, JsonlTraceReader, TraceMessage, evaluate_trace};
+use oatf::CompiledAttack;
+use oatf::JsonlTraceReader;
+use oatf::TraceMessage;
+use oatf::evaluate_trace;
 
 fn examples() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples")

@@ -1,9 +1,10 @@
-//! Extension points (SDK §6): CEL, semantic evaluation and LLM generation, as traits.
+//! Extension points of evaluation (SDK §6.1, §6.2): CEL and semantic evaluation, as traits. LLM
+//! generation (SDK §6.3) serves the attacker side and lives in `oatf-runtime`.
 
 use oatf_model::{SemanticExamples, SemanticIntentClass};
 use serde_json::Value;
 
-use crate::{EvaluationError, GenerationError};
+use crate::EvaluationError;
 
 /// A CEL engine (SDK §6.1), split into compile and evaluate so that an indicator's program is compiled
 /// once and run against any number of messages.
@@ -51,16 +52,4 @@ pub trait SemanticEvaluator: Send + Sync {
         threshold: Option<f64>,
         examples: Option<&SemanticExamples>,
     ) -> Result<f64, EvaluationError>;
-}
-
-/// An LLM content generator for `synthesize` blocks (SDK §6.3). The SDK ships none.
-pub trait GenerationProvider: Send + Sync {
-    /// Generates protocol-conformant content for `protocol` (`mcp`, `a2a`, `ag_ui`, …) from an
-    /// already interpolated `prompt`; `response_context` is tool-defined shaping metadata.
-    fn generate(
-        &self,
-        prompt: &str,
-        protocol: &str,
-        response_context: &Value,
-    ) -> Result<Value, GenerationError>;
 }

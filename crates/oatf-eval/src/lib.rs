@@ -4,7 +4,7 @@
 //! [`compute_verdict`], the compiled forms they are built on ([`CompiledIndicator`],
 //! [`CompiledAttack`]: paths parsed, regexes built and CEL programs compiled once, then evaluated
 //! against any number of messages by reference), the verdict and error types (SDK §2.19, §7.3), and
-//! the extension points [`CelEvaluator`], [`SemanticEvaluator`] and [`GenerationProvider`], and
+//! the extension points [`CelEvaluator`] and [`SemanticEvaluator`], and
 //! whole-trace evaluation (format §6): [`TraceMessage`], the streaming [`TraceEvaluator`],
 //! [`evaluate_trace`] and the JSON Lines [`JsonlTraceReader`].
 //!
@@ -64,8 +64,8 @@ mod entry_point_tests;
 mod tests;
 
 pub use attack::CompiledAttack;
-pub use error::{EvaluationError, EvaluationErrorKind, GenerationError, GenerationErrorKind};
-pub use extension::{CelEvaluator, CompiledCel, GenerationProvider, SemanticEvaluator};
+pub use error::{EvaluationError, EvaluationErrorKind};
+pub use extension::{CelEvaluator, CompiledCel, SemanticEvaluator};
 pub use indicator::{
     CompiledIndicator, DEFAULT_EVIDENCE_CHARS, DEFAULT_SEMANTIC_THRESHOLD, EvalOptions,
     evaluate_expression, evaluate_indicator, evaluate_pattern,
@@ -82,5 +82,5 @@ pub use trace::{
 };
 pub use verdict::{
     AttackResult, AttackVerdict, EvaluationSummary, IndicatorResult, IndicatorVerdict,
-    compute_verdict, compute_verdict_for_ids, compute_verdict_for_tiered_ids, max_tier,
+    compute_verdict, max_tier,
 };

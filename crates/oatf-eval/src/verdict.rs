@@ -224,7 +224,8 @@ pub fn compute_verdict(attack: &Attack, indicator_verdicts: &[IndicatorVerdict])
 /// [`compute_verdict`] over explicit indicator ids, for callers without an [`Attack`].
 ///
 /// Without indicator definitions, the tier of each indicator is the `tier` its verdict carries.
-pub fn compute_verdict_for_ids<S: AsRef<str>>(
+#[cfg(test)]
+pub(crate) fn compute_verdict_for_ids<S: AsRef<str>>(
     logic: CorrelationLogic,
     attack_id: Option<&str>,
     indicator_ids: &[S],
@@ -241,7 +242,8 @@ pub fn compute_verdict_for_ids<S: AsRef<str>>(
 
 /// [`compute_verdict`] over explicit indicator ids and their tiers (`tiers[i]` is the tier of the
 /// indicator `indicator_ids[i]`; missing entries mean no tier), for callers without an [`Attack`].
-pub fn compute_verdict_for_tiered_ids<S: AsRef<str>>(
+#[cfg(test)]
+pub(crate) fn compute_verdict_for_tiered_ids<S: AsRef<str>>(
     logic: CorrelationLogic,
     attack_id: Option<&str>,
     indicator_ids: &[S],

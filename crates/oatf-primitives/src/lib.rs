@@ -45,18 +45,29 @@ mod template;
 mod value;
 
 pub use condition::{
-    CompiledCondition, Condition, ConditionError, ConditionErrorKind, MatchCondition, OPERATORS,
-    RegexLimits, evaluate_condition,
+    CompiledCondition, Condition, ConditionError, ConditionErrorKind, MatchCondition, RegexLimits,
+    evaluate_condition,
 };
 pub use duration::{DurationError, parse_duration};
 pub use path::{
-    MAX_PATH_DEPTH, PathError, PathErrorKind, SimplePath, WildcardPath, check_simple_path,
-    check_wildcard_path, resolve_simple_path, resolve_wildcard_path,
+    MAX_PATH_DEPTH, PathError, PathErrorKind, SimplePath, WildcardPath, resolve_simple_path,
+    resolve_wildcard_path,
 };
 pub use predicate::{CompiledPredicate, MatchPredicate, evaluate_predicate};
 pub use protocol::extract_protocol;
-pub use re2::{RegexSyntaxError, check_regex};
+pub use re2::RegexSyntaxError;
+pub use value::deep_equal;
+
+// Shared by the workspace crates (validation in `oatf-model`, interpolation in `oatf-runtime`,
+// evaluation in `oatf-eval`) so that each rule has one owner; not part of the public API and not
+// re-exported by the `oatf` facade.
+#[doc(hidden)]
+pub use condition::OPERATORS;
+#[doc(hidden)]
+pub use path::{check_simple_path, check_wildcard_path};
+#[doc(hidden)]
+pub use re2::check_regex;
+#[doc(hidden)]
 pub use template::{TemplateToken, scan_template};
-pub use value::{
-    deep_equal, to_compact_json, to_compact_sorted_json, write_compact, write_compact_sorted,
-};
+#[doc(hidden)]
+pub use value::{to_compact_json, to_compact_sorted_json, write_compact, write_compact_sorted};

@@ -5,10 +5,16 @@ use std::io::BufReader;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use oatf::{
-    AttackVerdict, CompiledAttack, EvaluationError, EvaluationErrorKind, IndicatorVerdict,
-    JsonlTraceReader, SemanticEvaluator, TraceErrorKind, TraceEvaluator, TraceMessage,
-};
+use oatf::AttackVerdict;
+use oatf::CompiledAttack;
+use oatf::EvaluationError;
+use oatf::EvaluationErrorKind;
+use oatf::IndicatorVerdict;
+use oatf::JsonlTraceReader;
+use oatf::SemanticEvaluator;
+use oatf::TraceEvaluator;
+use oatf::TraceMessage;
+use oatf::trace::TraceErrorKind;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};

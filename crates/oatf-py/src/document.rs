@@ -3,7 +3,7 @@
 use std::io::Read as _;
 use std::path::PathBuf;
 
-use oatf::model::ParseOptions;
+use oatf::ParseOptions;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};

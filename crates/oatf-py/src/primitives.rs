@@ -2,7 +2,9 @@
 
 use std::collections::HashMap;
 
-use oatf::primitives::{CompiledCondition, Condition, WildcardPath};
+use oatf::primitives::CompiledCondition;
+use oatf::primitives::Condition;
+use oatf::primitives::WildcardPath;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
@@ -34,7 +36,7 @@ pub(crate) fn resolve_simple_path<'py>(
     value: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let value = to_json(value)?;
-    match oatf::resolve_simple_path(path, &value) {
+    match oatf::primitives::resolve_simple_path(path, &value) {
         Some(found) => to_py(py, found),
         None => Ok(py.None().into_bound(py)),
     }
@@ -61,7 +63,8 @@ pub(crate) fn evaluate_condition(
 /// `ValueError`.
 #[pyfunction]
 pub(crate) fn parse_duration<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
-    let duration = oatf::parse_duration(text).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let duration =
+        oatf::primitives::parse_duration(text).map_err(|e| PyValueError::new_err(e.to_string()))?;
     let timedelta = py.import("datetime")?.getattr("timedelta")?;
     let seconds = duration.as_secs();
     // timedelta holds at most 999,999,999 days; a longer duration raises its OverflowError.
@@ -82,7 +85,11 @@ pub(crate) fn interpolate_template(
     let extractors = extractors.unwrap_or_default();
     let request = request.map(to_json).transpose()?;
     let response = response.map(to_json).transpose()?;
-    let (text, diagnostics) =
-        oatf::interpolate_template(template, &extractors, request.as_ref(), response.as_ref());
+    let (text, diagnostics) = oatf::runtime::interpolate_template(
+        template,
+        &extractors,
+        request.as_ref(),
+        response.as_ref(),
+    );
     Ok((text, diagnostics.iter().map(ToString::to_string).collect()))
 }

@@ -73,6 +73,7 @@
 
 mod error;
 mod extractor;
+mod generation;
 mod response;
 mod state;
 mod template;
@@ -82,11 +83,12 @@ pub use error::{CompileError, CompileErrorKind};
 pub use extractor::{
     CompiledExtractor, MAX_DESCENDANT_QUERY_DEPTH, MAX_JSONPATH_WORK, evaluate_extractor,
 };
+pub use generation::{GenerationError, GenerationErrorKind, GenerationProvider};
 pub use response::{ResponseSelector, select_response};
 pub use state::compute_effective_state;
 pub use template::{
     ExtractorLookup, MAX_INTERPOLATION_DEPTH, Template, TemplateDiagnostic, TemplateDiagnosticKind,
-    ValueTemplate, interpolate_template, interpolate_value, interpolate_value_in_place,
+    ValueTemplate, interpolate_template, interpolate_value,
 };
 pub use trigger::{
     AdvanceReason, CompiledTrigger, ProtocolEvent, TriggerResult, TriggerState, evaluate_trigger,

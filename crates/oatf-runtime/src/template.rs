@@ -380,7 +380,7 @@ fn clone_value(value: &Value) -> Value {
 }
 
 /// Interpolates every string of `value` in place; see [`interpolate_value`].
-pub fn interpolate_value_in_place(
+pub(crate) fn interpolate_value_in_place(
     value: &mut Value,
     extractors: &(impl ExtractorLookup + ?Sized),
     request: Option<&Value>,

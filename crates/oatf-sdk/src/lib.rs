@@ -1,19 +1,34 @@
-//! The Rust SDK for the Open Agent Threat Format (OATF v0.1): parse, validate, normalize and serialize
-//! documents, evaluate indicators against protocol messages, and compute verdicts.
-//!
-//! This crate is the facade: it owns no logic. It re-exports the curated API of the workspace crates
-//! (`oatf-primitives`, `oatf-model`, `oatf-eval`, `oatf-runtime`, `oatf-cel`) and forwards their features.
-//! Depend on a single inner crate instead when that is all you need (for example `oatf-eval` alone to
-//! embed just the evaluator).
+//! The Rust SDK for the Open Agent Threat Format (OATF v0.1): load a document, evaluate its indicators
+//! against a message or a recorded trace, and read the verdict.
 //!
 //! ```
-//! use oatf::primitives::{CompiledCondition, Condition};
-//! use serde_json::json;
-//!
-//! let condition = CompiledCondition::new(&Condition::from_value(json!({"contains": "/etc/passwd"}))?)?;
-//! assert!(condition.evaluate(&json!("cat /etc/passwd"))?);
+//! # let yaml = r#"
+//! # oatf: "0.1"
+//! # attack:
+//! #   id: OATF-900
+//! #   execution: {mode: mcp_server, state: {tools: [{name: read, description: Reads a file}]}}
+//! #   indicators:
+//! #     - {surface: tools/call, target: arguments.path, pattern: {contains: .ssh/id_rsa}}
+//! # "#;
+//! # let trace = r#"{"direction": "incoming", "method": "tools/call", "content": {"arguments": {"path": "/home/u/.ssh/id_rsa"}}}"#;
+//! let loaded = oatf::load(yaml)?; // parse, validate (CEL included), normalize
+//! let attack = oatf::CompiledAttack::new(&loaded.document, &oatf::default_eval_options());
+//! let messages: Vec<_> = oatf::JsonlTraceReader::new(trace.as_bytes()).collect::<Result<_, _>>()?;
+//! let verdict = oatf::evaluate_trace(&attack, &messages); // format §6: filters, grace period
+//! assert_eq!(verdict.result, oatf::AttackResult::Exploited);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! The root holds that path: loading ([`load`], [`validate`], [`Document`], …), evaluating a message
+//! ([`CompiledAttack::evaluate`], [`evaluate_indicator`]) or a trace ([`TraceEvaluator`],
+//! [`evaluate_trace`]), and reading the verdict ([`AttackVerdict`]). The rest is in named modules, each
+//! item in one place: [`model`] (the document types and the pipeline's other steps), [`eval`] (compiled
+//! forms' companions, limits), [`trace`] (trace reading errors and limits), [`runtime`] (what a tool
+//! that plays the attacker needs), [`primitives`] (paths, conditions, durations), `cel` (the CEL engine,
+//! feature `cel`) and `report` (JSON, SARIF, JUnit, exit codes; feature `report`).
+//!
+//! This crate is the facade: it owns no logic. Depend on a single inner crate instead when that is all
+//! you need (for example `oatf-eval` alone to embed just the evaluator).
 //!
 //! # Input safety
 //! Documents and traces come from strangers: no input makes the SDK panic, recurse without bound or
@@ -53,52 +68,94 @@
 //! - `yaml` (default): YAML parsing and serialization of documents (serde-saphyr).
 //! - `cel` (default): CEL expression indicators (the `cel` crate); without it expression indicators
 //!   evaluate to `skipped` and V-014 reports that CEL syntax was not checked.
+//! - `report` (off by default): [`report`](crate#crate-features), the verdict reports of `oatf-report`.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+// ---- Load and validate (SDK §3): what every user calls first.
+pub use oatf_model::{
+    Diagnostic, DiagnosticSeverity, Document, NormalizedDocument, ParseError, ParseErrors,
+    ValidateOptions, ValidationError, ValidationResult, normalize, validate_with,
+};
+#[cfg(feature = "yaml")]
+pub use oatf_model::{LoadError, Loaded, ParseOptions, load_with, parse, parse_with, serialize};
+
+// ---- Evaluate a message or a trace (SDK §4, format §6), with the extension points the options take.
+pub use oatf_eval::{
+    CelEvaluator, CompiledAttack, CompiledIndicator, EvalOptions, JsonlTraceReader,
+    SemanticEvaluator, TraceDirection, TraceEvaluator, TraceMessage, compute_verdict,
+    evaluate_expression, evaluate_indicator, evaluate_pattern, evaluate_trace,
+};
+
+// ---- Read a verdict (SDK §2.19, §4.5, §7.3).
+pub use oatf_eval::{
+    AttackResult, AttackVerdict, EvaluationError, EvaluationErrorKind, EvaluationSummary,
+    IndicatorResult, IndicatorVerdict,
+};
+pub use oatf_model::Tier;
+
+/// The document model (SDK §2) and the pipeline steps the root does not hold: every document type,
+/// byte-level parsing, normalization views, the known registries, validation hooks.
+pub mod model {
+    pub use oatf_model::{
+        Action, ActionKind, Actor, Attack, CEL_UNCHECKED, Category, CelSyntaxCheck, Classification,
+        Closed, ClosedEnum, Correlation, CorrelationLogic, Direction, ElicitationAction,
+        ElicitationMode, Execution, ExpressionMatch, Extensions, Extractor, ExtractorSource,
+        ExtractorType, Framework, FrameworkMapping, Impact, Indicator, IndicatorMethod, LogAction,
+        LogLevel, Mode, NormalizedIndicator, NotNormalized, OATF_VERSION, ParseErrorKind,
+        PatternMatch, Phase, Protocol, Reference, Relationship, ResponseEntry, SemanticExamples,
+        SemanticIntentClass, SemanticMatch, SendAction, Severity, SeverityLevel, SeverityObject,
+        SourceLocation, Status, Surface, SynthesizeBlock, Trigger, UnknownVariant, Variables,
+        generated_indicator_id, generated_phase_name, is_known_surface, known_events, known_modes,
+        known_protocols, normalized,
+    };
+    #[cfg(feature = "yaml")]
+    pub use oatf_model::{parse_bytes, parse_bytes_with};
+}
+
+/// Evaluation details beside the root's entry points: the compiled CEL program type an engine
+/// returns, regex limits and the default bounds of evidence and semantic scores.
+pub mod eval {
+    pub use oatf_eval::{CompiledCel, DEFAULT_EVIDENCE_CHARS, DEFAULT_SEMANTIC_THRESHOLD};
+    pub use oatf_primitives::RegexLimits;
+}
+
+/// Reading traces (`docs/trace-format.md`): what can go wrong with a line and the default bounds of
+/// [`JsonlTraceReader`](crate::JsonlTraceReader).
+pub mod trace {
+    pub use oatf_eval::{DEFAULT_MAX_LINE_LEN, DEFAULT_MAX_LINE_NODES, TraceError, TraceErrorKind};
+}
+
 /// Execution primitives (SDK §5.1–§5.4, §5.9): dot-paths, durations, conditions, predicates.
 pub mod primitives {
-    pub use oatf_primitives::*;
+    pub use oatf_primitives::{
+        CompiledCondition, CompiledPredicate, Condition, ConditionError, ConditionErrorKind,
+        DurationError, MAX_PATH_DEPTH, MatchCondition, MatchPredicate, PathError, PathErrorKind,
+        RegexSyntaxError, SimplePath, WildcardPath, deep_equal, evaluate_condition,
+        evaluate_predicate, extract_protocol, parse_duration, resolve_simple_path,
+        resolve_wildcard_path,
+    };
 }
 
-pub use oatf_primitives::{
-    evaluate_condition, evaluate_predicate, extract_protocol, parse_duration, resolve_simple_path,
-    resolve_wildcard_path,
-};
-
-/// Runtime primitives for tools that play the attacker (SDK §5.5–§5.8, §5.10): triggers, effective
-/// state, templates, extractors and response dispatch, with their compiled forms and errors.
+/// What a tool that plays the attacker needs (SDK §5.5–§5.8, §5.10, §6.3): triggers, effective
+/// state, templates, extractors, response dispatch and the generation extension point.
 pub mod runtime {
-    pub use oatf_runtime::*;
+    pub use oatf_runtime::{
+        AdvanceReason, CompileError, CompileErrorKind, CompiledExtractor, CompiledTrigger,
+        ExtractorLookup, GenerationError, GenerationErrorKind, GenerationProvider,
+        MAX_DESCENDANT_QUERY_DEPTH, MAX_INTERPOLATION_DEPTH, MAX_JSONPATH_WORK, ProtocolEvent,
+        ResponseSelector, Template, TemplateDiagnostic, TemplateDiagnosticKind, TriggerResult,
+        TriggerState, ValueTemplate, compute_effective_state, evaluate_extractor, evaluate_trigger,
+        interpolate_template, interpolate_value, select_response,
+    };
 }
 
-pub use oatf_runtime::{
-    AdvanceReason, CompiledExtractor, CompiledTrigger, ProtocolEvent, ResponseSelector, Template,
-    TemplateDiagnostic, TriggerResult, TriggerState, ValueTemplate, compute_effective_state,
-    evaluate_extractor, evaluate_trigger, interpolate_template, interpolate_value, select_response,
-};
-
-/// Indicator evaluation and verdicts (SDK §4, §6): compiled indicators and attacks, extension points,
-/// verdict and error types, with the model types their signatures use.
-pub mod eval {
-    pub use oatf_eval::*;
-}
-
-pub use oatf_eval::{
-    AttackResult, AttackVerdict, CelEvaluator, CompiledAttack, CompiledCel, CompiledIndicator,
-    DEFAULT_EVIDENCE_CHARS, DEFAULT_SEMANTIC_THRESHOLD, EvalOptions, EvaluationError,
-    EvaluationErrorKind, EvaluationSummary, GenerationError, GenerationErrorKind,
-    GenerationProvider, IndicatorResult, IndicatorVerdict, RegexLimits, SemanticEvaluator,
-    compute_verdict, compute_verdict_for_ids, evaluate_expression, evaluate_indicator,
-    evaluate_pattern,
-};
-pub use oatf_eval::{
-    JsonlTraceReader, TraceDirection, TraceError, TraceErrorKind, TraceEvaluator, TraceMessage,
-    evaluate_trace,
-};
-
+/// The CEL engine on the `cel` crate (feature `cel`): install it in [`EvalOptions`] and
+/// [`ValidateOptions`], as [`default_eval_options`] and [`default_validate_options`] do.
 #[cfg(feature = "cel")]
-pub use oatf_cel::{CelEngine, CelLimits, check_cel_syntax};
+pub mod cel {
+    pub use oatf_cel::{CelEngine, CelLimits};
+}
 
 /// Verdict reports tools reuse (feature `report`): the JSON verdict document, SARIF 2.1.0, JUnit XML
 /// and the exit codes of spec-decisions 24.
@@ -109,43 +166,29 @@ pub mod report {
     };
 }
 
-/// The document model and pipeline (SDK §2, §3, §7): parse, validate, normalize, serialize, load.
-pub mod model {
-    pub use oatf_model::*;
-}
-
-pub use oatf_model::{
-    Action, ActionKind, Actor, Attack, CelSyntaxCheck, Classification, Closed, ClosedEnum,
-    Correlation, Diagnostic, DiagnosticSeverity, Document, Execution, ExpressionMatch, Extractor,
-    Indicator, NormalizedDocument, ParseError, ParseErrorKind, ParseErrors, PatternMatch, Phase,
-    SemanticMatch, Severity, Tier, Trigger, ValidateOptions, ValidationError, ValidationResult,
-    known_modes, known_protocols, normalize, normalized, validate_with,
-};
-#[cfg(feature = "yaml")]
-pub use oatf_model::{LoadError, Loaded, ParseOptions, load_with, parse, parse_with, serialize};
-
 /// The validation options of this build: with the `cel` feature, CEL expressions are syntax-checked for
-/// V-014 by [`CelEngine`]; without it each expression gets a warning that its syntax was not checked.
+/// V-014 by [`CelEngine`](crate::cel::CelEngine); without it each expression gets a warning that its syntax was not checked.
 pub fn default_validate_options() -> ValidateOptions {
     let options = ValidateOptions::new();
     #[cfg(feature = "cel")]
-    let options = options.with_cel_check(std::sync::Arc::new(CelEngine::new()));
+    let options = options.with_cel_check(std::sync::Arc::new(oatf_cel::CelEngine::new()));
     options
 }
 
 /// The evaluation options of this build: with the `cel` feature, expression indicators are evaluated by
-/// [`CelEngine`]; without it they evaluate to `skipped`. No semantic evaluator is installed (SDKs must not
+/// [`CelEngine`](crate::cel::CelEngine); without it they evaluate to `skipped`. No semantic evaluator is installed (SDKs must not
 /// ship one, format §6.4): add yours with [`EvalOptions::with_semantic_evaluator`].
 pub fn default_eval_options() -> EvalOptions {
     let options = EvalOptions::new();
     #[cfg(feature = "cel")]
-    let options = options.with_cel_evaluator(std::sync::Arc::new(CelEngine::new()));
+    let options = options.with_cel_evaluator(std::sync::Arc::new(oatf_cel::CelEngine::new()));
     options
 }
 
-/// Validates a parsed document (SDK §3.2) with [`default_validate_options`].
+/// Validates a parsed document (SDK §3.2) with [`default_validate_options`] (CEL syntax checked with
+/// the `cel` feature). [`validate_with`] takes other options.
 pub fn validate(document: &Document) -> ValidationResult {
-    validate_with(document, &default_validate_options())
+    oatf_model::validate_with(document, &default_validate_options())
 }
 
 /// Parses, validates and normalizes a document (SDK §3.5) with [`default_validate_options`].

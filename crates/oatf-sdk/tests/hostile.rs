@@ -7,12 +7,23 @@ use std::io::{BufReader, Read};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use oatf::model::{ParseOptions, parse_bytes};
-use oatf::{
-    CelEngine, CelEvaluator, CompiledAttack, CompiledIndicator, EvaluationErrorKind, Indicator,
-    IndicatorResult, JsonlTraceReader, TraceErrorKind, default_eval_options, evaluate_indicator,
-    load, parse, parse_with, validate,
-};
+use oatf::CelEvaluator;
+use oatf::CompiledAttack;
+use oatf::CompiledIndicator;
+use oatf::EvaluationErrorKind;
+use oatf::IndicatorResult;
+use oatf::JsonlTraceReader;
+use oatf::ParseOptions;
+use oatf::cel::CelEngine;
+use oatf::default_eval_options;
+use oatf::evaluate_indicator;
+use oatf::load;
+use oatf::model::Indicator;
+use oatf::model::parse_bytes;
+use oatf::parse;
+use oatf::parse_with;
+use oatf::trace::TraceErrorKind;
+use oatf::validate;
 use serde_json::{Map, Value, json};
 
 /// A minimal valid document with `extra` appended under `attack:` (two-space indented lines).
@@ -459,7 +470,7 @@ fn ten_thousand_deep_values_through_templates() {
     let value = deep_object(10_000);
     let extractors = std::collections::HashMap::from([("x".to_owned(), "y".to_owned())]);
     let (text, _) =
-        oatf::interpolate_template("{{request.a.a.a}}", &extractors, Some(&value), None);
+        oatf::runtime::interpolate_template("{{request.a.a.a}}", &extractors, Some(&value), None);
     // Compact JSON stops at 512 levels.
     assert!(
         text.starts_with(r#"{"a":{"a":"#) && text.contains("null"),
@@ -473,7 +484,7 @@ fn ten_thousand_deep_values_through_templates() {
 fn ten_thousand_deep_values_through_interpolate_value() {
     let value = deep_object(10_000);
     let extractors = std::collections::HashMap::from([("x".to_owned(), "y".to_owned())]);
-    let (out, _) = oatf::interpolate_value(&value, &extractors, None, None);
+    let (out, _) = oatf::runtime::interpolate_value(&value, &extractors, None, None);
     drop_deep(out);
     drop_deep(value);
 }
@@ -482,11 +493,11 @@ fn ten_thousand_deep_values_through_interpolate_value() {
 fn ten_thousand_deep_values_through_extractors() {
     let value = deep_object(10_000);
     let extract = |kind: &str, selector: &str| {
-        let extractor: oatf::Extractor = serde_json::from_value(json!({
+        let extractor: oatf::model::Extractor = serde_json::from_value(json!({
             "name": "x", "source": "request", "type": kind, "selector": selector,
         }))
         .expect("extractor");
-        let compiled = oatf::CompiledExtractor::new(&extractor).expect("compiles");
+        let compiled = oatf::runtime::CompiledExtractor::new(&extractor).expect("compiles");
         within(Duration::from_secs(5), selector, || {
             compiled.evaluate(&value, oatf::model::ExtractorSource::Request)
         })

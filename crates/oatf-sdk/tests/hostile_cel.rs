@@ -6,7 +6,11 @@
 
 use std::time::{Duration, Instant};
 
-use oatf::{CelEngine, CelEvaluator, CelLimits, EvaluationError, EvaluationErrorKind};
+use oatf::CelEvaluator;
+use oatf::EvaluationError;
+use oatf::EvaluationErrorKind;
+use oatf::cel::CelEngine;
+use oatf::cel::CelLimits;
 use serde_json::{Value, json};
 
 fn run(expression: &str, message: &Value) -> Result<bool, EvaluationError> {

@@ -7,7 +7,10 @@
 
 use std::path::PathBuf;
 
-use oatf::{Tier, normalize, parse, serialize};
+use oatf::Tier;
+use oatf::normalize;
+use oatf::parse;
+use oatf::serialize;
 
 fn library() -> Vec<(String, String)> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/library");

@@ -3,17 +3,27 @@
 //! with the same code path, and their default is asserted.
 #![cfg(all(feature = "yaml", feature = "cel"))]
 
-use oatf::eval::DEFAULT_MAX_LINE_LEN;
-use oatf::model::{ParseOptions, parse_bytes_with};
-use oatf::primitives::{
-    CompiledCondition, Condition, MAX_PATH_DEPTH, RegexLimits, SimplePath, WildcardPath,
-    check_simple_path, deep_equal, to_compact_sorted_json,
-};
+use oatf::CelEvaluator;
+use oatf::JsonlTraceReader;
+use oatf::ParseOptions;
+use oatf::cel::CelEngine;
+use oatf::cel::CelLimits;
+use oatf::eval::RegexLimits;
+use oatf::model::parse_bytes_with;
+use oatf::parse;
+use oatf::parse_with;
+use oatf::primitives::CompiledCondition;
+use oatf::primitives::Condition;
+use oatf::primitives::MAX_PATH_DEPTH;
+use oatf::primitives::SimplePath;
+use oatf::primitives::WildcardPath;
+use oatf::primitives::deep_equal;
 use oatf::runtime::MAX_INTERPOLATION_DEPTH;
-use oatf::{
-    CelEngine, CelEvaluator, CelLimits, JsonlTraceReader, TraceErrorKind, interpolate_value, parse,
-    parse_with,
-};
+use oatf::runtime::interpolate_value;
+use oatf::trace::DEFAULT_MAX_LINE_LEN;
+use oatf::trace::TraceErrorKind;
+use oatf_primitives::check_simple_path;
+use oatf_primitives::to_compact_sorted_json;
 use serde_json::{Value, json};
 
 /// The first parse error's message, or `ok`.
@@ -128,10 +138,13 @@ fn path_depth_64_segments() {
     assert!(check_simple_path(&path(64)).is_ok());
     assert!(SimplePath::parse(&path(64)).is_ok_and(|p| p.resolve(&value).is_some()));
     assert!(check_simple_path(&path(65)).is_err());
-    assert_eq!(oatf::resolve_simple_path(&path(65), &value), None);
+    assert_eq!(
+        oatf::primitives::resolve_simple_path(&path(65), &value),
+        None
+    );
     assert!(WildcardPath::parse(&path(64)).is_ok());
     assert!(WildcardPath::parse(&path(65)).is_err());
-    assert!(oatf::resolve_wildcard_path(&path(65), &value).is_empty());
+    assert!(oatf::primitives::resolve_wildcard_path(&path(65), &value).is_empty());
 }
 
 #[test]
@@ -331,11 +344,11 @@ fn trace_line_length_default_16_mib() {
 #[test]
 fn descendant_jsonpath_depth_128() {
     assert_eq!(oatf::runtime::MAX_DESCENDANT_QUERY_DEPTH, 128);
-    let extractor: oatf::Extractor = serde_json::from_value(json!({
+    let extractor: oatf::model::Extractor = serde_json::from_value(json!({
         "name": "x", "source": "request", "type": "json_path", "selector": "$..leaf",
     }))
     .expect("extractor");
-    let compiled = oatf::CompiledExtractor::new(&extractor).expect("compiles");
+    let compiled = oatf::runtime::CompiledExtractor::new(&extractor).expect("compiles");
     // `deep(n)` has its leaf `1` at level n; wrap it so that `leaf` names it.
     let message = |n: usize| {
         let mut value = json!({"leaf": 1});

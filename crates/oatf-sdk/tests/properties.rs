@@ -6,8 +6,14 @@
 
 mod reference;
 
-use oatf::primitives::{Condition, MatchPredicate, SimplePath, WildcardPath};
-use oatf::{CompiledIndicator, Document, EvalOptions, Indicator};
+use oatf::CompiledIndicator;
+use oatf::Document;
+use oatf::EvalOptions;
+use oatf::model::Indicator;
+use oatf::primitives::Condition;
+use oatf::primitives::MatchPredicate;
+use oatf::primitives::SimplePath;
+use oatf::primitives::WildcardPath;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
@@ -234,8 +240,8 @@ proptest! {
 
     #[test]
     fn resolvers_are_total(path in path(), value in json_value()) {
-        let simple = oatf::resolve_simple_path(&path, &value);
-        let all = oatf::resolve_wildcard_path(&path, &value);
+        let simple = oatf::primitives::resolve_simple_path(&path, &value);
+        let all = oatf::primitives::resolve_wildcard_path(&path, &value);
         prop_assert_eq!(SimplePath::parse(&path).ok().and_then(|p| p.resolve(&value)), simple);
         if let Ok(wildcard) = WildcardPath::parse(&path) {
             prop_assert_eq!(wildcard.resolve(&value), all.clone());
@@ -252,11 +258,11 @@ proptest! {
         value in json_value(),
     ) {
         if let Ok(condition) = Condition::from_value(condition) {
-            let _ = oatf::evaluate_condition(&condition, &value);
+            let _ = oatf::primitives::evaluate_condition(&condition, &value);
         }
         let predicate: Map<String, Value> = predicate.into_iter().collect();
         if let Ok(predicate) = MatchPredicate::from_value(Value::Object(predicate)) {
-            let _ = oatf::evaluate_predicate(&predicate, &value);
+            let _ = oatf::primitives::evaluate_predicate(&predicate, &value);
         }
     }
 

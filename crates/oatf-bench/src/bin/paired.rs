@@ -291,7 +291,7 @@ fn measure_cel(settings: &Settings) -> Result<(), Error> {
         .clone();
     let options = eval_options();
     let compiled = oatf::CompiledIndicator::new(&indicator, &options)?;
-    let cel: Arc<dyn oatf::CelEvaluator> = Arc::new(oatf::CelEngine::new());
+    let cel: Arc<dyn oatf::CelEvaluator> = Arc::new(oatf::cel::CelEngine::new());
     let reference = load_reference(&yaml)?
         .attack
         .indicators
@@ -378,7 +378,7 @@ fn measure_compile(settings: &Settings, tier: bool) -> Result<(), Error> {
     let indicators = attack.indicators.as_deref().unwrap_or_default();
     let options = eval_options();
     let compiled = oatf::CompiledAttack::new(&document, &options);
-    let cel: Arc<dyn oatf::CelEvaluator> = Arc::new(oatf::CelEngine::new());
+    let cel: Arc<dyn oatf::CelEvaluator> = Arc::new(oatf::cel::CelEngine::new());
     let semantic: Arc<dyn oatf::SemanticEvaluator> = Arc::new(MockSemantic);
     let reference = load_reference(&yaml)?;
     let reference_indicators = reference.attack.indicators.as_deref().unwrap_or_default();

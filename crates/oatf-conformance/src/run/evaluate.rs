@@ -4,11 +4,20 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use oatf::eval::{
-    Attack, CelEvaluator, CompiledIndicator, EvalOptions, EvaluationError, EvaluationErrorKind,
-    Indicator, IndicatorResult, IndicatorVerdict, SemanticEvaluator, SemanticExamples,
-    SemanticIntentClass, compute_verdict, evaluate_indicator,
-};
+use oatf::CelEvaluator;
+use oatf::CompiledIndicator;
+use oatf::EvalOptions;
+use oatf::EvaluationError;
+use oatf::EvaluationErrorKind;
+use oatf::IndicatorResult;
+use oatf::IndicatorVerdict;
+use oatf::SemanticEvaluator;
+use oatf::compute_verdict;
+use oatf::evaluate_indicator;
+use oatf::model::Attack;
+use oatf::model::Indicator;
+use oatf::model::SemanticExamples;
+use oatf::model::SemanticIntentClass;
 
 use super::{Outcome, check_keys, field, render, value_input};
 use crate::fixture::Case;
@@ -37,7 +46,7 @@ fn cel_evaluator(input: &Value) -> Result<Option<Arc<dyn CelEvaluator>>, Outcome
     match input.get("cel_evaluator") {
         None => Ok(None),
         // The conformance crate always builds the facade with its `cel` feature.
-        Some(Value::String(s)) if s == "present" => Ok(Some(Arc::new(oatf::CelEngine::new()))),
+        Some(Value::String(s)) if s == "present" => Ok(Some(Arc::new(oatf::cel::CelEngine::new()))),
         Some(Value::String(s)) if s == "absent" => Ok(None),
         Some(other) => Err(Outcome::fail(
             "cel_evaluator: present | absent",

@@ -8,7 +8,10 @@ use serde_json::{Value, json};
 
 // Model types (`Trigger`, `Extractor`, `Phase`, `ResponseEntry`, …) are never named here: each is
 // inferred from the parameter of the SDK function it is read for.
-use oatf::{AdvanceReason, ProtocolEvent, TriggerResult, TriggerState};
+use oatf::runtime::AdvanceReason;
+use oatf::runtime::ProtocolEvent;
+use oatf::runtime::TriggerResult;
+use oatf::runtime::TriggerState;
 
 use super::{Outcome, check_keys, field, render, value_input};
 use crate::fixture::Case;
@@ -82,7 +85,7 @@ fn interpolate_template(input: &Value, expected: &Value) -> Result<Outcome, Outc
     let template = field(input, "template")?
         .as_str()
         .ok_or_else(|| Outcome::fail("a string template", render(input)))?;
-    let (text, diagnostics) = oatf::interpolate_template(
+    let (text, diagnostics) = oatf::runtime::interpolate_template(
         template,
         &extractors(input, expected)?,
         optional(input, "request"),
@@ -126,7 +129,7 @@ fn interpolate_value(input: &Value, expected: &Value) -> Result<Outcome, Outcome
         &["value", "extractors", "request", "response"],
         &[],
     )?;
-    let (value, _diagnostics) = oatf::interpolate_value(
+    let (value, _diagnostics) = oatf::runtime::interpolate_value(
         field(input, "value")?,
         &extractors(input, expected)?,
         optional(input, "request"),
@@ -142,7 +145,7 @@ fn evaluate_extractor(input: &Value, expected: &Value) -> Result<Outcome, Outcom
         &["extractor", "message", "direction"],
         &[],
     )?;
-    let actual = oatf::evaluate_extractor(
+    let actual = oatf::runtime::evaluate_extractor(
         &typed(field(input, "extractor")?, "extractor", expected)?,
         field(input, "message")?,
         typed(field(input, "direction")?, "direction", expected)?,
@@ -161,7 +164,7 @@ fn select_response(input: &Value, expected: &Value) -> Result<Outcome, Outcome> 
     let request = field(input, "request")?;
     // `{content: C}` compares only the selected entry's content; `null` expects no selection.
     let actual = with_slice(field(input, "entries")?, "entries", expected, |entries| {
-        match oatf::select_response(entries, request) {
+        match oatf::runtime::select_response(entries, request) {
             None => Value::Null,
             Some(entry) if expected.is_object() => {
                 json!({ "content": entry.content.clone().unwrap_or(Value::Null) })
@@ -201,13 +204,13 @@ fn evaluate_trigger(input: &Value, expected: &Value) -> Result<Outcome, Outcome>
     let elapsed_text = field(input, "elapsed")?
         .as_str()
         .ok_or_else(|| Outcome::fail("a duration string for elapsed", render(input)))?;
-    let elapsed = oatf::parse_duration(elapsed_text)
+    let elapsed = oatf::primitives::parse_duration(elapsed_text)
         .map_err(|e| Outcome::fail(render(expected), format!("unreadable elapsed: {e}")))?;
     let count = field(field(input, "state")?, "event_count")?
         .as_u64()
         .ok_or_else(|| Outcome::fail("a non-negative integer state.event_count", render(input)))?;
     let mut state = TriggerState::with_event_count(count);
-    let result = oatf::evaluate_trigger(
+    let result = oatf::runtime::evaluate_trigger(
         &typed(field(input, "trigger")?, "trigger", expected)?,
         event,
         elapsed,
@@ -241,7 +244,7 @@ fn compute_effective_state(input: &Value, expected: &Value) -> Result<Outcome, O
         .and_then(|i| usize::try_from(i).ok())
         .ok_or_else(|| Outcome::fail("a non-negative phase_index", render(input)))?;
     let actual = with_slice(field(input, "phases")?, "phases", expected, |phases| {
-        oatf::compute_effective_state(phases, index).cloned()
+        oatf::runtime::compute_effective_state(phases, index).cloned()
     })?;
     Ok(Outcome::compare(expected, &actual.unwrap_or(Value::Null)))
 }
