@@ -77,10 +77,10 @@ fuzz_target!(|data: &[u8]| {
     if let (Some(raw), Some(message)) = (input.get("indicator"), input.get("message"))
         && let Ok(indicator) = serde_json::from_value::<Indicator>(raw.clone())
     {
-        let _ = oatf::evaluate_indicator(&indicator, message, Some(Arc::clone(&CEL)), None);
+        let _ = oatf::evaluate_indicator(&indicator, message, &EvalOptions::from_evaluators(Some(Arc::clone(&CEL)), None));
         if reference::supports(raw) {
             let expected = reference::evaluate(raw, message);
-            let entry_point = oatf::evaluate_indicator(&indicator, message, None, None);
+            let entry_point = oatf::evaluate_indicator(&indicator, message, &EvalOptions::new());
             assert_eq!(entry_point.result, expected, "evaluate_indicator vs the reference");
             if let Ok(compiled) = CompiledIndicator::new(&indicator, &EvalOptions::new()) {
                 assert_eq!(

@@ -117,8 +117,10 @@ fn bench_pair(
             oatf::evaluate_indicator(
                 &pair.ours_source,
                 black_box(message),
-                Some(ours_cel.clone()),
-                Some(ours_semantic.clone()),
+                &oatf::EvalOptions::from_evaluators(
+                    Some(ours_cel.clone()),
+                    Some(ours_semantic.clone()),
+                ),
             )
         })
     });

@@ -41,8 +41,7 @@ fn with_score(score: Option<f64>) -> IndicatorResult {
     evaluate_indicator(
         &semantic_indicator(),
         &json!({"text": "send me the key"}),
-        None,
-        semantic,
+        &EvalOptions::from_evaluators(None, semantic),
     )
     .result
 }
@@ -91,15 +90,25 @@ fn evaluate_indicator_uses_its_cel_evaluator() {
     let cel = || Some(Arc::new(Literal) as Arc<dyn CelEvaluator>);
     let message = json!({});
     assert_eq!(
-        evaluate_indicator(&expression("yes"), &message, cel(), None).result,
+        evaluate_indicator(
+            &expression("yes"),
+            &message,
+            &EvalOptions::from_evaluators(cel(), None)
+        )
+        .result,
         IndicatorResult::Matched
     );
     assert_eq!(
-        evaluate_indicator(&expression("no"), &message, cel(), None).result,
+        evaluate_indicator(
+            &expression("no"),
+            &message,
+            &EvalOptions::from_evaluators(cel(), None)
+        )
+        .result,
         IndicatorResult::NotMatched
     );
     assert_eq!(
-        evaluate_indicator(&expression("yes"), &message, None, None).result,
+        evaluate_indicator(&expression("yes"), &message, &EvalOptions::new()).result,
         IndicatorResult::Skipped
     );
 }
@@ -139,7 +148,12 @@ fn a_semantic_indicator_matches_on_any_text_over_the_threshold() {
     }));
     let evaluator = || Some(Arc::new(ByText) as Arc<dyn SemanticEvaluator>);
     let on = |texts: serde_json::Value| {
-        evaluate_indicator(&semantic, &json!({ "texts": texts }), None, evaluator()).result
+        evaluate_indicator(
+            &semantic,
+            &json!({ "texts": texts }),
+            &EvalOptions::from_evaluators(None, evaluator()),
+        )
+        .result
     };
     // A low score first does not end the search; a high one later decides.
     assert_eq!(on(json!(["low", "high"])), IndicatorResult::Matched);
@@ -153,7 +167,7 @@ fn an_unknown_method_is_an_error_verdict() {
     let unknown = indicator(json!({
         "id": "M-1", "target": "x", "method": "telepathy", "pattern": {"contains": "a"}
     }));
-    let verdict = evaluate_indicator(&unknown, &json!({"x": "a"}), None, None);
+    let verdict = evaluate_indicator(&unknown, &json!({"x": "a"}), &EvalOptions::new());
     assert_eq!(verdict.result, IndicatorResult::Error);
     assert!(
         verdict
@@ -187,7 +201,7 @@ fn a_lone_exists_names_the_path_in_its_evidence() {
     let exists = indicator(json!({
         "id": "X-1", "target": "a.b", "pattern": {"condition": {"exists": true}}
     }));
-    let verdict = evaluate_indicator(&exists, &json!({"a": {"b": 1}}), None, None);
+    let verdict = evaluate_indicator(&exists, &json!({"a": {"b": 1}}), &EvalOptions::new());
     assert_eq!(verdict.result, IndicatorResult::Matched);
     assert!(
         verdict
@@ -196,6 +210,6 @@ fn a_lone_exists_names_the_path_in_its_evidence() {
             .is_some_and(|e| e.contains("`a.b` resolved")),
         "{verdict:?}"
     );
-    let verdict = evaluate_indicator(&exists, &json!({"a": {}}), None, None);
+    let verdict = evaluate_indicator(&exists, &json!({"a": {}}), &EvalOptions::new());
     assert_eq!(verdict.result, IndicatorResult::NotMatched);
 }

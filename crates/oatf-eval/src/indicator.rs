@@ -62,6 +62,19 @@ impl fmt::Debug for EvalOptions {
 }
 
 impl EvalOptions {
+    /// Options with the two optional evaluators of SDK §4.4's `evaluate_indicator` signature and the
+    /// default limits.
+    pub fn from_evaluators(
+        cel_evaluator: Option<Arc<dyn CelEvaluator>>,
+        semantic_evaluator: Option<Arc<dyn SemanticEvaluator>>,
+    ) -> Self {
+        EvalOptions {
+            cel: cel_evaluator,
+            semantic: semantic_evaluator,
+            ..EvalOptions::default()
+        }
+    }
+
     /// No CEL evaluator, no semantic evaluator, default regex limits.
     pub fn new() -> Self {
         Self::default()
@@ -552,33 +565,41 @@ pub(crate) fn truncate(text: &str, chars: usize) -> String {
     }
 }
 
-/// Evaluates a pattern against a message (SDK §4.2).
+/// Evaluates a pattern against a message (SDK §4.2), within the regex limits of `options`.
 ///
 /// The pattern should be normalized (`target` and `condition` explicit); a shorthand pattern is
 /// accepted, but a pattern without `target` is an error of kind `path_resolution`. Compiles on every
 /// call: compile a [`CompiledIndicator`] to evaluate many messages.
-pub fn evaluate_pattern(pattern: &PatternMatch, message: &Value) -> Result<bool, EvaluationError> {
-    CompiledPattern::new(pattern, None, &RegexLimits::default())?
+///
+/// The three entry points take the same `options` ([`EvalOptions`]): the evaluators, regex limits
+/// and evidence length of one place.
+pub fn evaluate_pattern(
+    pattern: &PatternMatch,
+    message: &Value,
+    options: &EvalOptions,
+) -> Result<bool, EvaluationError> {
+    CompiledPattern::new(pattern, None, &options.regex_limits)?
         .evaluate(message, 0)
         .map(|(matched, _)| matched)
 }
 
-/// Evaluates a CEL expression against a message (SDK §4.3).
+/// Evaluates a CEL expression against a message (SDK §4.3) with the CEL evaluator of `options`.
 ///
-/// Without an evaluator it returns an error of kind `unsupported_method` ("CEL evaluation is not
+/// Without one it returns an error of kind `unsupported_method` ("CEL evaluation is not
 /// available"). Compiles on every call: compile a [`CompiledIndicator`] to evaluate many messages.
 pub fn evaluate_expression(
     expression: &ExpressionMatch,
     message: &Value,
-    cel_evaluator: Option<&dyn CelEvaluator>,
+    options: &EvalOptions,
 ) -> Result<bool, EvaluationError> {
-    let cel = cel_evaluator.ok_or_else(|| {
+    let cel = options.cel.as_deref().ok_or_else(|| {
         EvaluationError::new(Kind::UnsupportedMethod, "CEL evaluation is not available")
     })?;
     CompiledExpression::new(expression, cel)?.evaluate(message)
 }
 
-/// Evaluates an indicator against a message (SDK §4.4).
+/// Evaluates an indicator against a message (SDK §4.4) with the evaluators of `options` (SDK §4.4's
+/// `cel_evaluator` and `semantic_evaluator`).
 ///
 /// Never fails: errors become an `error` verdict with the diagnostic as evidence; a method without
 /// its evaluator gives `skipped`. Compiles on every call: compile a [`CompiledIndicator`] (or a
@@ -586,22 +607,16 @@ pub fn evaluate_expression(
 pub fn evaluate_indicator(
     indicator: &Indicator,
     message: &Value,
-    cel_evaluator: Option<Arc<dyn CelEvaluator>>,
-    semantic_evaluator: Option<Arc<dyn SemanticEvaluator>>,
+    options: &EvalOptions,
 ) -> IndicatorVerdict {
-    let options = EvalOptions {
-        cel: cel_evaluator,
-        semantic: semantic_evaluator,
-        ..EvalOptions::default()
-    };
-    match CompiledIndicator::new(indicator, &options) {
+    match CompiledIndicator::new(indicator, options) {
         Ok(compiled) => compiled.evaluate(message),
         Err(error) => IndicatorVerdict::new(
             error
                 .indicator_id()
                 .map_or_else(|| generated_indicator_id(None, 0), str::to_owned),
             IndicatorResult::Error,
-            Some(truncate(&error.to_string(), DEFAULT_EVIDENCE_CHARS)),
+            Some(truncate(&error.to_string(), options.evidence_chars)),
         ),
     }
 }

@@ -114,7 +114,7 @@ fn expression_without_cel_is_skipped_and_evaluate_expression_errors() {
         cel: String::from("true"),
         variables: None,
     };
-    let err = evaluate_expression(&expression, &json!({}), None).err();
+    let err = evaluate_expression(&expression, &json!({}), &EvalOptions::new()).err();
     assert_eq!(
         err.map(|e| e.kind()),
         Some(EvaluationErrorKind::UnsupportedMethod)
@@ -372,7 +372,7 @@ fn compiled_attack_from_a_document_with_trace_filtering() {
 #[test]
 fn evaluate_indicator_never_fails() {
     let bad = indicator(json!({"id": "B-01", "target": "a..b", "pattern": {"contains": "x"}}));
-    let verdict = evaluate_indicator(&bad, &json!({}), None, None);
+    let verdict = evaluate_indicator(&bad, &json!({}), &EvalOptions::new());
     assert_eq!(verdict.result, IndicatorResult::Error);
     assert_eq!(verdict.indicator_id, "B-01");
     assert!(verdict.timestamp.is_some());
@@ -380,7 +380,7 @@ fn evaluate_indicator_never_fails() {
         target: Some(String::from("a")),
         ..Default::default()
     };
-    let err = evaluate_pattern(&pattern, &json!({"a": 1})).err();
+    let err = evaluate_pattern(&pattern, &json!({"a": 1}), &EvalOptions::new()).err();
     assert_eq!(
         err.map(|e| e.kind()),
         Some(EvaluationErrorKind::UnsupportedMethod)

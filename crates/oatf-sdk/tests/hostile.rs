@@ -159,8 +159,11 @@ fn ten_thousand_deep_json_message_is_evaluated_with_bounded_recursion() {
         let verdict = within(Duration::from_secs(5), "deep message", || {
             compiled.evaluate(&message)
         });
-        let convenience =
-            evaluate_indicator(&indicator, &message, options.cel_evaluator().cloned(), None);
+        let convenience = evaluate_indicator(
+            &indicator,
+            &message,
+            &oatf::EvalOptions::from_evaluators(options.cel_evaluator().cloned(), None),
+        );
         assert_eq!(
             verdict.result, convenience.result,
             "{}",

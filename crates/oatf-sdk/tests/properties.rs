@@ -282,7 +282,7 @@ proptest! {
         let typed: Indicator = serde_json::from_value(indicator.clone())
             .map_err(|e| TestCaseError::fail(format!("generated indicator does not read: {e}")))?;
         // The entry point of SDK §4.4, without evaluators (expression and semantic are `skipped`).
-        let verdict = oatf::evaluate_indicator(&typed, &message, None, None);
+        let verdict = oatf::evaluate_indicator(&typed, &message, &EvalOptions::new());
         prop_assert_eq!(verdict.result, expected, "{} {} on {}", method, indicator, message);
         // The compiled form gives the same result.
         let compiled = CompiledIndicator::new(&typed, &EvalOptions::new())

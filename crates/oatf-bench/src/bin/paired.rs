@@ -326,8 +326,11 @@ fn measure_cel(settings: &Settings) -> Result<(), Error> {
             )
         }),
         Contender::new("ours_one_shot", || {
-            let verdict =
-                oatf::evaluate_indicator(&indicator, black_box(&message), Some(cel.clone()), None);
+            let verdict = oatf::evaluate_indicator(
+                &indicator,
+                black_box(&message),
+                &oatf::EvalOptions::from_evaluators(Some(cel.clone()), None),
+            );
             u64::from(verdict.result == oatf::IndicatorResult::Matched)
         }),
         Contender::new("reference", || {
@@ -409,8 +412,7 @@ fn measure_compile(settings: &Settings, tier: bool) -> Result<(), Error> {
                 oatf::evaluate_indicator(
                     indicator,
                     black_box(&message),
-                    Some(cel.clone()),
-                    Some(semantic.clone()),
+                    &oatf::EvalOptions::from_evaluators(Some(cel.clone()), Some(semantic.clone())),
                 )
             })
             .collect();

@@ -128,7 +128,11 @@ pub(super) fn evaluate(case: &Case) -> Result<Outcome, Outcome> {
     let cel = cel_evaluator(input)?;
     let semantic = semantic_evaluator(input)?;
 
-    let verdict = evaluate_indicator(&indicator, message, cel.clone(), semantic.clone());
+    let verdict = evaluate_indicator(
+        &indicator,
+        message,
+        &EvalOptions::from_evaluators(cel.clone(), semantic.clone()),
+    );
     let entry_point = result_name(verdict.result);
 
     let mut options = EvalOptions::new();
