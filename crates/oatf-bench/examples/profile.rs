@@ -139,7 +139,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 ok += usize::from(match op {
                     "load" => oatf::load(&yaml).is_ok(),
                     "parse" => oatf::parse(&yaml).is_ok(),
-                    "validate" => oatf::validate(&parsed).errors.is_empty(),
+                    "validate" => oatf::validate(&parsed).errors().is_empty(),
                     _ => oatf_reference::load(&yaml).is_ok(),
                 });
             }

@@ -104,6 +104,7 @@ const REGEX_BOUND_MARKER: &str = "regex bound exceeded: ";
 
 /// Bounds applied by a [`CelEngine`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct CelLimits {
     /// The longest expression accepted, in bytes (default 16 KiB).
     pub max_expression_len: usize,

@@ -151,11 +151,10 @@ fn matches_uses_a_cache_of_compiled_regexes() {
 
 #[test]
 fn matches_input_over_the_limit_is_regex_timeout() {
+    let mut regex = RegexLimits::default();
+    regex.max_input_len = 4;
     let limits = CelLimits {
-        regex: RegexLimits {
-            max_input_len: 4,
-            ..RegexLimits::default()
-        },
+        regex,
         ..CelLimits::default()
     };
     let engine = CelEngine::with_limits(limits);

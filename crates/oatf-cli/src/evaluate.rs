@@ -179,6 +179,10 @@ pub(crate) fn run(args: Args) -> u8 {
             }
             return EXIT_INVALID_DOCUMENT;
         }
+        Err(other) => {
+            eprintln!("error: {name}: {other}");
+            return EXIT_INVALID_DOCUMENT;
+        }
     };
     for warning in &loaded.warnings {
         let headline = with_path(warning.message(), warning.path());

@@ -274,13 +274,13 @@ pub(crate) fn load_document(
     };
     if !result.is_valid() {
         return Err(result
-            .errors
+            .errors()
             .iter()
             .map(|e| located(false, e.rule(), e.message(), Some(e.path()), e.location()))
             .collect());
     }
     let warnings = result
-        .warnings
+        .warnings()
         .iter()
         .map(|w| located(true, w.code(), w.message(), w.path(), w.location()))
         .collect();

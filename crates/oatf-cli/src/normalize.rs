@@ -90,6 +90,10 @@ fn normalize_one(file: &PathBuf, check: bool, quiet: bool) -> u8 {
             }
             1
         }
+        Err(other) => {
+            eprintln!("error: {name}: {other}");
+            1
+        }
     }
 }
 

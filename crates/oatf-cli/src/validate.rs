@@ -301,7 +301,7 @@ fn check_file(
     let result = oatf::validate_with(&document, options);
     match format {
         Format::Text => {
-            for error in &result.errors {
+            for error in result.errors() {
                 out(&render(
                     error,
                     with_path(error.message(), Some(error.path())),
@@ -310,7 +310,7 @@ fn check_file(
                 ));
                 out("\n");
             }
-            for warning in &result.warnings {
+            for warning in result.warnings() {
                 out(&render(
                     warning,
                     with_path(warning.message(), warning.path()),
@@ -319,7 +319,7 @@ fn check_file(
                 ));
                 out("\n");
             }
-            let (e, w) = (result.errors.len(), result.warnings.len());
+            let (e, w) = (result.errors().len(), result.warnings().len());
             if result.is_valid() {
                 if !quiet || w > 0 {
                     out(&format!("{shown_name}: valid ({w} warning{})\n", plural(w)));
@@ -336,8 +336,8 @@ fn check_file(
             "file": name,
             "valid": result.is_valid(),
             "parse_errors": [],
-            "errors": result.errors.iter().map(validation_error_json).collect::<Vec<_>>(),
-            "warnings": result.warnings.iter().map(warning_json).collect::<Vec<_>>(),
+            "errors": result.errors().iter().map(validation_error_json).collect::<Vec<_>>(),
+            "warnings": result.warnings().iter().map(warning_json).collect::<Vec<_>>(),
         })),
         Format::Github => {
             for error in &result.errors {

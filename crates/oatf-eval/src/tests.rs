@@ -72,10 +72,9 @@ fn lone_exists_is_decided_by_resolution_count() {
 
 #[test]
 fn regex_input_over_the_limit_is_regex_timeout() {
-    let options = EvalOptions::new().with_regex_limits(RegexLimits {
-        max_input_len: 8,
-        ..RegexLimits::default()
-    });
+    let mut limits = RegexLimits::default();
+    limits.max_input_len = 8;
+    let options = EvalOptions::new().with_regex_limits(limits);
     let ind = indicator(json!({"id": "X-01", "target": "t", "pattern": {"regex": "a"}}));
     let compiled = CompiledIndicator::new(&ind, &options).ok();
     let err = compiled

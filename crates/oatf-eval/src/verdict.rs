@@ -73,6 +73,7 @@ impl fmt::Display for AttackResult {
 
 /// The verdict of one indicator (SDK §2.19).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct IndicatorVerdict {
     /// The indicator that produced this verdict.
     pub indicator_id: String,
@@ -120,6 +121,7 @@ impl IndicatorVerdict {
 
 /// Counts of each indicator result (SDK §2.19); they add up to the number of declared indicators.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct EvaluationSummary {
     /// Indicators that produced `matched`.
     pub matched: usize,
@@ -149,6 +151,7 @@ impl EvaluationSummary {
 
 /// The verdict of an attack (SDK §2.19, format §9.3).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct AttackVerdict {
     /// The attack evaluated; absent when the document has no `attack.id`.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -17,6 +17,7 @@ use crate::yaml::node::{self, Limits};
 /// assert!(oatf_model::parse_with(&"#".repeat(2048), &options).is_err());
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ParseOptions {
     max_input_bytes: usize,
     max_depth: usize,

@@ -29,6 +29,7 @@ pub fn serialize(document: &Document) -> String {
 
 /// The result of a successful [`load`] (SDK §3.5 `LoadResult`).
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Loaded {
     /// The normalized, valid document.
     pub document: Document,
@@ -50,6 +51,7 @@ impl Loaded {
 
 /// Why [`load`] failed (SDK §7.5 `OATFError`): the parse errors, or every validation error.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum LoadError {
     /// The input did not parse.
     Parse(ParseErrors),

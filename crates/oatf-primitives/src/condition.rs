@@ -157,6 +157,7 @@ impl<'de> Deserialize<'de> for Condition {
 /// length of the matched text are bounded. A pattern over the size limits does not compile; a text over
 /// `max_input_len` is an evaluation error (`regex_timeout` in the evaluator's terms).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RegexLimits {
     /// Compiled program size limit in bytes (`regex::RegexBuilder::size_limit`).
     pub size_limit: usize,

@@ -335,6 +335,7 @@ pub(crate) fn load(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<PyDocu
             py,
             errors.iter().map(PyDiagnostic::from_validation).collect(),
         )),
+        Err(other) => Err(pyo3::exceptions::PyValueError::new_err(other.to_string())),
     }
 }
 

@@ -381,19 +381,19 @@ fn keys_colliding_after_normalization_are_reported() {
     let yaml = "oatf: \"0.1\"\nattack:\n  id: ACME-001\n  execution:\n    mode: mcp_server\n    state: {tools: []}\n  indicators:\n    - id: ACME-001-02\n      target: \"\"\n      pattern: {contains: a}\n    - target: \"\"\n      pattern: {contains: b}\n";
     let result = validate(&parse(yaml).expect("parses"));
     assert!(
-        result.errors.iter().any(|e| e.rule() == "V-010"
+        result.errors().iter().any(|e| e.rule() == "V-010"
             && e.message()
                 == "indicator id `ACME-001-02` collides with the id generated for indicator 2"),
         "duplicate indicator ids after generation must be reported: {:?}",
-        result.errors
+        result.errors()
     );
     // An explicit phase name equal to a generated one (`phase-N`, decision 10).
     let yaml = "oatf: \"0.1\"\nattack:\n  execution:\n    mode: mcp_server\n    phases:\n      - state: {tools: []}\n        trigger: {event: tools/call}\n      - name: phase-1\n";
     let result = validate(&parse(yaml).expect("parses"));
     assert!(
-        result.errors.iter().any(|e| e.rule() == "V-011"),
+        result.errors().iter().any(|e| e.rule() == "V-011"),
         "duplicate phase names after generation must be reported: {:?}",
-        result.errors
+        result.errors()
     );
 }
 

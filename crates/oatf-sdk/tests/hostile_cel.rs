@@ -185,10 +185,8 @@ fn linear_calls_on_large_operands_in_a_loop_are_charged_by_size() {
         "max_cost",
     );
     // The other shapes (2,000 iterations × 10 KB) against a budget of 10^7 (the default takes a second each in a debug build).
-    let limits = CelLimits {
-        max_cost: 10_000_000,
-        ..CelLimits::default()
-    };
+    let mut limits = CelLimits::default();
+    limits.max_cost = 10_000_000;
     for expression in [
         "message.xs.exists(x, message.s.contains(message.t))",
         "message.xs.all(x, !message.s.startsWith(message.t))",

@@ -235,10 +235,9 @@ fn cel_ast_depth_32() {
 #[test]
 fn cel_iteration_budget_one_million() {
     assert_eq!(CelLimits::default().max_iterations, 1_000_000);
-    let engine = CelEngine::with_limits(CelLimits {
-        max_iterations: 1_000,
-        ..CelLimits::default()
-    });
+    let mut limits = CelLimits::default();
+    limits.max_iterations = 1_000;
+    let engine = CelEngine::with_limits(limits);
     let program = engine
         .compile("message.xs.all(x, x >= 0)", &[])
         .expect("compiles");

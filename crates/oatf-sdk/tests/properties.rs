@@ -300,9 +300,9 @@ fn scalar_attack_is_invalid_and_not_round_tripped() {
     let document = oatf::parse("oatf: \"0.1\"\nattack: \"OATF-003\"\n").expect("parses");
     let result = oatf::validate(&document);
     assert!(
-        result.errors.iter().any(|e| e.rule() == "V-003"),
+        result.errors().iter().any(|e| e.rule() == "V-003"),
         "{:?}",
-        result.errors
+        result.errors()
     );
     assert_eq!(
         oatf::serialize(&oatf::normalize(document)),

@@ -249,10 +249,8 @@ fn evidence_names_the_message_position_without_seq() {
 #[test]
 fn an_error_is_kept_unless_a_later_message_matches() {
     // A regex on a 20-byte text with a 10-byte input limit is an evaluation error.
-    let limits = RegexLimits {
-        max_input_len: 10,
-        ..RegexLimits::default()
-    };
+    let mut limits = RegexLimits::default();
+    limits.max_input_len = 10;
     let options = EvalOptions::new().with_regex_limits(limits);
     let attack = compile(
         two_actors(json!([{"protocol": "mcp", "target": "text", "pattern": {"regex": "SECRET"}}])),

@@ -211,11 +211,12 @@ impl miette::Diagnostic for Diagnostic {
 ///
 /// Both lists are ordered by source location when the document came from YAML, else by path.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ValidationResult {
     /// Conformance violations; non-empty means the document is non-conforming.
-    pub errors: Vec<ValidationError>,
+    pub(crate) errors: Vec<ValidationError>,
     /// Non-fatal diagnostics.
-    pub warnings: Vec<Diagnostic>,
+    pub(crate) warnings: Vec<Diagnostic>,
 }
 
 impl ValidationResult {
@@ -232,6 +233,11 @@ impl ValidationResult {
     /// The warnings.
     pub fn warnings(&self) -> &[Diagnostic] {
         &self.warnings
+    }
+
+    /// The errors and the warnings, by value.
+    pub fn into_parts(self) -> (Vec<ValidationError>, Vec<Diagnostic>) {
+        (self.errors, self.warnings)
     }
 
     /// Every finding as a [`Diagnostic`], errors first.
