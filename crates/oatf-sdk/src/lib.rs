@@ -276,7 +276,7 @@ pub mod eval {
 }
 
 /// Reading traces (`docs/trace-format.md`): what can go wrong with a line and the default bounds of
-/// [`JsonlTraceReader`](crate::JsonlTraceReader).
+/// [`JsonlTraceReader`].
 pub mod trace {
     pub use oatf_eval::{DEFAULT_MAX_LINE_LEN, DEFAULT_MAX_LINE_NODES, TraceError, TraceErrorKind};
 }
