@@ -8,7 +8,7 @@ use oatf_conformance::{FILTER_ENV, Filter, KNOWN_FAILURES_FILE, KnownFailures, r
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// Suite directory (parse/, validate/, normalize/, roundtrip/, evaluate/, verdict/, primitives/).
-    /// Default: the corpus bundled with this source tree.
+    /// Default: our corpus, embedded in the binary at build time.
     dir: Option<PathBuf>,
     /// Known-failures file (`ID reason` per line). Default: `known-failures.txt` in the suite directory.
     #[arg(long, value_name = "FILE")]
@@ -25,14 +25,63 @@ pub(crate) struct Args {
     quiet: bool,
 }
 
-/// The corpus of this source tree, found relative to the crate at build time.
-fn bundled_corpus() -> PathBuf {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../conformance");
-    path.canonicalize().unwrap_or(path)
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/corpus.rs"));
+}
+
+/// A directory holding the embedded corpus, written on demand and removed when dropped.
+struct ExtractedCorpus(PathBuf);
+
+impl ExtractedCorpus {
+    /// Writes the corpus embedded at build time (`build.rs`) into a new directory under the system's
+    /// temporary directory.
+    fn write() -> Result<Self, String> {
+        let dir = std::env::temp_dir().join(format!(
+            "oatf-conformance-{}-{}",
+            env!("CARGO_PKG_VERSION"),
+            std::process::id()
+        ));
+        let extracted = ExtractedCorpus(dir);
+        for (name, bytes) in embedded::CORPUS {
+            let path = extracted.0.join(name);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+            }
+            std::fs::write(&path, bytes)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        }
+        Ok(extracted)
+    }
+}
+
+impl Drop for ExtractedCorpus {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 pub(crate) fn run(args: Args) -> u8 {
-    let dir = args.dir.unwrap_or_else(bundled_corpus);
+    let extracted;
+    let dir = match args.dir {
+        Some(dir) => dir,
+        None if embedded::CORPUS.is_empty() => {
+            eprintln!(
+                "error: this oatf was built without the conformance corpus; pass the suite directory: oatf conformance DIR"
+            );
+            return 2;
+        }
+        None => match ExtractedCorpus::write() {
+            Ok(corpus) => {
+                extracted = corpus;
+                extracted.0.clone()
+            }
+            Err(message) => {
+                eprintln!("error: {message}");
+                return 2;
+            }
+        },
+    };
     if !dir.is_dir() {
         eprintln!("error: {} is not a directory", dir.display());
         return 2;
