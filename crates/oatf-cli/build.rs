@@ -1,5 +1,8 @@
 //! Embeds our conformance corpus (`corpus/`, a link to the workspace's `conformance/` that `cargo package`
-#![allow(clippy::print_stdout, reason = "cargo reads a build script's instructions on its standard output")]
+#![allow(
+    clippy::print_stdout,
+    reason = "cargo reads a build script's instructions on its standard output"
+)]
 //! follows) in the binary, so that an installed `oatf conformance` runs it from any directory.
 //!
 //! Writes `$OUT_DIR/corpus.rs`: `CORPUS: &[(&str, &[u8])]`, every file by its `/`-separated path relative
@@ -35,11 +38,16 @@ fn main() {
     let mut files = Vec::new();
     collect(&corpus, &corpus, &mut files);
     files.sort();
-    let mut code = String::from("/// The embedded conformance corpus: (relative path, contents).\n");
+    let mut code =
+        String::from("/// The embedded conformance corpus: (relative path, contents).\n");
     code.push_str("pub(crate) static CORPUS: &[(&str, &[u8])] = &[\n");
     for (name, path) in &files {
         println!("cargo::rerun-if-changed={}", path.display());
-        let _ = writeln!(code, "    ({name:?}, include_bytes!({:?})),", path.display().to_string());
+        let _ = writeln!(
+            code,
+            "    ({name:?}, include_bytes!({:?})),",
+            path.display().to_string()
+        );
     }
     code.push_str("];\n");
     let out = PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default()).join("corpus.rs");
