@@ -106,7 +106,7 @@ impl ValidateOptions {
 /// ```
 /// let document = oatf_model::parse("oatf: \"0.1\"\nattack:\n  severity: extreme\n")?;
 /// let result = oatf_model::validate(&document);
-/// let rules: Vec<_> = result.errors.iter().map(|e| (e.rule(), e.path())).collect();
+/// let rules: Vec<_> = result.errors().iter().map(|e| (e.rule(), e.path())).collect();
 /// assert_eq!(rules, [("V-004", "attack.execution"), ("V-005", "attack.severity")]);
 /// # Ok::<(), oatf_model::ParseErrors>(())
 /// ```
