@@ -337,6 +337,10 @@ fn load(path: &PathBuf) -> Result<Attack, u8> {
             }
             Err(EXIT_INVALID_DOCUMENT)
         }
+        Err(other) => {
+            eprintln!("error: {}: {other}", one_line(&name));
+            Err(EXIT_INVALID_DOCUMENT)
+        }
     }
 }
 

@@ -340,7 +340,7 @@ fn check_file(
             "warnings": result.warnings().iter().map(warning_json).collect::<Vec<_>>(),
         })),
         Format::Github => {
-            for error in &result.errors {
+            for error in result.errors() {
                 annotate(
                     crate::github::Level::Error,
                     &name,
@@ -349,7 +349,7 @@ fn check_file(
                     &with_path(error.message(), Some(error.path())),
                 );
             }
-            for warning in &result.warnings {
+            for warning in result.warnings() {
                 annotate(
                     crate::github::Level::Warning,
                     &name,
@@ -361,7 +361,7 @@ fn check_file(
         }
     }
     if result.is_valid() {
-        Outcome::Valid(result.warnings.len())
+        Outcome::Valid(result.warnings().len())
     } else {
         Outcome::Invalid
     }
