@@ -1,0 +1,342 @@
+//! Checks of `attack.indicators`: ids, protocols, surfaces, targets and the three methods (V-006, V-010,
+//! V-012 … V-015, V-018, V-022 … V-026, V-050, W-007 …).
+
+use super::*;
+
+impl Validator<'_> {
+    pub(super) fn indicators(
+        &mut self,
+        indicators: &[Indicator],
+        attack_id: Option<&str>,
+        execution_mode: Option<&str>,
+    ) {
+        const BASE: &str = "attack.indicators";
+        let mut ids: HashMap<&str, usize> = HashMap::new();
+        let actor_protocols: Vec<String> = self
+            .actors
+            .iter()
+            .filter_map(|a| a.mode.as_deref().map(|m| extract_protocol(m).to_owned()))
+            .collect();
+        for (i, indicator) in indicators.iter().enumerate() {
+            let p = idx(BASE, i);
+            if let Some(id) = indicator.id.as_deref() {
+                // V-010
+                if ids.contains_key(id) {
+                    self.error_at(
+                        "V-010",
+                        BASE,
+                        &key(&p, "id"),
+                        format!("duplicate indicator id `{}` at `{p}`", shown(id)),
+                    );
+                } else {
+                    ids.insert(id, i);
+                }
+                // V-024
+                if let Some(attack_id) = attack_id {
+                    let ok = split_numbered(id, 2).is_some_and(|prefix| {
+                        prefix == attack_id && split_numbered(prefix, 3).is_some()
+                    });
+                    if !ok {
+                        self.error(
+                            "V-024",
+                            key(&p, "id"),
+                            format!(
+                                "indicator id `{}` must be `{attack_id}-NN` (two or more digits)",
+                                shown(id)
+                            ),
+                        );
+                    }
+                }
+            }
+            self.indicator(indicator, &p, execution_mode, &actor_protocols);
+        }
+        // V-010 (spec-decisions 10): explicit ids equal to generated ones.
+        for (i, indicator) in indicators.iter().enumerate() {
+            if indicator.id.is_none() {
+                let generated = crate::generated_indicator_id(attack_id, i);
+                if let Some(&j) = ids.get(generated.as_str()) {
+                    self.error_at(
+                        "V-010",
+                        BASE,
+                        &key(&idx(BASE, j), "id"),
+                        format!("indicator id `{generated}` collides with the id generated for indicator {}", i + 1),
+                    );
+                }
+            }
+        }
+    }
+
+    pub(super) fn indicator(
+        &mut self,
+        indicator: &Indicator,
+        p: &str,
+        execution_mode: Option<&str>,
+        actor_protocols: &[String],
+    ) {
+        // V-021
+        if let Err(e) = check_wildcard_path(&indicator.target) {
+            self.error(
+                "V-021",
+                key(p, "target"),
+                format!(
+                    "target `{}` is not a valid wildcard dot-path ({e})",
+                    shown(&indicator.target)
+                ),
+            );
+        }
+        // V-012
+        let keys = usize::from(indicator.pattern.is_some())
+            + usize::from(indicator.expression.is_some())
+            + usize::from(indicator.semantic.is_some());
+        if keys != 1 {
+            self.error(
+                "V-012",
+                p,
+                format!("an indicator needs exactly one of `pattern`, `expression`, `semantic`, found {keys}"),
+            );
+        }
+        // V-049
+        if let Some(method) = &indicator.method {
+            self.closed(method, key(p, "method"));
+            let present = match method.known() {
+                Some(IndicatorMethod::Pattern) => indicator.pattern.is_some(),
+                Some(IndicatorMethod::Expression) => indicator.expression.is_some(),
+                Some(IndicatorMethod::Semantic) => indicator.semantic.is_some(),
+                None => true,
+            };
+            if !present {
+                self.error(
+                    "V-049",
+                    key(p, "method"),
+                    format!(
+                        "`method: {}` needs a `{}` field on the indicator",
+                        method.as_str(),
+                        method.as_str()
+                    ),
+                );
+            }
+        }
+        if let Some(direction) = &indicator.direction {
+            self.closed(direction, key(p, "direction"));
+        }
+        if let Some(severity) = &indicator.severity {
+            self.closed(severity, key(p, "severity"));
+        }
+        // V-050 (spec-decisions 22)
+        if let Some(tier) = &indicator.tier {
+            self.closed(tier, key(p, "tier"));
+        }
+        // V-025
+        if let Some(c) = indicator.confidence
+            && !(0..=100).contains(&c)
+        {
+            self.error(
+                "V-025",
+                key(p, "confidence"),
+                format!("confidence must be within 0–100, found {c}"),
+            );
+        }
+        // Protocol: V-028, V-034, W-003.
+        let protocol = match &indicator.protocol {
+            Some(protocol) => {
+                if !is_lower_ident(protocol) {
+                    self.error(
+                        "V-034",
+                        key(p, "protocol"),
+                        format!(
+                            "protocol `{}` does not match `[a-z][a-z0-9_]*`",
+                            shown(protocol)
+                        ),
+                    );
+                } else if self.options.binding_warnings
+                    && !known_protocols().contains(&protocol.as_str())
+                {
+                    self.warn(
+                        "W-003",
+                        key(p, "protocol"),
+                        format!(
+                            "unrecognized protocol `{}`; known protocols are {}{}",
+                            shown(protocol),
+                            known_protocols().join(", "),
+                            crate::suggest::hint(protocol, known_protocols().iter().copied())
+                        ),
+                    );
+                }
+                Some(protocol.clone())
+            }
+            None => match execution_mode {
+                Some(mode) => Some(extract_protocol(mode).to_owned()),
+                None => {
+                    self.error(
+                        "V-028",
+                        key(p, "protocol"),
+                        "`protocol` is required on every indicator when `execution.mode` is absent",
+                    );
+                    None
+                }
+            },
+        };
+        if let Some(protocol) = &protocol {
+            // V-018 (a warning, spec-decisions 3)
+            if let Some(surface) = &indicator.surface
+                && self.options.binding_warnings
+                && is_known_surface(protocol, surface) == Some(false)
+            {
+                self.warn(
+                    "V-018",
+                    key(p, "surface"),
+                    format!(
+                        "surface `{}` is not a known operation of protocol `{protocol}`{}",
+                        shown(surface),
+                        crate::suggest::hint(surface, registry::known_surfaces(protocol))
+                    ),
+                );
+            }
+            // W-005 (skipped while an actor's mode is missing: its protocol is unknown)
+            if !self.actors.is_empty()
+                && !actor_protocols
+                    .iter()
+                    .any(|a| a.is_empty() || a == protocol)
+            {
+                let at = if indicator.protocol.is_some() {
+                    key(p, "protocol")
+                } else {
+                    p.to_owned()
+                };
+                self.warn(
+                    "W-005",
+                    at,
+                    format!("no actor of the execution profile uses protocol `{protocol}`"),
+                );
+            }
+        }
+        // V-048
+        if let Some(actor) = &indicator.actor
+            && !self.actors.is_empty()
+            && !self.actors.iter().any(|a| &a.name == actor)
+        {
+            self.error(
+                "V-048",
+                key(p, "actor"),
+                format!("indicator references unknown actor `{}`", shown(actor)),
+            );
+        }
+        if let Some(pattern) = &indicator.pattern {
+            let pp = key(p, "pattern");
+            if let Some(target) = &pattern.target
+                && let Err(e) = check_wildcard_path(target)
+            {
+                self.error(
+                    "V-021",
+                    key(&pp, "target"),
+                    format!(
+                        "target `{}` is not a valid wildcard dot-path ({e})",
+                        shown(target)
+                    ),
+                );
+            }
+            if pattern.condition.is_none() && !pattern.is_shorthand() {
+                self.error(
+                    "V-012",
+                    pp.clone(),
+                    "a pattern needs `condition` or a condition operator",
+                );
+            }
+            if let Some(Condition::Match(m)) = &pattern.condition
+                && let Some(regex) = &m.regex
+                && let Err(e) = check_regex(regex)
+            {
+                self.error(
+                    "V-013",
+                    key(&key(&pp, "condition"), "regex"),
+                    format!("invalid regular expression: {e}"),
+                );
+            }
+            if let Some(regex) = &pattern.shorthand.regex
+                && let Err(e) = check_regex(regex)
+            {
+                self.error(
+                    "V-013",
+                    key(&pp, "regex"),
+                    format!("invalid regular expression: {e}"),
+                );
+            }
+        }
+        if let Some(expression) = &indicator.expression {
+            let ep = key(p, "expression");
+            // V-014
+            match &self.options.cel {
+                Some(check) => {
+                    if let Err(e) = check.check(&expression.cel) {
+                        self.error(
+                            "V-014",
+                            key(&ep, "cel"),
+                            format!("invalid cel expression: {e}"),
+                        );
+                    }
+                }
+                None => self.warn(
+                    CEL_UNCHECKED,
+                    key(&ep, "cel"),
+                    "cel syntax not checked: no cel checker is installed (V-014)",
+                ),
+            }
+            for (name, path) in expression.variables.iter().flat_map(|v| v.iter()) {
+                let vp = key(&key(&ep, "variables"), name);
+                // V-039
+                if !is_cel_ident(name) {
+                    self.error(
+                        "V-039",
+                        vp.clone(),
+                        format!("variable name `{}` is not a cel identifier", shown(name)),
+                    );
+                }
+                // V-026
+                if let Err(e) = check_simple_path(path) {
+                    self.error(
+                        "V-026",
+                        vp,
+                        format!(
+                            "variable path `{}` is not a simple dot-path ({e})",
+                            shown(path)
+                        ),
+                    );
+                }
+            }
+        }
+        if let Some(semantic) = &indicator.semantic {
+            let sp = key(p, "semantic");
+            if let Some(target) = &semantic.target
+                && let Err(e) = check_wildcard_path(target)
+            {
+                self.error(
+                    "V-021",
+                    key(&sp, "target"),
+                    format!(
+                        "target `{}` is not a valid wildcard dot-path ({e})",
+                        shown(target)
+                    ),
+                );
+            }
+            if let Some(class) = &semantic.intent_class {
+                self.closed(class, key(&sp, "intent_class"));
+            }
+            // V-022
+            if let Some(t) = semantic.threshold
+                && !(0.0..=1.0).contains(&t)
+            {
+                self.error(
+                    "V-022",
+                    key(&sp, "threshold"),
+                    format!("threshold must be within 0.0–1.0, found {t}"),
+                );
+            }
+            // W-007
+            self.warn(
+                "W-007",
+                sp,
+                "semantic indicators are experimental and model-dependent; results may differ across tools",
+            );
+        }
+    }
+}
