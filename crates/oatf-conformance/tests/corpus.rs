@@ -2,7 +2,9 @@
 
 use std::path::Path;
 
-use oatf_conformance::{FILTER_ENV, Filter, KNOWN_FAILURES_FILE, KnownFailures, run_suite};
+mod suite;
+
+use oatf_conformance::{KNOWN_FAILURES_FILE, KnownFailures};
 
 /// The corpus has more cases than this; fewer means cases were lost (a renamed directory, a broken file).
 const MIN_CASES: usize = 900;
@@ -17,25 +19,5 @@ fn corpus() {
     );
     let known =
         KnownFailures::load(&root.join(KNOWN_FAILURES_FILE)).unwrap_or_else(|e| panic!("{e}"));
-    let filter = Filter::from_env();
-    let report = run_suite(&root, &filter, &known);
-    println!("{report}");
-    if filter.is_empty() {
-        assert!(
-            report.results.len() >= MIN_CASES,
-            "the corpus ran {} cases, expected at least {MIN_CASES}",
-            report.results.len()
-        );
-    } else {
-        println!(
-            "filtered by {FILTER_ENV}={}: {} cases ran",
-            std::env::var(FILTER_ENV).unwrap_or_default(),
-            report.results.len()
-        );
-        assert!(!report.results.is_empty(), "the filter selected no case");
-    }
-    assert!(
-        report.is_success(),
-        "unexpected conformance results, see above"
-    );
+    suite::run_and_check(&root, &known, "corpus", MIN_CASES, true);
 }

@@ -4,7 +4,9 @@
 
 use std::path::Path;
 
-use oatf_conformance::{FILTER_ENV, Filter, KnownFailures, run_suite};
+mod suite;
+
+use oatf_conformance::KnownFailures;
 
 /// The samples hold one case per file of the layout; fewer means files were lost.
 const MIN_CASES: usize = 20;
@@ -20,21 +22,5 @@ fn samples() {
     );
     let known = KnownFailures::load(&manifest.join("tests/samples.known-failures.txt"))
         .unwrap_or_else(|e| panic!("{e}"));
-    let filter = Filter::from_env();
-    let report = run_suite(&root, &filter, &known);
-    println!("{report}");
-    if filter.is_empty() {
-        assert!(
-            report.results.len() >= MIN_CASES,
-            "the samples ran {} cases, expected at least {MIN_CASES}",
-            report.results.len()
-        );
-    } else {
-        println!(
-            "filtered by {FILTER_ENV}={}: {} cases ran",
-            std::env::var(FILTER_ENV).unwrap_or_default(),
-            report.results.len()
-        );
-    }
-    assert!(report.is_success(), "unexpected sample results, see above");
+    suite::run_and_check(&root, &known, "samples", MIN_CASES, false);
 }
