@@ -354,6 +354,63 @@ impl CompiledCondition {
         }
     }
 
+    /// Folded literals one of which the text of a value (a string itself, anything else as compact
+    /// JSON with sorted keys) must contain, ASCII case-insensitively, for the condition to hold on
+    /// it; `None` when the condition requires no literal (see the module `literals`, D-75).
+    ///
+    /// The promise holds for texts without `ſ` or `K` ([`text_defeats_literals`]): on any other
+    /// text that contains none of the literals, [`evaluate`](Self::evaluate) gives `Ok(false)` unless
+    /// [`may_fail`](Self::may_fail) says it can fail.
+    ///
+    /// [`text_defeats_literals`]: crate::text_defeats_literals
+    ///
+    /// ```
+    /// use oatf_primitives::{CompiledCondition, Condition};
+    /// use serde_json::json;
+    ///
+    /// let condition = Condition::from_value(json!({"regex": "(?i)/etc/(passwd|shadow)"}))?;
+    /// let literals = CompiledCondition::new(&condition)?.required_literals().unwrap();
+    /// assert_eq!(literals, [b"/etc/passwd".to_vec(), b"/etc/shadow".to_vec()]);
+    /// # Ok::<(), oatf_primitives::ConditionError>(())
+    /// ```
+    pub fn required_literals(&self) -> Option<Vec<Vec<u8>>> {
+        let ops = match &self.inner {
+            Compiled::Equals(Value::String(s)) => {
+                return crate::literals::better(Some(vec![crate::literals::fold(s.as_bytes())]), None);
+            }
+            Compiled::Equals(_) => return None,
+            Compiled::Ops(ops) => ops,
+        };
+        if ops.exists == Some(false) {
+            // Never holds on a resolved value: every text rules it out, so no literal can be found.
+            return Some(Vec::new());
+        }
+        let operand = |o: &Option<Box<str>>| {
+            o.as_deref()
+                .map(|s| vec![crate::literals::fold(s.as_bytes())])
+        };
+        let mut best = crate::literals::better(operand(&ops.contains), operand(&ops.starts_with));
+        best = crate::literals::better(best, operand(&ops.ends_with));
+        if let Some(regex) = &ops.regex {
+            best = crate::literals::better(best, regex.literals());
+        }
+        best
+    }
+
+    /// Whether evaluating this condition on a text of up to `longest` bytes could fail (a regex
+    /// over [`RegexLimits::max_input_len`], or one whose build on first use fails); it builds the
+    /// regex if it was not built yet. A condition that cannot fail and whose
+    /// [`required_literals`](Self::required_literals) a text lacks is `false` on that text.
+    pub fn may_fail(&self, longest: usize) -> bool {
+        match &self.inner {
+            Compiled::Equals(_) => false,
+            Compiled::Ops(ops) => ops
+                .regex
+                .as_ref()
+                .is_some_and(|r| longest > self.max_input_len || r.get().is_err()),
+        }
+    }
+
     /// Evaluates the condition against the outcome of resolving a path (SDK §5.4 steps b and c):
     /// `None` means the path did not resolve, which satisfies only a lone `exists: false`.
     pub fn evaluate_resolution(&self, resolved: Option<&Value>) -> Result<bool, ConditionError> {

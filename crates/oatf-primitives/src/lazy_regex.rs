@@ -60,6 +60,19 @@ impl LazyRegex {
     }
 }
 
+impl LazyRegex {
+    /// The required literals of the pattern (`crate::literals`), from its syntax tree.
+    pub(crate) fn literals(&self) -> Option<Vec<Vec<u8>>> {
+        let hir = regex_syntax::ParserBuilder::new()
+            .nest_limit(self.limits.nest_limit)
+            .utf8(true)
+            .build()
+            .parse(&self.pattern)
+            .ok()?;
+        crate::literals::regex_literals(&hir)
+    }
+}
+
 /// Whether `pattern` parses with `regex`'s syntax options and its forward Thompson NFA fits in
 /// `limits.size_limit` (the configuration `regex` builds it with: UTF-8, all captures, unshrunk).
 fn fits(pattern: &str, limits: &RegexLimits) -> bool {

@@ -37,6 +37,7 @@
 mod condition;
 mod duration;
 mod lazy_regex;
+mod literals;
 mod path;
 mod predicate;
 mod protocol;
@@ -54,6 +55,7 @@ pub use path::{
     resolve_wildcard_path,
 };
 pub use predicate::{CompiledPredicate, MatchPredicate, evaluate_predicate};
+pub use literals::text_defeats_literals;
 pub use protocol::extract_protocol;
 pub use re2::RegexSyntaxError;
 pub use value::deep_equal;
