@@ -270,6 +270,17 @@ impl CompiledIndicator {
         })
     }
 
+    /// The target and condition of a pattern indicator that a literal prefilter can rule out
+    /// (`crate::prefilter`): not a lone `exists`, which resolution alone decides.
+    pub(crate) fn prefilter_parts(&self) -> Option<(&WildcardPath, &CompiledCondition)> {
+        match &self.method {
+            Method::Pattern(p) if p.condition.lone_exists().is_none() => {
+                Some((&p.target, &p.condition))
+            }
+            _ => None,
+        }
+    }
+
     /// The longest evidence this indicator keeps, in characters.
     pub(crate) fn evidence_chars(&self) -> usize {
         self.evidence_chars
@@ -546,7 +557,7 @@ impl CompiledSemantic {
 
 /// A value as text: a string as itself, anything else as compact JSON with sorted keys
 /// (spec-decisions 13).
-fn value_text(value: &Value) -> Cow<'_, str> {
+pub(crate) fn value_text(value: &Value) -> Cow<'_, str> {
     match value {
         Value::String(s) => Cow::Borrowed(s),
         other => {

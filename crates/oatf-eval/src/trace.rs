@@ -41,6 +41,7 @@ use crate::accumulator::Accumulator;
 use crate::actor::{CompiledActor, Role};
 use crate::attack::CompiledAttack;
 use crate::indicator::{CompiledIndicator, truncate};
+use crate::prefilter::{Decision, Prefilter};
 use crate::verdict::{AttackVerdict, IndicatorResult, IndicatorVerdict};
 
 pub use reader::{
@@ -221,6 +222,8 @@ pub struct TraceEvaluator<'a> {
     funnels: Vec<[u64; 4]>,
     /// The filter steps' outcome by class of message (format §6 filtering by lookup).
     filter: filter::FilterTable<'a>,
+    /// The literal prefilter (D-75); `None` runs the straightforward engine, the reference.
+    pub(crate) prefilter: Option<Prefilter>,
     /// Per declared actor: whether any message was attributed to it.
     actor_seen: Vec<bool>,
     undecided: usize,
@@ -300,6 +303,7 @@ impl<'a> TraceEvaluator<'a> {
             attack,
             funnels: vec![[0; 4]; indicators.len()],
             filter: filter::FilterTable::new(attack),
+            prefilter: Some(Prefilter::new(attack)),
             actor_seen: vec![false; actors],
             indicators,
             undecided,
@@ -314,6 +318,17 @@ impl<'a> TraceEvaluator<'a> {
                 actors_pending: actors,
                 terminal_end: None,
             },
+        }
+    }
+
+    /// An evaluator that evaluates every applicable indicator in full on every message, without the
+    /// literal prefilter (D-75): the straightforward engine, kept as the reference the prefiltered
+    /// one is tested and measured against. Its verdicts are the same.
+    #[doc(hidden)]
+    pub fn without_prefilter(attack: &'a CompiledAttack) -> Self {
+        TraceEvaluator {
+            prefilter: None,
+            ..Self::new(attack)
         }
     }
 
@@ -346,19 +361,34 @@ impl<'a> TraceEvaluator<'a> {
         let position = self.messages;
         let attack = self.attack;
         let entries = attack.indicator_entries();
-        if let Some(applicable) =
+        if let Some((class, applicable)) =
             self.filter
                 .applicable(attack, message, actor_index, protocol, direction)
         {
-            for &index in applicable {
+            let decisions = match &mut self.prefilter {
+                Some(prefilter) => prefilter.decide(
+                    attack,
+                    class,
+                    applicable,
+                    &message.content,
+                    &self.indicators,
+                ),
+                None => &[],
+            };
+            for (slot, &index) in applicable.iter().enumerate() {
                 let index = index as usize;
                 if let (Some(Ok(indicator)), Some(accumulator)) =
                     (entries.get(index), self.indicators.get_mut(index))
                     && !accumulator.is_decided()
                 {
-                    Self::evaluate_one(
+                    let outcome = match decisions.get(slot) {
+                        Some(Decision::NotMatched) => (IndicatorResult::NotMatched, None),
+                        _ => indicator.evaluate_outcome(&message.content),
+                    };
+                    Self::record_one(
                         indicator,
                         accumulator,
+                        outcome,
                         message,
                         position,
                         &mut self.undecided,
@@ -406,7 +436,28 @@ impl<'a> TraceEvaluator<'a> {
         undecided: &mut usize,
         matched: &mut usize,
     ) {
-        let (result, evidence) = indicator.evaluate_outcome(&message.content);
+        let outcome = indicator.evaluate_outcome(&message.content);
+        Self::record_one(
+            indicator,
+            accumulator,
+            outcome,
+            message,
+            position,
+            undecided,
+            matched,
+        );
+    }
+
+    /// Records the outcome of one applicable, undecided indicator on `message`.
+    fn record_one(
+        indicator: &CompiledIndicator,
+        accumulator: &mut Accumulator,
+        (result, evidence): (IndicatorResult, Option<String>),
+        message: &TraceMessage,
+        position: u64,
+        undecided: &mut usize,
+        matched: &mut usize,
+    ) {
         let evidence = match result {
             // Why the method was not evaluated is not about this message.
             IndicatorResult::Skipped => evidence,
@@ -509,6 +560,7 @@ impl<'a> TraceEvaluator<'a> {
             + self.funnels.capacity() * size_of::<[u64; 4]>()
             + self.actor_seen.capacity()
             + self.filter.heap_bytes()
+            + self.prefilter.as_ref().map_or(0, Prefilter::heap_bytes)
     }
 
     /// The declared actor a message belongs to: the one it names, or, when it names none, the only

@@ -376,7 +376,10 @@ impl CompiledCondition {
     pub fn required_literals(&self) -> Option<Vec<Vec<u8>>> {
         let ops = match &self.inner {
             Compiled::Equals(Value::String(s)) => {
-                return crate::literals::better(Some(vec![crate::literals::fold(s.as_bytes())]), None);
+                return crate::literals::better(
+                    Some(vec![crate::literals::fold(s.as_bytes())]),
+                    None,
+                );
             }
             Compiled::Equals(_) => return None,
             Compiled::Ops(ops) => ops,

@@ -50,12 +50,12 @@ pub use condition::{
     evaluate_condition,
 };
 pub use duration::{DurationError, parse_duration};
+pub use literals::text_defeats_literals;
 pub use path::{
     MAX_PATH_DEPTH, PathError, PathErrorKind, SimplePath, WildcardPath, resolve_simple_path,
     resolve_wildcard_path,
 };
 pub use predicate::{CompiledPredicate, MatchPredicate, evaluate_predicate};
-pub use literals::text_defeats_literals;
 pub use protocol::extract_protocol;
 pub use re2::RegexSyntaxError;
 pub use value::deep_equal;

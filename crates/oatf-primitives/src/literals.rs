@@ -31,10 +31,9 @@ const MAX_DEPTH: usize = 256;
 pub fn text_defeats_literals(text: &[u8]) -> bool {
     // `ſ` is C5 BF, `K` is E2 84 AA in UTF-8.
     !text.is_ascii()
-        && text
-            .windows(2)
-            .enumerate()
-            .any(|(i, w)| w == [0xC5, 0xBF] || (w == [0xE2, 0x84] && text.get(i + 2) == Some(&0xAA)))
+        && text.windows(2).enumerate().any(|(i, w)| {
+            w == [0xC5, 0xBF] || (w == [0xE2, 0x84] && text.get(i + 2) == Some(&0xAA))
+        })
 }
 
 /// `s` folded: ASCII letters lowercased, anything else unchanged.
@@ -182,7 +181,10 @@ fn analyze(hir: &Hir, depth: usize) -> Info {
         HirKind::Alternation(branches) => {
             let infos: Vec<Info> = branches.iter().map(|b| analyze(b, depth + 1)).collect();
             if infos.iter().all(|i| i.exact.is_some()) {
-                let union: Vec<Vec<u8>> = infos.into_iter().flat_map(|i| i.exact.unwrap_or_default()).collect();
+                let union: Vec<Vec<u8>> = infos
+                    .into_iter()
+                    .flat_map(|i| i.exact.unwrap_or_default())
+                    .collect();
                 let union = dedup(union);
                 return if union.len() <= MAX_SET {
                     Info::exact(union)
@@ -223,7 +225,11 @@ mod tests {
     fn library_shapes() {
         assert_eq!(
             literals(r"(?i)/etc/(passwd|shadow|sudoers)"),
-            Some(vec!["/etc/passwd".into(), "/etc/shadow".into(), "/etc/sudoers".into()])
+            Some(vec![
+                "/etc/passwd".into(),
+                "/etc/shadow".into(),
+                "/etc/sudoers".into()
+            ])
         );
         assert_eq!(literals(r"AKIA[0-9A-Z]{16}"), Some(vec!["akia".into()]));
         assert_eq!(
@@ -239,7 +245,10 @@ mod tests {
         assert_eq!(literals(r"x?"), None);
         assert_eq!(literals(r"(?i)k"), Some(vec!["k".into()]));
         assert_eq!(literals("[ſ\u{212A}]"), None);
-        assert_eq!(literals(r"ab[cd]e"), Some(vec!["abce".into(), "abde".into()]));
+        assert_eq!(
+            literals(r"ab[cd]e"),
+            Some(vec!["abce".into(), "abde".into()])
+        );
     }
 
     #[test]
