@@ -15,48 +15,39 @@
 //!
 //! Exactness: a member is ruled out only when the condition's promise holds
 //! ([`CompiledCondition::required_literals`]): no text holds `ſ` or `K`
-//! ([`text_defeats_literals`]), and the condition cannot fail on the longest text
-//! ([`CompiledCondition::may_fail`]: a regex over its input limit, or one that does not build, is
-//! evaluated in full so that its error is reported as before). A target that resolves to nothing
-//! gives `not_matched` for every member, as evaluation does. The differential test
+//! ([`text_defeats_literals`]), and the condition cannot fail on the texts (a text longer than a
+//! member's [`CompiledCondition::regex_input_limit`], or a regex that
+//! [`CompiledCondition::may_fail_to_build`], has the group evaluated in full so that the error is
+//! reported as before). A target that resolves to nothing gives `not_matched` for every member, as
+//! evaluation does. A ruled-out indicator is recorded as `not_matched` on the first message of its
+//! class; on later messages of the class recording it would change nothing (it is `not_matched`,
+//! `error` or decided already), so only the indicators to evaluate are visited and the cost of a
+//! message grows with the candidates, not with the indicators. The differential test
 //! (`prefilter_tests`) checks the two engines against each other on generated attacks and traces.
 
 use std::cell::OnceCell;
 use std::mem::size_of;
 
 use aho_corasick::{AhoCorasick, Input, MatchKind};
-use oatf_primitives::{CompiledCondition, WildcardPath, text_defeats_literals};
+use oatf_primitives::{WildcardPath, text_defeats_literals};
 use serde_json::Value;
 
 use crate::accumulator::Accumulator;
 use crate::attack::CompiledAttack;
-use crate::indicator::value_text;
-
-/// A slot number that no class reaches (more than `u32::MAX` indicators).
-const FULL: u32 = u32::MAX;
-
-/// What to do with one applicable indicator for the current message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Decision {
-    /// Evaluate it in full.
-    Evaluate,
-    /// It cannot match this message and cannot fail on it: record `not_matched`.
-    NotMatched,
-}
+use crate::indicator::{CompiledIndicator, value_text};
 
 /// The prefilter of one [`crate::TraceEvaluator`]: a plan per filter class, built on the class's
 /// first message, and the per-message scratch space.
 #[derive(Debug, Default)]
 pub(crate) struct Prefilter {
-    /// Per indicator of the attack: its required literals, computed once.
-    literals: Vec<OnceCell<Option<Vec<Vec<u8>>>>>,
     /// Per filter class (by its index in the filter table).
     plans: Vec<Option<Plan>>,
-    /// Per applicable slot of the current message.
-    decisions: Vec<Decision>,
-    /// Per applicable slot: a literal of it was found in the current message.
-    candidate: Vec<bool>,
-    /// How many evaluations were ruled out so far.
+    /// The slots to evaluate for the current message, ascending.
+    evaluate: Vec<u32>,
+    /// Per applicable slot: listed in `evaluate` for the current message.
+    listed: Vec<bool>,
+    /// How many evaluations were ruled out so far (for tests).
+    #[cfg(test)]
     ruled_out: u64,
 }
 
@@ -64,6 +55,8 @@ pub(crate) struct Prefilter {
 #[derive(Debug)]
 struct Plan {
     groups: Vec<Group>,
+    /// The slots (positions in the class's applicable list) evaluated in full on every message.
+    full: Box<[u32]>,
 }
 
 /// The prefiltered indicators of one class that share a target path.
@@ -71,28 +64,37 @@ struct Plan {
 struct Group {
     /// An indicator of the group, whose target is the group's.
     indicator: u32,
-    /// The slots (positions in the class's applicable list) of the members.
+    /// The slots of the members.
     members: Box<[u32]>,
     /// The automaton over the members' literals, when any member has literals.
     automaton: Option<AhoCorasick>,
     /// Per automaton pattern: the slots whose literal it is.
     pattern_slots: Box<[Box<[u32]>]>,
+    /// The least regex input limit of the members: a longer text may fail, so the group is then
+    /// evaluated in full.
+    input_limit: usize,
+    /// Whether a member's regex may fail to build (decided on first need, without building).
+    may_fail_to_build: OnceCell<bool>,
+}
+
+/// The indicator at `index` of `attack`, when it compiled.
+fn indicator(attack: &CompiledAttack, index: u32) -> Option<&CompiledIndicator> {
+    attack
+        .indicator_entries()
+        .get(index as usize)?
+        .as_ref()
+        .ok()
 }
 
 impl Prefilter {
-    /// A prefilter for `attack`, with no plan yet.
-    pub(crate) fn new(attack: &CompiledAttack) -> Self {
-        Prefilter {
-            literals: (0..attack.indicator_entries().len())
-                .map(|_| OnceCell::new())
-                .collect(),
-            ..Prefilter::default()
-        }
+    /// A prefilter with no plan yet.
+    pub(crate) fn new() -> Self {
+        Prefilter::default()
     }
 
-    /// What to do with each indicator of `applicable` (the indicators of filter class `class`)
-    /// for a message with `content`; indicators already decided in `accumulators` are left to the
-    /// caller, which skips them.
+    /// The slots of `applicable` (the indicators of filter class `class`) to evaluate in full on a
+    /// message with `content`, ascending, and whether this is the class's first message (the other
+    /// slots must then be recorded as `not_matched`; later, recording them changes nothing).
     pub(crate) fn decide(
         &mut self,
         attack: &CompiledAttack,
@@ -100,30 +102,36 @@ impl Prefilter {
         applicable: &[u32],
         content: &Value,
         accumulators: &[Accumulator],
-    ) -> &[Decision] {
+    ) -> (bool, &[u32]) {
         if self.plans.len() <= class {
             self.plans.resize_with(class + 1, || None);
         }
+        let first = self.plans.get(class).is_some_and(Option::is_none);
         let Prefilter {
-            literals,
             plans,
-            decisions,
-            candidate,
-            ruled_out: ruled_out_count,
+            evaluate,
+            listed,
+            ..
         } = self;
-        let plan = match &mut plans[class] {
-            Some(plan) => plan,
-            slot => slot.insert(Plan::new(attack, applicable, literals)),
+        let Some(slot) = plans.get_mut(class) else {
+            return (true, &[]);
         };
-        decisions.clear();
-        decisions.resize(applicable.len(), Decision::Evaluate);
-        candidate.clear();
-        candidate.resize(applicable.len(), false);
-        let entries = attack.indicator_entries();
-        let condition_of = |slot: u32| {
-            let index = *applicable.get(slot as usize)? as usize;
-            entries.get(index)?.as_ref().ok()?.prefilter_parts()
+        let plan = slot.get_or_insert_with(|| Plan::new(attack, applicable));
+        if listed.len() < applicable.len() {
+            listed.resize(applicable.len(), false);
+        }
+        evaluate.clear();
+        let mut list = |slot: u32, evaluate: &mut Vec<u32>| {
+            if let Some(seen) = listed.get_mut(slot as usize)
+                && !*seen
+            {
+                *seen = true;
+                evaluate.push(slot);
+            }
         };
+        for &slot in &*plan.full {
+            list(slot, evaluate);
+        }
         let live = |slot: &u32| {
             applicable
                 .get(*slot as usize)
@@ -134,26 +142,44 @@ impl Prefilter {
             if !group.members.iter().any(live) {
                 continue;
             }
-            let Some(target) = entries
-                .get(group.indicator as usize)
-                .and_then(|e| e.as_ref().ok())
-                .and_then(|i| i.prefilter_parts())
-                .map(|(target, _)| target)
+            let Some((target, _, _)) =
+                indicator(attack, group.indicator).and_then(CompiledIndicator::prefilter_parts)
             else {
                 continue;
             };
-            let (resolved, longest, defeated) = group.search(target, content, candidate);
-            for &slot in &*group.members {
-                let ruled_out = !defeated
-                    && !candidate.get(slot as usize).copied().unwrap_or(true)
-                    && (!resolved || condition_of(slot).is_some_and(|(_, c)| !c.may_fail(longest)));
-                if ruled_out && let Some(decision) = decisions.get_mut(slot as usize) {
-                    *decision = Decision::NotMatched;
-                    *ruled_out_count += 1;
+            let before = evaluate.len();
+            let (resolved, all) = group.search(target, content, &mut |slot| list(slot, evaluate));
+            let all = all
+                || (resolved
+                    && *group.may_fail_to_build.get_or_init(|| {
+                        group.members.iter().any(|&slot| {
+                            applicable
+                                .get(slot as usize)
+                                .and_then(|&i| indicator(attack, i))
+                                .and_then(CompiledIndicator::prefilter_parts)
+                                .is_none_or(|(_, condition, _)| condition.may_fail_to_build())
+                        })
+                    }));
+            if all {
+                for &slot in &*group.members {
+                    list(slot, evaluate);
                 }
             }
+            #[cfg(test)]
+            {
+                let added = evaluate.len() - before;
+                self.ruled_out += (group.members.len() - added.min(group.members.len())) as u64;
+            }
+            #[cfg(not(test))]
+            let _ = before;
         }
-        decisions
+        evaluate.sort_unstable();
+        for &slot in evaluate.iter() {
+            if let Some(seen) = listed.get_mut(slot as usize) {
+                *seen = false;
+            }
+        }
+        (first, evaluate)
     }
 
     /// How many evaluations the prefilter ruled out so far.
@@ -168,79 +194,65 @@ impl Prefilter {
             .iter()
             .flatten()
             .map(|plan| {
-                plan.groups
-                    .iter()
-                    .map(|g| {
-                        size_of::<Group>()
-                            + g.members.len() * size_of::<u32>()
-                            + g.automaton.as_ref().map_or(0, AhoCorasick::memory_usage)
-                            + g.pattern_slots
-                                .iter()
-                                .map(|s| 16 + s.len() * 4)
-                                .sum::<usize>()
-                    })
-                    .sum::<usize>()
+                plan.full.len() * size_of::<u32>()
+                    + plan
+                        .groups
+                        .iter()
+                        .map(|g| {
+                            size_of::<Group>()
+                                + g.members.len() * size_of::<u32>()
+                                + g.automaton.as_ref().map_or(0, AhoCorasick::memory_usage)
+                                + g.pattern_slots
+                                    .iter()
+                                    .map(|s| size_of::<Box<[u32]>>() + s.len() * size_of::<u32>())
+                                    .sum::<usize>()
+                        })
+                        .sum::<usize>()
             })
             .sum::<usize>()
             + self.plans.capacity() * size_of::<Option<Plan>>()
-            + self.decisions.capacity() * size_of::<Decision>()
-            + self.candidate.capacity()
-            + self
-                .literals
-                .iter()
-                .filter_map(|l| l.get().and_then(Option::as_ref))
-                .map(|set| set.iter().map(|s| s.len() + 24).sum::<usize>())
-                .sum::<usize>()
-            + self.literals.capacity() * size_of::<OnceCell<Option<Vec<Vec<u8>>>>>()
+            + self.evaluate.capacity() * size_of::<u32>()
+            + self.listed.capacity()
     }
 }
 
 impl Plan {
-    fn new(
-        attack: &CompiledAttack,
-        applicable: &[u32],
-        literals: &[OnceCell<Option<Vec<Vec<u8>>>>],
-    ) -> Self {
-        let entries = attack.indicator_entries();
-        // Per group: its path, an indicator, and its members with their literals.
-        let mut groups: Vec<(&WildcardPath, u32, Vec<(u32, &[Vec<u8>])>)> = Vec::new();
+    fn new(attack: &CompiledAttack, applicable: &[u32]) -> Self {
+        let mut full = Vec::new();
+        // Per group: its path, an indicator, and its members with their literals and input limit.
+        type Members<'a> = Vec<(u32, &'a [Vec<u8>], Option<usize>)>;
+        let mut groups: Vec<(&WildcardPath, u32, Members<'_>)> = Vec::new();
         for (slot, &index) in applicable.iter().enumerate() {
-            let Some((target, condition)) = entries
-                .get(index as usize)
-                .and_then(|e| e.as_ref().ok())
-                .and_then(|i| i.prefilter_parts())
+            let Ok(slot) = u32::try_from(slot) else {
+                break;
+            };
+            let Some((target, condition, literals)) =
+                indicator(attack, index).and_then(CompiledIndicator::prefilter_parts)
             else {
+                full.push(slot);
                 continue;
             };
-            let Some(Some(set)) = literals
-                .get(index as usize)
-                .map(|cell| cell.get_or_init(|| condition_literals(condition)))
-            else {
-                continue;
-            };
-            let slot = u32::try_from(slot).unwrap_or(FULL);
-            let group = match groups
-                .iter()
-                .position(|(path, _, _)| path.as_str() == target.as_str())
+            let member = (slot, literals, condition.regex_input_limit());
+            match groups
+                .iter_mut()
+                .find(|(path, _, _)| path.as_str() == target.as_str())
             {
-                Some(group) => group,
-                None => {
-                    groups.push((target, index, Vec::new()));
-                    groups.len() - 1
-                }
-            };
-            if let Some((_, _, members)) = groups.get_mut(group) {
-                members.push((slot, set));
+                Some((_, _, members)) => members.push(member),
+                None => groups.push((target, index, vec![member])),
             }
         }
         let mut built = Vec::with_capacity(groups.len());
         for (_, indicator, members) in groups {
             let mut patterns: Vec<&[u8]> = Vec::new();
             let mut pattern_slots: Vec<Vec<u32>> = Vec::new();
-            for &(slot, set) in &members {
+            for &(slot, set, _) in &members {
                 for literal in set {
                     match patterns.iter().position(|p| *p == literal.as_slice()) {
-                        Some(p) => pattern_slots[p].push(slot),
+                        Some(p) => {
+                            if let Some(slots) = pattern_slots.get_mut(p) {
+                                slots.push(slot);
+                            }
+                        }
                         None => {
                             patterns.push(literal);
                             pattern_slots.push(vec![slot]);
@@ -257,58 +269,63 @@ impl Plan {
                     .build(&patterns)
                 {
                     Ok(automaton) => Some(automaton),
-                    // Cannot prefilter: its members keep the full evaluation.
-                    Err(_) => continue,
+                    Err(_) => {
+                        // Cannot prefilter: the members keep the full evaluation.
+                        full.extend(members.iter().map(|(slot, _, _)| *slot));
+                        continue;
+                    }
                 }
             };
             built.push(Group {
                 indicator,
-                members: members.iter().map(|(slot, _)| *slot).collect(),
+                members: members.iter().map(|(slot, _, _)| *slot).collect(),
                 automaton,
                 pattern_slots: pattern_slots
                     .into_iter()
                     .map(Vec::into_boxed_slice)
                     .collect(),
+                input_limit: members
+                    .iter()
+                    .filter_map(|(_, _, limit)| *limit)
+                    .min()
+                    .unwrap_or(usize::MAX),
+                may_fail_to_build: OnceCell::new(),
             });
         }
-        Plan { groups: built }
+        full.sort_unstable();
+        Plan {
+            groups: built,
+            full: full.into_boxed_slice(),
+        }
     }
 }
 
-/// A condition's required literals, when they can prefilter it (none empty).
-fn condition_literals(condition: &CompiledCondition) -> Option<Vec<Vec<u8>>> {
-    condition
-        .required_literals()
-        .filter(|set| set.iter().all(|literal| !literal.is_empty()))
-}
-
 impl Group {
-    /// Resolves the group's target in `content` and searches each resolved text, marking the slots
-    /// whose literal occurs in `candidate`. Returns whether the target resolved, the length of the
-    /// longest text, and whether a text holds a character that defeats literals.
+    /// Resolves the group's target in `content` and searches each resolved text, calling
+    /// `candidate` with each member one of whose literals occurs. Returns whether the target
+    /// resolved, and whether every member must be evaluated (a text holds a character that defeats
+    /// literals, is longer than a member's regex input limit, or cannot be searched).
     fn search(
         &self,
         target: &WildcardPath,
         content: &Value,
-        candidate: &mut [bool],
-    ) -> (bool, usize, bool) {
+        candidate: &mut impl FnMut(u32),
+    ) -> (bool, bool) {
+        use std::ops::ControlFlow;
         let mut resolved = false;
-        let mut longest = 0;
-        let mut defeated = false;
+        let mut all = false;
         let _ = target.try_for_each(content, &mut |value| {
             resolved = true;
             let text = value_text(value);
             let bytes = text.as_bytes();
-            longest = longest.max(bytes.len());
-            if text_defeats_literals(bytes) {
-                defeated = true;
-                return std::ops::ControlFlow::Break(());
+            if bytes.len() > self.input_limit || text_defeats_literals(bytes) {
+                all = true;
+                return ControlFlow::Break(());
             }
             if let Some(automaton) = &self.automaton {
                 let Ok(matches) = automaton.try_find_overlapping_iter(Input::new(bytes)) else {
-                    // The search cannot run: rule nothing out.
-                    defeated = true;
-                    return std::ops::ControlFlow::Break(());
+                    all = true;
+                    return ControlFlow::Break(());
                 };
                 for found in matches {
                     for &slot in self
@@ -316,14 +333,12 @@ impl Group {
                         .get(found.pattern().as_usize())
                         .map_or(&[][..], |s| &**s)
                     {
-                        if let Some(c) = candidate.get_mut(slot as usize) {
-                            *c = true;
-                        }
+                        candidate(slot);
                     }
                 }
             }
-            std::ops::ControlFlow::Continue(())
+            ControlFlow::Continue(())
         });
-        (resolved, longest, defeated)
+        (resolved, all)
     }
 }

@@ -41,7 +41,7 @@ use crate::accumulator::Accumulator;
 use crate::actor::{CompiledActor, Role};
 use crate::attack::CompiledAttack;
 use crate::indicator::{CompiledIndicator, truncate};
-use crate::prefilter::{Decision, Prefilter};
+use crate::prefilter::Prefilter;
 use crate::verdict::{AttackVerdict, IndicatorResult, IndicatorVerdict};
 
 pub use reader::{
@@ -303,7 +303,7 @@ impl<'a> TraceEvaluator<'a> {
             attack,
             funnels: vec![[0; 4]; indicators.len()],
             filter: filter::FilterTable::new(attack),
-            prefilter: Some(Prefilter::new(attack)),
+            prefilter: Some(Prefilter::new()),
             actor_seen: vec![false; actors],
             indicators,
             undecided,
@@ -365,30 +365,73 @@ impl<'a> TraceEvaluator<'a> {
             self.filter
                 .applicable(attack, message, actor_index, protocol, direction)
         {
-            let decisions = match &mut self.prefilter {
-                Some(prefilter) => prefilter.decide(
-                    attack,
-                    class,
-                    applicable,
-                    &message.content,
-                    &self.indicators,
-                ),
-                None => &[],
+            let Some(prefilter) = &mut self.prefilter else {
+                for &index in applicable {
+                    let index = index as usize;
+                    if let (Some(Ok(indicator)), Some(accumulator)) =
+                        (entries.get(index), self.indicators.get_mut(index))
+                        && !accumulator.is_decided()
+                    {
+                        Self::evaluate_one(
+                            indicator,
+                            accumulator,
+                            message,
+                            position,
+                            &mut self.undecided,
+                            &mut self.matched,
+                        );
+                    }
+                }
+                return;
             };
-            for (slot, &index) in applicable.iter().enumerate() {
+            let (first, evaluate) = prefilter.decide(
+                attack,
+                class,
+                applicable,
+                &message.content,
+                &self.indicators,
+            );
+            if first {
+                // The class's first message: the ruled-out indicators are recorded `not_matched`.
+                let mut next = evaluate.iter().copied().peekable();
+                for (slot, &index) in applicable.iter().enumerate() {
+                    let listed = next.next_if_eq(&u32::try_from(slot).unwrap_or(u32::MAX));
+                    let index = index as usize;
+                    if let (Some(Ok(indicator)), Some(accumulator)) =
+                        (entries.get(index), self.indicators.get_mut(index))
+                        && !accumulator.is_decided()
+                    {
+                        let outcome = match listed {
+                            Some(_) => indicator.evaluate_outcome(&message.content),
+                            None => (IndicatorResult::NotMatched, None),
+                        };
+                        Self::record_one(
+                            indicator,
+                            accumulator,
+                            outcome,
+                            message,
+                            position,
+                            &mut self.undecided,
+                            &mut self.matched,
+                        );
+                    }
+                }
+                return;
+            }
+            // Later messages: recording `not_matched` again for a ruled-out indicator would
+            // change nothing, so only the listed ones are visited.
+            for &slot in evaluate {
+                let Some(&index) = applicable.get(slot as usize) else {
+                    continue;
+                };
                 let index = index as usize;
                 if let (Some(Ok(indicator)), Some(accumulator)) =
                     (entries.get(index), self.indicators.get_mut(index))
                     && !accumulator.is_decided()
                 {
-                    let outcome = match decisions.get(slot) {
-                        Some(Decision::NotMatched) => (IndicatorResult::NotMatched, None),
-                        _ => indicator.evaluate_outcome(&message.content),
-                    };
-                    Self::record_one(
+                    Self::evaluate_one(
                         indicator,
                         accumulator,
-                        outcome,
                         message,
                         position,
                         &mut self.undecided,

@@ -359,8 +359,9 @@ impl CompiledCondition {
     /// it; `None` when the condition requires no literal (see the module `literals`, D-75).
     ///
     /// The promise holds for texts without `ſ` or `K` ([`text_defeats_literals`]): on any other
-    /// text that contains none of the literals, [`evaluate`](Self::evaluate) gives `Ok(false)` unless
-    /// [`may_fail`](Self::may_fail) says it can fail.
+    /// text that contains none of the literals, [`evaluate`](Self::evaluate) gives `Ok(false)`,
+    /// unless the text is longer than [`regex_input_limit`](Self::regex_input_limit) or the regex
+    /// [`may_fail_to_build`](Self::may_fail_to_build).
     ///
     /// [`text_defeats_literals`]: crate::text_defeats_literals
     ///
@@ -400,17 +401,24 @@ impl CompiledCondition {
         best
     }
 
-    /// Whether evaluating this condition on a text of up to `longest` bytes could fail (a regex
-    /// over [`RegexLimits::max_input_len`], or one whose build on first use fails); it builds the
-    /// regex if it was not built yet. A condition that cannot fail and whose
-    /// [`required_literals`](Self::required_literals) a text lacks is `false` on that text.
-    pub fn may_fail(&self, longest: usize) -> bool {
+    /// The longest text, in bytes, the condition's regex runs on ([`RegexLimits::max_input_len`]),
+    /// when it has a regex: evaluating it on a longer text can fail.
+    pub fn regex_input_limit(&self) -> Option<usize> {
         match &self.inner {
+            Compiled::Ops(ops) if ops.regex.is_some() => Some(self.max_input_len),
+            _ => None,
+        }
+    }
+
+    /// Whether evaluating this condition can fail for another reason than the input limit: a
+    /// regex whose full build, on first use, exceeds the size limit. Does not build the regex (it
+    /// checks the one part of the build that can fail, once). A condition that cannot fail, on a
+    /// text within [`regex_input_limit`](Self::regex_input_limit) that lacks its
+    /// [`required_literals`](Self::required_literals), is `false`.
+    pub fn may_fail_to_build(&self) -> bool {
+        match &self.inner {
+            Compiled::Ops(ops) => ops.regex.as_ref().is_some_and(LazyRegex::may_fail_to_build),
             Compiled::Equals(_) => false,
-            Compiled::Ops(ops) => ops
-                .regex
-                .as_ref()
-                .is_some_and(|r| longest > self.max_input_len || r.get().is_err()),
         }
     }
 
