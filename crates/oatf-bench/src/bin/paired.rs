@@ -248,6 +248,7 @@ fn measure_scaling(settings: &Settings) -> Result<(), Error> {
         .map(|&n| compile_ours(&scaling_attack(n, true)))
         .collect::<Result<_, _>>()?;
     let without_cel = compile_ours(&scaling_attack(100, false))?;
+    let without_cel_1000 = compile_ours(&scaling_attack(1000, false))?;
     let jsonl = scaling_trace(settings.messages);
     let straightforward = |attack: &oatf::CompiledAttack| {
         let mut evaluator = oatf::TraceEvaluator::without_prefilter(attack);
@@ -267,6 +268,9 @@ fn measure_scaling(settings: &Settings) -> Result<(), Error> {
         Contender::new("ours_100_without_cel", || ours_trace(&without_cel, &jsonl)),
         Contender::new("straightforward_100", || straightforward(&attacks[2])),
         Contender::new("straightforward_1000", || straightforward(&attacks[3])),
+        Contender::new("ours_1000_without_cel", || {
+            ours_trace(&without_cel_1000, &jsonl)
+        }),
     ];
     let run = run_paired(&mut contenders, &settings.paired);
     let mb = jsonl.len() as f64 / 1e6;
@@ -312,6 +316,18 @@ fn measure_scaling(settings: &Settings) -> Result<(), Error> {
             Row {
                 label: "1,000 indicators ÷ 10 indicators",
                 numerator: 4,
+                denominator: 2,
+                target: "",
+            },
+            Row {
+                label: "1,000 indicators without CEL ÷ Value floor",
+                numerator: 8,
+                denominator: 0,
+                target: "",
+            },
+            Row {
+                label: "1,000 without CEL ÷ 10 indicators",
+                numerator: 8,
                 denominator: 2,
                 target: "",
             },
