@@ -20,7 +20,7 @@
 use regex_syntax::hir::{Class, Hir, HirKind};
 
 /// A class of more characters than this requires nothing.
-const MAX_CLASS: usize = 8;
+const MAX_CLASS: usize = 32;
 /// A set of more strings than this requires nothing (or stops a product).
 const MAX_SET: usize = 64;
 /// Deeper syntax trees than this require nothing (bounded recursion).
@@ -41,26 +41,34 @@ pub(crate) fn fold(s: &[u8]) -> Vec<u8> {
     s.to_ascii_lowercase()
 }
 
-/// What a piece of a pattern requires of any string it matches.
-#[derive(Debug, Default)]
+/// What a piece of a pattern requires of any string it matches (each set folded; `None`: unknown).
+#[derive(Clone, Debug, Default)]
 struct Info {
-    /// The piece matches exactly one of these (folded) strings, when known.
+    /// The piece matches exactly one of these strings.
     exact: Option<Vec<Vec<u8>>>,
-    /// Any string the piece matches contains one of these (folded), when known.
+    /// Any string the piece matches starts with one of these.
+    prefix: Option<Vec<Vec<u8>>>,
+    /// Any string the piece matches ends with one of these.
+    suffix: Option<Vec<Vec<u8>>>,
+    /// Any string the piece matches contains one of these.
     required: Option<Vec<Vec<u8>>>,
 }
 
 impl Info {
     fn exact(set: Vec<Vec<u8>>) -> Self {
         Info {
-            exact: Some(set),
+            exact: Some(set.clone()),
+            prefix: Some(set.clone()),
+            suffix: Some(set),
             required: None,
         }
     }
 
-    /// The best set this piece requires: its exact strings when none is empty, or its required set.
-    fn best(self) -> Option<Vec<Vec<u8>>> {
-        better(self.exact.filter(|s| usable(s)), self.required)
+    /// The best set this piece requires (exact strings, prefixes, suffixes or required factors).
+    fn best(&self) -> Option<Vec<Vec<u8>>> {
+        let mut best = better(self.exact.clone(), self.required.clone());
+        best = better(best, self.prefix.clone());
+        better(best, self.suffix.clone())
     }
 }
 
@@ -87,6 +95,24 @@ fn dedup(mut set: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
     set.sort_unstable();
     set.dedup();
     set
+}
+
+/// Every `a` followed by every `b`, when there are at most [`MAX_SET`] of them.
+fn product(a: &[Vec<u8>], b: &[Vec<u8>]) -> Option<Vec<Vec<u8>>> {
+    if a.len().saturating_mul(b.len()) > MAX_SET {
+        return None;
+    }
+    Some(dedup(
+        a.iter()
+            .flat_map(|x| {
+                b.iter().map(move |y| {
+                    let mut s = x.clone();
+                    s.extend_from_slice(y);
+                    s
+                })
+            })
+            .collect(),
+    ))
 }
 
 /// The required literals of a regex's syntax tree, folded; `None` when it requires nothing.
@@ -131,80 +157,123 @@ fn analyze(hir: &Hir, depth: usize) -> Info {
             }
             let sub = analyze(&rep.sub, depth + 1);
             if rep.min == 1 && rep.max == Some(1) {
-                sub
-            } else {
-                Info {
-                    exact: None,
-                    required: sub.best(),
-                }
+                return sub;
             }
-        }
-        HirKind::Concat(parts) => {
-            let mut best: Option<Vec<Vec<u8>>> = None;
-            let mut run: Vec<Vec<u8>> = vec![Vec::new()];
-            let mut all_exact = true;
-            for part in parts {
-                let info = analyze(part, depth + 1);
-                match info.exact {
-                    Some(set) if run.len() * set.len() <= MAX_SET => {
-                        run = run
-                            .iter()
-                            .flat_map(|a| {
-                                set.iter().map(move |b| {
-                                    let mut s = a.clone();
-                                    s.extend_from_slice(b);
-                                    s
-                                })
-                            })
-                            .collect();
-                    }
-                    Some(set) => {
-                        all_exact = false;
-                        best = better(best, Some(std::mem::replace(&mut run, set)));
-                    }
-                    None => {
-                        all_exact = false;
-                        let run = std::mem::replace(&mut run, vec![Vec::new()]);
-                        best = better(better(best, Some(run)), info.required);
-                    }
-                }
-            }
-            if all_exact {
-                Info::exact(dedup(run))
-            } else {
-                Info {
-                    exact: None,
-                    required: better(best, Some(run)),
-                }
-            }
-        }
-        HirKind::Alternation(branches) => {
-            let infos: Vec<Info> = branches.iter().map(|b| analyze(b, depth + 1)).collect();
-            if infos.iter().all(|i| i.exact.is_some()) {
-                let union: Vec<Vec<u8>> = infos
-                    .into_iter()
-                    .flat_map(|i| i.exact.unwrap_or_default())
-                    .collect();
-                let union = dedup(union);
-                return if union.len() <= MAX_SET {
-                    Info::exact(union)
-                } else {
-                    Info::default()
-                };
-            }
-            let mut union = Vec::new();
-            for info in infos {
-                match info.best() {
-                    Some(set) => union.extend(set),
-                    None => return Info::default(),
-                }
-            }
-            let union = dedup(union);
             Info {
                 exact: None,
-                required: (union.len() <= MAX_SET).then_some(union),
+                required: sub.best(),
+                prefix: sub.prefix,
+                suffix: sub.suffix,
             }
         }
+        HirKind::Concat(parts) => concat(parts, depth),
+        HirKind::Alternation(branches) => {
+            let infos: Vec<Info> = branches.iter().map(|b| analyze(b, depth + 1)).collect();
+            let union = |get: fn(&Info) -> Option<&Vec<Vec<u8>>>| {
+                let mut all = Vec::new();
+                for info in &infos {
+                    all.extend(get(info)?.iter().cloned());
+                }
+                let all = dedup(all);
+                (all.len() <= MAX_SET).then_some(all)
+            };
+            let exact = union(|i| i.exact.as_ref());
+            let prefix = union(|i| i.prefix.as_ref());
+            let suffix = union(|i| i.suffix.as_ref());
+            let mut required = Vec::new();
+            let mut all_required = true;
+            for info in &infos {
+                match info.best() {
+                    Some(set) => required.extend(set),
+                    None => all_required = false,
+                }
+            }
+            let required = dedup(required);
+            Info {
+                exact,
+                prefix,
+                suffix,
+                required: (all_required && required.len() <= MAX_SET).then_some(required),
+            }
+        }
+    }
+}
+
+/// A concatenation: exact while every part is; its prefixes from the leading exact parts and
+/// the first other part's prefixes, its suffixes likewise from the end; and, required, the best
+/// of the runs of exact parts, each extended by the suffixes of the part before it and the
+/// prefixes of the part after it, and of the parts' own required sets.
+fn concat(parts: &[Hir], depth: usize) -> Info {
+    let infos: Vec<Info> = parts.iter().map(|p| analyze(p, depth + 1)).collect();
+    let empty = vec![Vec::new()];
+    // Prefixes.
+    let mut prefix = Some(empty.clone());
+    for info in &infos {
+        let Some(pre) = prefix.as_ref() else { break };
+        match (&info.exact, &info.prefix) {
+            (Some(exact), _) => match product(pre, exact) {
+                Some(p) => prefix = Some(p),
+                None => break,
+            },
+            (None, Some(next)) => {
+                if let Some(p) = product(pre, next) {
+                    prefix = Some(p);
+                }
+                break;
+            }
+            (None, None) => break,
+        }
+    }
+    // Suffixes.
+    let mut suffix = Some(empty.clone());
+    for info in infos.iter().rev() {
+        let Some(suf) = suffix.as_ref() else { break };
+        match (&info.exact, &info.suffix) {
+            (Some(exact), _) => match product(exact, suf) {
+                Some(p) => suffix = Some(p),
+                None => break,
+            },
+            (None, Some(next)) => {
+                if let Some(p) = product(next, suf) {
+                    suffix = Some(p);
+                }
+                break;
+            }
+            (None, None) => break,
+        }
+    }
+    // Required: `run` is what the parts since the last break end with.
+    let mut best: Option<Vec<Vec<u8>>> = None;
+    let mut run: Option<Vec<Vec<u8>>> = Some(empty.clone());
+    let mut all_exact = true;
+    for info in &infos {
+        if let Some(exact) = &info.exact {
+            run = match run.as_deref().and_then(|r| product(r, exact)) {
+                Some(p) => Some(p),
+                None => {
+                    best = better(best, run.take());
+                    Some(exact.clone())
+                }
+            };
+            continue;
+        }
+        all_exact = false;
+        let joined = match (run.as_deref(), info.prefix.as_deref()) {
+            (Some(r), Some(p)) => product(r, p),
+            _ => None,
+        };
+        best = better(best, joined);
+        best = better(best, run.take());
+        best = better(best, info.best());
+        run = info.suffix.clone();
+    }
+    let exact = if all_exact { run.clone() } else { None };
+    best = better(best, run);
+    Info {
+        exact,
+        prefix: prefix.filter(|p| usable(p)),
+        suffix: suffix.filter(|s| usable(s)),
+        required: best,
     }
 }
 
@@ -234,11 +303,22 @@ mod tests {
         assert_eq!(literals(r"AKIA[0-9A-Z]{16}"), Some(vec!["akia".into()]));
         assert_eq!(
             literals(r"(?i)(api[_-]?key|secret[_-]?key)\s*[:=]"),
-            Some(vec!["api".into(), "secret".into()])
+            Some(vec!["key".into()])
+        );
+        // A literal next to `\s+` is extended by each white-space character (prefixes, suffixes).
+        let rm = literals(r"(?i)\b(rm\s+-rf|chmod\s+777)\b").unwrap();
+        assert!(
+            rm.contains(&" -rf".into()) && rm.contains(&"chmod ".into()),
+            "{rm:?}"
+        );
+        assert!(
+            rm.iter()
+                .all(|l| l.ends_with("-rf") || l.starts_with("chmod")),
+            "{rm:?}"
         );
         assert_eq!(
-            literals(r"(?i)\b(rm\s+-rf|chmod\s+777)\b"),
-            Some(vec!["-rf".into(), "chmod".into()])
+            literals(r"(?i)nc\s+-e").map(|l| l.iter().all(|l| l.len() >= 3)),
+            Some(true)
         );
         assert_eq!(literals(r"a|.*"), None);
         assert_eq!(literals(r"\w+"), None);
@@ -249,6 +329,73 @@ mod tests {
             literals(r"ab[cd]e"),
             Some(vec!["abce".into(), "abde".into()])
         );
+    }
+
+    /// Soundness on generated patterns and texts: whenever a regex matches a text without `ſ`/`K`,
+    /// the lowercased text contains one of its literals.
+    #[test]
+    fn a_matching_text_contains_a_literal() {
+        const ATOMS: &[&str] = &[
+            "ab",
+            "(?i:key)",
+            "c+",
+            "d?",
+            "\\s+",
+            "[xy]",
+            "[a-z]",
+            "(e|fg)",
+            "(h|)",
+            "\\b",
+            ".",
+            "(?i:s)",
+            "k{2}",
+            "(ab)+",
+            "[0-9]{1,3}",
+            "é",
+            "-",
+            "\\w",
+            "(?i)tok(en)?",
+        ];
+        const TEXT: &[&str] = &[
+            "ab", "AB", "key", "KEY", "c", "d", " ", "\t", "x", "y", "e", "fg", "h", "s", "S",
+            "kk", "K", "0", "12", "é", "É", "-", "token", "TOK", "_", "\u{2003}",
+        ];
+        let mut state = 0x2545_F491_4F6C_DD1D_u64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        let mut checked = 0;
+        for _ in 0..800 {
+            let mut pattern = String::new();
+            for a in 0..1 + next(2) {
+                if a > 0 {
+                    pattern.push('|');
+                }
+                for _ in 0..1 + next(4) {
+                    pattern.push_str(ATOMS[next(ATOMS.len())]);
+                }
+            }
+            let regex = regex::Regex::new(&pattern).unwrap();
+            let Some(set) = regex_literals(&regex_syntax::parse(&pattern).unwrap()) else {
+                continue;
+            };
+            for _ in 0..40 {
+                let text: String = (0..next(8)).map(|_| TEXT[next(TEXT.len())]).collect();
+                if regex.is_match(&text) {
+                    checked += 1;
+                    let lower = text.to_ascii_lowercase();
+                    assert!(
+                        set.iter()
+                            .any(|l| lower.as_bytes().windows(l.len()).any(|w| w == l.as_slice())),
+                        "{pattern:?} matches {text:?} but no literal of {set:?} is in it"
+                    );
+                }
+            }
+        }
+        assert!(checked > 500, "{checked}");
     }
 
     #[test]
