@@ -26,6 +26,8 @@
 //! (`prefilter_tests`) checks the two engines against each other on generated attacks and traces.
 
 use std::cell::OnceCell;
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::mem::size_of;
 
 use aho_corasick::{AhoCorasick, Input, MatchKind};
@@ -245,15 +247,17 @@ impl Plan {
         for (_, indicator, members) in groups {
             let mut patterns: Vec<&[u8]> = Vec::new();
             let mut pattern_slots: Vec<Vec<u32>> = Vec::new();
+            let mut known: HashMap<&[u8], usize> = HashMap::new();
             for &(slot, set, _) in &members {
                 for literal in set {
-                    match patterns.iter().position(|p| *p == literal.as_slice()) {
-                        Some(p) => {
-                            if let Some(slots) = pattern_slots.get_mut(p) {
+                    match known.entry(literal.as_slice()) {
+                        Entry::Occupied(p) => {
+                            if let Some(slots) = pattern_slots.get_mut(*p.get()) {
                                 slots.push(slot);
                             }
                         }
-                        None => {
+                        Entry::Vacant(v) => {
+                            v.insert(patterns.len());
                             patterns.push(literal);
                             pattern_slots.push(vec![slot]);
                         }

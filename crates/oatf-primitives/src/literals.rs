@@ -21,8 +21,10 @@ use regex_syntax::hir::{Class, Hir, HirKind};
 
 /// A class of more characters than this requires nothing.
 const MAX_CLASS: usize = 32;
-/// A set of more strings than this requires nothing (or stops a product).
+/// A product of more strings than this is not formed.
 const MAX_SET: usize = 64;
+/// A union (alternation) of more strings than this requires nothing.
+const MAX_UNION: usize = 256;
 /// Deeper syntax trees than this require nothing (bounded recursion).
 const MAX_DEPTH: usize = 256;
 
@@ -175,7 +177,7 @@ fn analyze(hir: &Hir, depth: usize) -> Info {
                     all.extend(get(info)?.iter().cloned());
                 }
                 let all = dedup(all);
-                (all.len() <= MAX_SET).then_some(all)
+                (all.len() <= MAX_UNION).then_some(all)
             };
             let exact = union(|i| i.exact.as_ref());
             let prefix = union(|i| i.prefix.as_ref());
@@ -193,7 +195,7 @@ fn analyze(hir: &Hir, depth: usize) -> Info {
                 exact,
                 prefix,
                 suffix,
-                required: (all_required && required.len() <= MAX_SET).then_some(required),
+                required: (all_required && required.len() <= MAX_UNION).then_some(required),
             }
         }
     }
