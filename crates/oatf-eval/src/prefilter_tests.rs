@@ -148,7 +148,7 @@ fn condition(rng: &mut Rng) -> Value {
         0 => json!({"contains": text(rng)}),
         1 => json!({"starts_with": text(rng)}),
         2 => json!({"ends_with": text(rng)}),
-        3 | 4 | 5 => json!({"regex": regex(rng)}),
+        3..=5 => json!({"regex": regex(rng)}),
         6 => json!({"regex": regex(rng), "contains": text(rng)}),
         7 => text(rng),
         8 => json!({"exists": rng.chance(50)}),
