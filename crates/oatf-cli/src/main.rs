@@ -17,6 +17,23 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+// `eprint!` and `eprintln!` for every module below, in place of std's, which panic when standard
+// error cannot be written (`2> /dev/full`): a failed write there is dropped, since there is nowhere
+// left to report it, and the command keeps its exit code.
+macro_rules! eprint {
+    ($($arg:tt)*) => {
+        $crate::stdout::write_stderr(format_args!($($arg)*))
+    };
+}
+macro_rules! eprintln {
+    () => {
+        $crate::stdout::write_stderr(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        $crate::stdout::write_stderr(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
 mod campaign;
 mod catalog;
 mod color;

@@ -43,6 +43,12 @@ pub(crate) fn write(text: &str) {
     }
 }
 
+/// Writes to standard error (the crate's `eprint!` and `eprintln!`); a failure is dropped, where
+/// std's macros would panic.
+pub(crate) fn write_stderr(args: std::fmt::Arguments<'_>) {
+    let _ = std::io::stderr().lock().write_fmt(args);
+}
+
 /// Flushes standard output and gives the exit code: `code` when every write succeeded or the
 /// reader closed the pipe (nothing more is said), else [`EXIT_IOERR`] after a message on standard
 /// error.

@@ -276,3 +276,33 @@ fn an_output_file_that_cannot_be_written_is_an_error_naming_it() {
     assert!(stderr.contains("the JUnit report to /dev/full"), "{stderr}");
     assert!(stderr.contains("standard output: it is closed"), "{stderr}");
 }
+
+#[test]
+fn a_full_stderr_is_not_a_panic() {
+    // Std's `eprintln!` panics (exit 101) when standard error cannot be written; the CLI drops the
+    // message and keeps its exit code. The broken library and document make every command write
+    // diagnostics or summaries on standard error.
+    let mut cases = cases();
+    cases.push(Case {
+        stdin: INVALID,
+        ..case(&["normalize", "-"])
+    });
+    cases.push(case(&["catalog", broken_library()]));
+    cases.push(case(&["evaluate", broken_library(), TRACE]));
+    for case in cases {
+        let code = own_code(&case);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_oatf"))
+            .args(&case.args)
+            .current_dir(examples())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(dev_full())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(case.stdin.as_bytes()).unwrap();
+        drop(stdin);
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(code), "{:?} 2> /dev/full", case.args);
+    }
+}
