@@ -78,33 +78,11 @@ fn closed_error() -> std::io::Error {
 
 /// Whether standard output was closed when the program started (`oatf … >&-`).
 ///
-/// The Rust runtime opens `/dev/null` read-write on a standard stream that is closed at startup
-/// (so that no file opened later takes its descriptor), and writes to it then succeed: the output
-/// would be lost without a word. A shell's `> /dev/null` opens it write-only, so `/dev/null` opened
-/// read-write on standard output is taken as a closed stdout. (A parent that hands its child a
-/// read-write `/dev/null`, as `daemon(3)` does, looks the same; redirect with `> /dev/null` to
-/// discard the output on purpose.)
-#[cfg(unix)]
+/// The Rust runtime opens `/dev/null` on a standard stream that is closed at startup (so that no file
+/// opened later takes its descriptor), and writes to it then succeed: the output would be lost
+/// without a word. So descriptor 1 is looked at before the runtime starts, by [`crate::startup`]. A
+/// `/dev/null` that the parent hands over on purpose (`> /dev/null`, Python's
+/// `subprocess.DEVNULL`, Node's `stdio: 'ignore'`, `1<>/dev/null`) is not a closed stdout and works.
 fn closed_at_start() -> bool {
-    use rustix::fs::{FileType, OFlags};
-    let stdout = std::io::stdout();
-    let Ok(stat) = rustix::fs::fstat(&stdout) else {
-        // Not even fstat works: the descriptor itself is unusable.
-        return true;
-    };
-    if FileType::from_raw_mode(stat.st_mode) != FileType::CharacterDevice {
-        return false;
-    }
-    let Ok(null) = rustix::fs::stat("/dev/null") else {
-        return false;
-    };
-    let Ok(flags) = rustix::fs::fcntl_getfl(&stdout) else {
-        return true;
-    };
-    stat.st_rdev == null.st_rdev && flags & OFlags::RWMODE == OFlags::RDWR
-}
-
-#[cfg(not(unix))]
-fn closed_at_start() -> bool {
-    false
+    crate::startup::stdout_was_closed()
 }

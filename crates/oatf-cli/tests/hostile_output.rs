@@ -210,6 +210,34 @@ fn a_closed_stdout_is_an_error_with_a_message() {
 }
 
 #[test]
+fn a_dev_null_opened_read_write_is_not_a_closed_stdout() {
+    // Python's `subprocess.DEVNULL` and Node's `stdio: 'ignore'` hand the child `/dev/null` opened
+    // read-write, as the Rust runtime does for a closed stdout: only a stdout closed before start-up
+    // is an error, a harness that discards the output keeps the command's own exit code.
+    for case in cases() {
+        let code = own_code(&case);
+        let read_write = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/null")
+            .unwrap();
+        let output = run(&case, Some(read_write.into()));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(
+            output.status.code(),
+            Some(code),
+            "{:?} 1<>/dev/null: {stderr}",
+            case.args
+        );
+        assert!(
+            !stderr.contains("cannot write"),
+            "{:?}: {stderr}",
+            case.args
+        );
+    }
+}
+
+#[test]
 fn a_closed_pipe_ends_quietly_with_the_commands_own_code() {
     for case in cases() {
         let code = own_code(&case);
