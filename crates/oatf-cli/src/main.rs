@@ -21,6 +21,7 @@ mod catalog;
 mod color;
 mod conformance;
 mod evaluate;
+mod fmt_cmd;
 mod frameworks;
 mod generate;
 mod github;
@@ -32,6 +33,7 @@ mod stdout;
 mod test_cmd;
 mod testing;
 mod validate;
+mod yaml_layout;
 
 /// Work with Open Agent Threat Format documents.
 #[derive(Debug, Parser)]
@@ -49,6 +51,8 @@ enum Command {
     Validate(validate::Args),
     /// Write the canonical (normalized) YAML form of a document to standard output.
     Normalize(normalize::Args),
+    /// Lay documents out canonically (indentation, key order), keeping comments and the author's text.
+    Fmt(fmt_cmd::Args),
     /// Check a threat library (valid documents, unique ids) and print its index or framework coverage.
     Catalog(catalog::Args),
     /// Run the test cases of a threat library (`NAME.test.yaml` beside `NAME.yaml`).
@@ -75,6 +79,7 @@ fn main() -> ExitCode {
         Command::Validate(args) => (validate::run(args), 2),
         Command::Normalize(args) => (normalize::run(args), 2),
         Command::Evaluate(args) => (evaluate::run(args), 74),
+        Command::Fmt(args) => (fmt_cmd::run(args), 2),
         Command::Catalog(args) => (catalog::run(args), 2),
         Command::Test(args) => (test_cmd::run(args), 2),
         Command::Completions(args) => (generate::completions(args), 2),

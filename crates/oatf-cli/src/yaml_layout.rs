@@ -1,0 +1,578 @@
+//! The layout rewrite behind `oatf fmt`: canonical indentation and key order, with the author's text
+//! otherwise kept (decisions D-65, D-66).
+//!
+//! The source is read once more, after `oatf::parse` has accepted it (so it is one document within
+//! the parser's size, depth and node limits, without anchors, aliases or tags), into a tree of
+//! *entries* from the parser's events: a block mapping entry or a block sequence item, each with the
+//! source lines it spans. Scalars and flow collections are leaves: their text is never re-written,
+//! only moved. The output is built line by line:
+//! - the entries of a block mapping are written in the order the serializer uses for that object
+//!   (`oatf` first, then the specification's field order, `x-` extensions after the fields); the
+//!   order comes from serializing the parsed `Document` (`serde_json` keeps the written order of
+//!   payload objects, so a tool's `inputSchema` keeps the author's order);
+//! - every entry moves with the comment lines above it, and with the comment after it on its line;
+//! - block mappings and sequences are indented by two spaces under their key (`key:` then
+//!   `  - item`), and a mapping in a sequence starts on the dash line (`- name: x`);
+//! - the other lines of an entry (continuation lines of a multi-line scalar, the body of a literal
+//!   or folded block, a multi-line flow collection) are shifted by the same amount as the entry, so
+//!   their relative indentation, and with it their value, is unchanged;
+//! - runs of blank lines become one, blank lines at the start of a nested block go, trailing spaces
+//!   go (outside scalars), and the file ends with one line break.
+//!
+//! What this cannot place (a comment between a `?` key and its value, a line the walk did not
+//! expect) refuses the file with the line, rather than drop anything: every non-blank source line
+//! must have been written, and the output must parse to a document equal to the input's.
+
+use std::fmt;
+
+use serde_json::Value;
+use serde_saphyr::granit_parser::{StructureStyle, Event, Marker, Options, Parser, ScalarStyle};
+
+/// Why a file was not formatted: the 1-based line and what is wrong there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Refusal {
+    pub(crate) line: usize,
+    pub(crate) message: String,
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+fn refuse<T>(line: usize, message: impl Into<String>) -> Result<T, Refusal> {
+    Err(Refusal {
+        line: line + 1,
+        message: message.into(),
+    })
+}
+
+/// A node of the layout tree.
+#[derive(Debug)]
+enum Node {
+    /// A block mapping (`map`) or block sequence.
+    Block { map: bool, entries: Vec<Entry> },
+    /// A scalar or flow collection, kept as written: byte offsets of its text.
+    Leaf {
+        start: usize,
+        end: usize,
+        block_scalar: bool,
+    },
+}
+
+#[derive(Debug)]
+struct Entry {
+    /// The key of a mapping entry (its decoded text and byte span); `None` for a sequence item.
+    key: Option<(String, usize, usize)>,
+    value: Node,
+}
+
+/// A line-indexed view of the source.
+struct Lines<'a> {
+    text: &'a str,
+    starts: Vec<usize>,
+}
+
+impl<'a> Lines<'a> {
+    fn new(text: &'a str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        if starts.last() == Some(&text.len()) && starts.len() > 1 {
+            starts.pop();
+        }
+        Lines { text, starts }
+    }
+
+    fn count(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// Line `n` (0-based) without its line break (`\n` or `\r\n`).
+    fn line(&self, n: usize) -> &'a str {
+        let start = self.starts.get(n).copied().unwrap_or(self.text.len());
+        let end = self
+            .starts
+            .get(n + 1)
+            .map_or(self.text.len(), |next| next - 1);
+        let line = self.text.get(start..end.max(start)).unwrap_or("");
+        line.strip_suffix('\r').unwrap_or(line)
+    }
+
+    /// The 0-based line and byte column of a byte offset.
+    fn place(&self, offset: usize) -> (usize, usize) {
+        let line = self.starts.partition_point(|s| *s <= offset).saturating_sub(1);
+        (line, offset - self.starts.get(line).copied().unwrap_or(0))
+    }
+}
+
+fn is_blank(line: &str) -> bool {
+    line.trim().is_empty()
+}
+
+fn is_comment(line: &str) -> bool {
+    line.trim_start().starts_with('#')
+}
+
+/// Whether `rest` (what follows a value or an indicator on its line) is nothing or a comment.
+fn is_tail(rest: &str) -> bool {
+    let trimmed = rest.trim_start();
+    trimmed.is_empty() || (trimmed.starts_with('#') && rest.len() > trimmed.len())
+}
+
+fn byte_offset(source: &str, marker: &Marker) -> usize {
+    marker.byte_offset().unwrap_or_else(|| {
+        source
+            .char_indices()
+            .nth(marker.index())
+            .map_or(source.len(), |(i, _)| i)
+    })
+}
+
+enum Frame {
+    Block {
+        map: bool,
+        entries: Vec<Entry>,
+        key: Option<(String, usize, usize)>,
+    },
+    Flow {
+        start: usize,
+        depth: usize,
+    },
+}
+
+impl Frame {
+    fn awaits_key(&self) -> bool {
+        matches!(self, Frame::Block { map: true, key: None, .. })
+    }
+}
+
+fn attach(stack: &mut [Frame], root: &mut Option<Node>, node: Node) {
+    match stack.last_mut() {
+        Some(Frame::Block { entries, key, .. }) => entries.push(Entry {
+            key: key.take(),
+            value: node,
+        }),
+        Some(Frame::Flow { .. }) => {}
+        None => *root = Some(node),
+    }
+}
+
+/// Reads the layout tree of `source` (a document `oatf::parse` accepted, so its nesting is bounded).
+fn read_tree(source: &str, lines: &Lines<'_>) -> Result<Option<Node>, Refusal> {
+    let mut options = Options::default();
+    options.set_emit_comments(false);
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut root = None;
+    for item in Parser::new_from_str_with_options(source, options) {
+        let (event, span) = match item {
+            Ok(pair) => pair,
+            Err(error) => {
+                return refuse(
+                    error.marker().line().saturating_sub(1),
+                    format!("the yaml does not parse: {}", error.info()),
+                );
+            }
+        };
+        let start = byte_offset(source, &span.start);
+        let end = byte_offset(source, &span.end).max(start);
+        if let Some(Frame::Flow {
+            depth,
+            start: flow_start,
+        }) = stack.last_mut()
+        {
+            match event {
+                Event::MappingStart(..) | Event::SequenceStart(..) => *depth += 1,
+                Event::MappingEnd | Event::SequenceEnd if *depth > 0 => *depth -= 1,
+                Event::MappingEnd | Event::SequenceEnd => {
+                    let leaf = Node::Leaf {
+                        start: *flow_start,
+                        end,
+                        block_scalar: false,
+                    };
+                    stack.pop();
+                    attach(&mut stack, &mut root, leaf);
+                }
+                _ => {}
+            }
+            continue;
+        }
+        let awaits_key = stack.last().is_some_and(Frame::awaits_key);
+        match event {
+            Event::MappingStart(style, ..) | Event::SequenceStart(style, ..) => {
+                if awaits_key {
+                    return refuse(lines.place(start).0, "a mapping key that is not a scalar");
+                }
+                if style == StructureStyle::Flow {
+                    stack.push(Frame::Flow { start, depth: 0 });
+                } else {
+                    stack.push(Frame::Block {
+                        map: matches!(event, Event::MappingStart(..)),
+                        entries: Vec::new(),
+                        key: None,
+                    });
+                }
+            }
+            Event::MappingEnd | Event::SequenceEnd => {
+                if let Some(Frame::Block { map, entries, .. }) = stack.pop() {
+                    attach(&mut stack, &mut root, Node::Block { map, entries });
+                }
+            }
+            Event::Scalar(text, style, ..) => {
+                if awaits_key {
+                    if let Some(Frame::Block { key, .. }) = stack.last_mut() {
+                        *key = Some((text.into_owned(), start, end));
+                    }
+                    continue;
+                }
+                let leaf = Node::Leaf {
+                    start,
+                    end,
+                    block_scalar: matches!(style, ScalarStyle::Literal | ScalarStyle::Folded),
+                };
+                attach(&mut stack, &mut root, leaf);
+            }
+            Event::Alias(_) | Event::UnresolvedAlias(_) => {
+                return refuse(lines.place(start).0, "a yaml alias");
+            }
+            _ => {}
+        }
+    }
+    Ok(root)
+}
+
+/// Moves `line` left or right by `delta` columns (its leading spaces; never below zero).
+fn shift(line: &str, delta: isize) -> String {
+    let spaces = line.len() - line.trim_start_matches(' ').len();
+    let new = spaces.saturating_add_signed(delta);
+    let new = if delta < 0 && spaces < delta.unsigned_abs() {
+        0
+    } else {
+        new
+    };
+    format!("{}{}", " ".repeat(new), &line[spaces..])
+}
+
+fn indent(n: usize) -> String {
+    " ".repeat(n)
+}
+
+/// Writes the output lines and remembers which source lines were written.
+struct Emitter<'a> {
+    lines: &'a Lines<'a>,
+    out: Vec<String>,
+    used: Vec<bool>,
+}
+
+impl Emitter<'_> {
+    fn line(&self, n: usize) -> &str {
+        self.lines.line(n)
+    }
+
+    fn mark(&mut self, n: usize) {
+        if let Some(u) = self.used.get_mut(n) {
+            *u = true;
+        }
+    }
+
+    /// The line of the header (`|`, `>-`, ...) of a block scalar whose text starts at `start`.
+    fn block_header_line(&self, start: usize) -> usize {
+        let (line, col) = self.lines.place(start);
+        let text = self.line(line);
+        if !text.get(..col).unwrap_or(text).trim().is_empty() {
+            return line;
+        }
+        (0..line)
+            .rev()
+            .find(|n| !is_blank(self.line(*n)))
+            .unwrap_or(line)
+    }
+
+    /// The last line of a leaf.
+    fn leaf_last(&self, start: usize, end: usize, block_scalar: bool) -> usize {
+        if block_scalar {
+            // The parser ends a block scalar after the indentation of the line that follows it.
+            let (line, col) = self.lines.place(end);
+            let text = self.line(line);
+            let before = text.get(..col).unwrap_or(text);
+            let last = if before.trim().is_empty() && line > 0 && end >= self.lines.text.len()
+                || before.trim().is_empty() && line > 0
+            {
+                line - 1
+            } else {
+                line
+            };
+            last.max(self.block_header_line(start))
+        } else {
+            self.lines.place(end.saturating_sub(1).max(start)).0
+        }
+    }
+
+    fn last_line(&self, node: &Node) -> usize {
+        match node {
+            Node::Leaf {
+                start,
+                end,
+                block_scalar,
+            } => self.leaf_last(*start, *end, *block_scalar),
+            Node::Block { entries, .. } => entries
+                .last()
+                .map_or(0, |entry| self.last_line(&entry.value)),
+        }
+    }
+
+    /// Where an entry starts: the key of a mapping entry, the dash of a sequence item.
+    fn head(&self, entry: &Entry) -> Result<(usize, usize), Refusal> {
+        if let Some((_, start, _)) = &entry.key {
+            return Ok(self.lines.place(*start));
+        }
+        let (line, col) = match &entry.value {
+            Node::Leaf {
+                start,
+                block_scalar: true,
+                ..
+            } => {
+                let header = self.block_header_line(*start);
+                let text = self.line(header);
+                let first = text.len() - text.trim_start().len();
+                if text.trim_start().starts_with('-') {
+                    return Ok((header, first));
+                }
+                (header, first)
+            }
+            Node::Leaf { start, .. } => self.lines.place(*start),
+            Node::Block { entries, .. } => match entries.first() {
+                Some(first) => self.head(first)?,
+                None => return refuse(0, "an empty block collection"),
+            },
+        };
+        let text = self.line(line);
+        let before = text.get(..col).unwrap_or(text).trim_end();
+        if let Some(rest) = before.strip_suffix('-')
+            && (rest.is_empty() || rest.ends_with(' '))
+        {
+            return Ok((line, before.len() - 1));
+        }
+        if !before.trim().is_empty() {
+            return refuse(line, "a sequence item whose dash could not be found");
+        }
+        for n in (0..line).rev() {
+            let text = self.line(n);
+            if is_blank(text) || is_comment(text) {
+                continue;
+            }
+            let trimmed = text.trim_start();
+            if let Some(rest) = trimmed.strip_prefix('-')
+                && is_tail(rest)
+            {
+                return Ok((n, text.len() - trimmed.len()));
+            }
+            break;
+        }
+        refuse(line, "a sequence item whose dash could not be found")
+    }
+
+    /// Writes the comment and blank lines `from..to` at column `col`. Blank lines are collapsed to
+    /// one, or dropped with `drop_blank`; at the document's edges, `---`, `...` and directives are
+    /// kept as written.
+    fn trivia(&mut self, from: usize, to: usize, col: usize, drop_blank: bool, edge: bool) -> Result<(), Refusal> {
+        for n in from..to {
+            self.mark(n);
+            let text = self.line(n);
+            let trimmed = text.trim();
+            if trimmed.is_empty() {
+                if !drop_blank && self.out.last().is_some_and(|l| !l.is_empty()) {
+                    self.out.push(String::new());
+                }
+            } else if trimmed.starts_with('#') {
+                self.out.push(format!("{}{trimmed}", indent(col)));
+            } else if edge
+                && (trimmed.starts_with("---") || trimmed.starts_with("...") || trimmed.starts_with('%'))
+            {
+                self.out.push(text.trim_end().to_owned());
+            } else {
+                return refuse(n, "text the formatter cannot place (expected a comment or a blank line)");
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes a block collection whose entries go at column `col`. The first entry written follows
+    /// `prefix` on its line when one is given (a mapping in a sequence: `- name: x`); `after` is
+    /// the line after which the comments of the first entry start.
+    fn block(
+        &mut self,
+        map: bool,
+        entries: &[Entry],
+        col: usize,
+        from: usize,
+        prefix: Option<String>,
+        order: Option<&Value>,
+    ) -> Result<(), Refusal> {
+        let mut placed = Vec::with_capacity(entries.len());
+        let mut next = from;
+        for entry in entries {
+            let head = self.head(entry)?;
+            let from = next;
+            if head.0 < from {
+                return refuse(head.0, "an entry that shares its line with the one before it");
+            }
+            next = self.last_line(&entry.value).max(head.0) + 1;
+            placed.push((head, from));
+        }
+        let mut indices: Vec<usize> = (0..entries.len()).collect();
+        if map && let Some(Value::Object(object)) = order {
+            let rank: std::collections::HashMap<&str, usize> =
+                object.keys().enumerate().map(|(i, k)| (k.as_str(), i)).collect();
+            indices.sort_by_key(|i| {
+                entries[*i]
+                    .key
+                    .as_ref()
+                    .and_then(|(k, _, _)| rank.get(k.as_str()).copied())
+                    .unwrap_or(usize::MAX)
+            });
+        }
+        let mut prefix = prefix;
+        for (written, &i) in indices.iter().enumerate() {
+            let entry = &entries[i];
+            let (head, from) = placed[i];
+            let first = written == 0;
+            // The comments above the first entry of an inline mapping go above its dash.
+            let trivia_col = if first && prefix.is_some() { col - 2 } else { col };
+            self.trivia(from, head.0, trivia_col, first, col == 0)?;
+            let child_order = match (&entry.key, order) {
+                (Some((key, _, _)), Some(value)) => value.get(key.as_str()),
+                (None, Some(value)) => value.get(i),
+                _ => None,
+            };
+            self.entry(entry, head, col, prefix.take(), child_order)?;
+        }
+        Ok(())
+    }
+
+    /// Writes one entry whose head is at `head` in the source and goes to column `col`.
+    fn entry(
+        &mut self,
+        entry: &Entry,
+        (line, head_col): (usize, usize),
+        col: usize,
+        prefix: Option<String>,
+        order: Option<&Value>,
+    ) -> Result<(), Refusal> {
+        let text = self.line(line).to_owned();
+        if prefix.is_none() && !text.get(..head_col).unwrap_or("").trim().is_empty() {
+            return refuse(line, "text before a key or dash that the formatter cannot place");
+        }
+        let lead = prefix.unwrap_or_else(|| indent(col));
+        let own = text.get(head_col..).unwrap_or("");
+        self.mark(line);
+        let delta = isize::try_from(col).unwrap_or(0) - isize::try_from(head_col).unwrap_or(0);
+        match &entry.value {
+            Node::Leaf {
+                start,
+                end,
+                block_scalar,
+            } => {
+                let last = self.leaf_last(*start, *end, *block_scalar).max(line);
+                if !block_scalar {
+                    let (end_line, end_col) = self.lines.place(*end);
+                    let end_text = self.line(end_line);
+                    if end_line == last && !is_tail(end_text.get(end_col..).unwrap_or("")) {
+                        return refuse(end_line, "text after a value that the formatter cannot place");
+                    }
+                }
+                self.out.push(format!("{lead}{}", own.trim_end()));
+                for n in line + 1..=last {
+                    self.mark(n);
+                    let moved = shift(self.line(n), delta);
+                    self.out.push(if *block_scalar || !moved.trim().is_empty() {
+                        moved
+                    } else {
+                        String::new()
+                    });
+                }
+                Ok(())
+            }
+            Node::Block { map, entries } => {
+                let child_head = match entries.first() {
+                    Some(first) => self.head(first)?,
+                    None => return refuse(line, "an empty block collection"),
+                };
+                if let Some((_, _, key_end)) = &entry.key {
+                    let (key_line, key_col) = self.lines.place(*key_end);
+                    let rest = self.line(key_line).get(key_col..).unwrap_or("").trim_start();
+                    let Some(after_colon) = rest.strip_prefix(':') else {
+                        return refuse(key_line, "a key the formatter cannot place");
+                    };
+                    if key_line != line || !is_tail(after_colon) {
+                        return refuse(key_line, "a key the formatter cannot place");
+                    }
+                    self.out.push(format!("{lead}{}", own.trim_end()));
+                    return self.block(*map, entries, col + 2, line + 1, None, order);
+                }
+                // A sequence item holding a block collection.
+                if child_head.0 == line {
+                    let dash = text.get(head_col..child_head.1).unwrap_or("");
+                    if dash.trim_end() != "-" {
+                        return refuse(line, "a sequence item the formatter cannot place");
+                    }
+                    return self.block(*map, entries, col + 2, line, Some(format!("{lead}- ")), order);
+                }
+                let rest = own.get(1..).unwrap_or("");
+                if !is_tail(rest) {
+                    return refuse(line, "a sequence item the formatter cannot place");
+                }
+                if rest.trim().is_empty() {
+                    return self.block(*map, entries, col + 2, line + 1, Some(format!("{lead}- ")), order);
+                }
+                self.out.push(format!("{lead}- {}", rest.trim()));
+                self.block(*map, entries, col + 2, line + 1, None, order)
+            }
+        }
+    }
+}
+
+/// Formats `source`, the text of `document` (as `oatf::parse` read it): canonical indentation and
+/// key order, everything the author wrote kept.
+pub(crate) fn format(source: &str, document: &oatf::Document) -> Result<String, Refusal> {
+    let (bom, body) = match source.strip_prefix('\u{feff}') {
+        Some(body) => ("\u{feff}", body),
+        None => ("", source),
+    };
+    let lines = Lines::new(body);
+    let Some(Node::Block { map: true, entries }) = read_tree(body, &lines)? else {
+        // A flow mapping at the root: nothing to lay out.
+        return Ok(source.to_owned());
+    };
+    let order = serde_json::to_value(document).ok();
+    let mut emitter = Emitter {
+        lines: &lines,
+        out: Vec::new(),
+        used: vec![false; lines.count()],
+    };
+    emitter.block(true, &entries, 0, 0, None, order.as_ref())?;
+    let last = entries
+        .last()
+        .map_or(0, |entry| emitter.last_line(&entry.value));
+    emitter.trivia(last + 1, lines.count(), 0, false, true)?;
+    while emitter.out.last().is_some_and(String::is_empty) {
+        emitter.out.pop();
+    }
+    if let Some(n) = (0..lines.count()).find(|n| !emitter.used[*n] && !is_blank(lines.line(*n))) {
+        return refuse(n, "the formatter would drop this line; the file is left unchanged");
+    }
+    let mut text = String::with_capacity(source.len() + 64);
+    text.push_str(bom);
+    for line in &emitter.out {
+        text.push_str(line);
+        text.push('\n');
+    }
+    match oatf::parse(&text) {
+        Ok(after) if after == *document => Ok(text),
+        _ => refuse(
+            0,
+            "the formatted text would not read back as the same document; the file is left \
+             unchanged (please report this)",
+        ),
+    }
+}
