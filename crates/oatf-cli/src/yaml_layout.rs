@@ -96,6 +96,7 @@ impl<'a> Lines<'a> {
             .get(n + 1)
             .map_or(self.text.len(), |next| next - 1);
         let line = self.text.get(start..end.max(start)).unwrap_or("");
+        let line = line.strip_suffix('\n').unwrap_or(line);
         line.strip_suffix('\r').unwrap_or(line)
     }
 
@@ -288,6 +289,30 @@ impl Emitter<'_> {
             .unwrap_or(line)
     }
 
+    /// The shift that puts the body of the block scalar starting at `start` (ending on line `last`)
+    /// at column `col + 2`: `None` when the header has an explicit indentation indicator (`|2`), or
+    /// cannot be found, and the body then moves with its entry.
+    fn block_body_shift(&self, start: usize, last: usize, col: usize) -> Option<isize> {
+        let header = self.block_header_line(start);
+        let text = self.line(header);
+        let indicator = text.char_indices().find_map(|(i, c)| {
+            if !matches!(c, '|' | '>') || !(i == 0 || text[..i].ends_with(' ')) {
+                return None;
+            }
+            let rest = &text[i + 1..];
+            let flags = rest.len() - rest.trim_start_matches(|c: char| c == '+' || c == '-' || c.is_ascii_digit()).len();
+            is_tail(&rest[flags..]).then_some(&rest[..flags])
+        })?;
+        if indicator.chars().any(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        let body = (header + 1..=last)
+            .map(|n| self.line(n))
+            .find(|l| !is_blank(l))?;
+        let indent = body.len() - body.trim_start_matches(' ').len();
+        Some(isize::try_from(col + 2).ok()? - isize::try_from(indent).ok()?)
+    }
+
     /// The last line of a leaf.
     fn leaf_last(&self, start: usize, end: usize, block_scalar: bool) -> usize {
         if block_scalar {
@@ -420,6 +445,15 @@ impl Emitter<'_> {
             next = self.last_line(&entry.value).max(head.0) + 1;
             placed.push((head, from));
         }
+        // At the top of the document, the comments that a blank line separates from the first key
+        // are the file's header: they stay first whatever key comes first.
+        if col == 0
+            && let Some((head, from)) = placed.first_mut()
+            && let Some(blank) = (*from..head.0).rev().find(|n| is_blank(self.lines.line(*n)))
+        {
+            self.trivia(*from, blank + 1, 0, false, true)?;
+            *from = blank + 1;
+        }
         let mut indices: Vec<usize> = (0..entries.len()).collect();
         if map && let Some(Value::Object(object)) = order {
             let rank: std::collections::HashMap<&str, usize> =
@@ -432,6 +466,8 @@ impl Emitter<'_> {
                     .unwrap_or(usize::MAX)
             });
         }
+        // The first key of a mapping in a sequence shares the line of its dash (checked by the caller).
+        let after_dash = prefix.is_some() && placed.first().is_some_and(|(head, _)| head.0 == from);
         let mut prefix = prefix;
         for (written, &i) in indices.iter().enumerate() {
             let entry = &entries[i];
@@ -445,7 +481,7 @@ impl Emitter<'_> {
                 (None, Some(value)) => value.get(i),
                 _ => None,
             };
-            self.entry(entry, head, col, prefix.take(), child_order)?;
+            self.entry(entry, head, col, prefix.take(), after_dash && i == 0, child_order)?;
         }
         Ok(())
     }
@@ -457,10 +493,11 @@ impl Emitter<'_> {
         (line, head_col): (usize, usize),
         col: usize,
         prefix: Option<String>,
+        after_dash: bool,
         order: Option<&Value>,
     ) -> Result<(), Refusal> {
         let text = self.line(line).to_owned();
-        if prefix.is_none() && !text.get(..head_col).unwrap_or("").trim().is_empty() {
+        if !after_dash && !text.get(..head_col).unwrap_or("").trim().is_empty() {
             return refuse(line, "text before a key or dash that the formatter cannot place");
         }
         let lead = prefix.unwrap_or_else(|| indent(col));
@@ -482,6 +519,13 @@ impl Emitter<'_> {
                     }
                 }
                 self.out.push(format!("{lead}{}", own.trim_end()));
+                // The body of a block scalar whose indentation the parser detects goes two columns
+                // in from its entry; any other continuation line moves with its entry.
+                let delta = if *block_scalar {
+                    self.block_body_shift(*start, last, col).unwrap_or(delta)
+                } else {
+                    delta
+                };
                 for n in line + 1..=last {
                     self.mark(n);
                     let moved = shift(self.line(n), delta);
@@ -574,5 +618,113 @@ pub(crate) fn format(source: &str, document: &oatf::Document) -> Result<String, 
             "the formatted text would not read back as the same document; the file is left \
              unchanged (please report this)",
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[track_caller]
+    fn check(input: &str, expected: &str) {
+        let document = oatf::parse(input).unwrap_or_else(|e| panic!("{e}"));
+        let formatted = format(input, &document).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(formatted, expected, "formatted:\n{formatted}");
+        // Idempotent, and the same document.
+        let again = oatf::parse(&formatted).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(again, document);
+        assert_eq!(format(&formatted, &again).as_deref(), Ok(expected));
+    }
+
+    #[track_caller]
+    fn check_refused(input: &str, line: usize, message: &str) {
+        let document = oatf::parse(input).unwrap_or_else(|e| panic!("{e}"));
+        match format(input, &document) {
+            Err(refusal) => {
+                assert_eq!(refusal.line, line, "{refusal}");
+                assert!(refusal.message.contains(message), "{refusal}");
+            }
+            Ok(text) => panic!("formatted:\n{text}"),
+        }
+    }
+
+    #[test]
+    fn canonical_key_order_moves_comments_with_their_entries() {
+        check(
+            "# header\n\n# about attack\nattack:  # trailing\n  # the version\n  version: 2\n  name: x   \noatf: \"0.1\"  # spec\n# end\n",
+            "# header\n\noatf: \"0.1\"  # spec\n# about attack\nattack:  # trailing\n  name: x\n  # the version\n  version: 2\n# end\n",
+        );
+    }
+
+    #[test]
+    fn indentation_is_two_spaces_and_sequences_are_indented() {
+        check(
+            "oatf: \"0.1\"\nattack:\n    execution:\n        mode: mcp_server\n        state:\n            tools:\n            -   name: calc\n                description: d\n            -\n                name: other\n",
+            "oatf: \"0.1\"\nattack:\n  execution:\n    mode: mcp_server\n    state:\n      tools:\n        - name: calc\n          description: d\n        - name: other\n",
+        );
+    }
+
+    #[test]
+    fn payload_objects_keep_the_authors_order() {
+        check(
+            "oatf: \"0.1\"\nattack:\n  execution:\n    state:\n      zeta: 1\n      alpha: {b: 1, a: 2}\n    mode: mcp_server\n",
+            "oatf: \"0.1\"\nattack:\n  execution:\n    mode: mcp_server\n    state:\n      zeta: 1\n      alpha: {b: 1, a: 2}\n",
+        );
+    }
+
+    #[test]
+    fn scalars_and_blocks_keep_their_style_and_value() {
+        // A literal block keeps its text and chomping; its body goes two columns in from its key.
+        // A multi-line plain scalar and a multi-line flow collection move with their key.
+        check(
+            "oatf: \"0.1\"\nattack:\n    description: |+\n          line one\n\n            indented\n\n    name: 'single'\n    version: 1\n    execution:\n        mode: mcp_server\n        state: {a: [1,\n           2]}\n    x-note: plain\n        continued\n",
+            "oatf: \"0.1\"\nattack:\n  name: 'single'\n  version: 1\n  description: |+\n    line one\n\n      indented\n\n  execution:\n    mode: mcp_server\n    state: {a: [1,\n       2]}\n  x-note: plain\n      continued\n",
+        );
+    }
+
+    #[test]
+    fn blank_lines_collapse_and_the_file_ends_with_one_line_break() {
+        check(
+            "\n\noatf: \"0.1\"\n\n\n\nattack:\n\n  name: x\n\n\n  version: 1\n\n\n",
+            "oatf: \"0.1\"\n\nattack:\n  name: x\n\n  version: 1\n",
+        );
+    }
+
+    #[test]
+    fn a_comment_on_a_dash_line_stays_there() {
+        check(
+            "oatf: \"0.1\"\nattack:\n  execution:\n    mode: mcp_server\n    phases:\n      - # first\n        name: a\n      -   # second\n          # above the name\n          name: b\n",
+            "oatf: \"0.1\"\nattack:\n  execution:\n    mode: mcp_server\n    phases:\n      - # first\n        name: a\n      - # second\n        # above the name\n        name: b\n",
+        );
+    }
+
+    #[test]
+    fn the_comment_of_a_moved_first_entry_goes_above_its_dash() {
+        check(
+            "oatf: \"0.1\"\nattack:\n  indicators:\n    - target: a\n      # the surface\n      surface: tools/call\n      pattern: {contains: x}\n",
+            "oatf: \"0.1\"\nattack:\n  indicators:\n    # the surface\n    - surface: tools/call\n      target: a\n      pattern: {contains: x}\n",
+        );
+    }
+
+    #[test]
+    fn crlf_and_a_byte_order_mark_are_read() {
+        check(
+            "\u{feff}attack:\r\n  name: x\r\noatf: \"0.1\"\r\n",
+            "\u{feff}oatf: \"0.1\"\nattack:\n  name: x\n",
+        );
+    }
+
+    #[test]
+    fn what_cannot_be_placed_is_refused_with_its_line() {
+        check_refused(
+            "oatf: \"0.1\"\nattack:\n  ? name\n  : x\n",
+            3,
+            "cannot place",
+        );
+    }
+
+    #[test]
+    fn a_flow_root_is_left_as_written() {
+        check("{oatf: \"0.1\", attack: {name: x}}\n", "{oatf: \"0.1\", attack: {name: x}}\n");
     }
 }
