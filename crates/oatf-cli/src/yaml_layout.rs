@@ -333,17 +333,27 @@ impl Emitter<'_> {
         }
     }
 
-    fn last_line(&self, node: &Node) -> usize {
-        match node {
+    /// The last line of an entry: its head line for an empty value (which the parser places where
+    /// the next token starts), else the last line of its value.
+    fn last_line(&self, entry: &Entry) -> Result<usize, Refusal> {
+        let head = self.head(entry)?.0;
+        Ok(match &entry.value {
             Node::Leaf {
                 start,
                 end,
                 block_scalar,
-            } => self.leaf_last(*start, *end, *block_scalar),
-            Node::Block { entries, .. } => entries
-                .last()
-                .map_or(0, |entry| self.last_line(&entry.value)),
-        }
+            } => {
+                if start == end && !block_scalar {
+                    head
+                } else {
+                    self.leaf_last(*start, *end, *block_scalar).max(head)
+                }
+            }
+            Node::Block { entries, .. } => match entries.last() {
+                Some(last) => self.last_line(last)?.max(head),
+                None => head,
+            },
+        })
     }
 
     /// Where an entry starts: the key of a mapping entry, the dash of a sequence item.
@@ -442,7 +452,7 @@ impl Emitter<'_> {
             if head.0 < from {
                 return refuse(head.0, "an entry that shares its line with the one before it");
             }
-            next = self.last_line(&entry.value).max(head.0) + 1;
+            next = self.last_line(entry)? + 1;
             placed.push((head, from));
         }
         // At the top of the document, the comments that a blank line separates from the first key
@@ -510,6 +520,23 @@ impl Emitter<'_> {
                 end,
                 block_scalar,
             } => {
+                if start == end && !block_scalar {
+                    // An empty value (`trigger:`, `-`): the parser places it where the next token
+                    // starts, maybe lines below; it is the rest of the head line.
+                    let rest = match &entry.key {
+                        Some((_, _, key_end)) => {
+                            let (key_line, key_col) = self.lines.place(*key_end);
+                            let rest = self.line(key_line).get(key_col..).unwrap_or("");
+                            (key_line == line).then(|| rest.trim_start().strip_prefix(':')).flatten()
+                        }
+                        None => own.get(1..),
+                    };
+                    if !rest.is_some_and(is_tail) {
+                        return refuse(line, "an empty value the formatter cannot place");
+                    }
+                    self.out.push(format!("{lead}{}", own.trim_end()));
+                    return Ok(());
+                }
                 let last = self.leaf_last(*start, *end, *block_scalar).max(line);
                 if !block_scalar {
                     let (end_line, end_col) = self.lines.place(*end);
@@ -595,9 +622,10 @@ pub(crate) fn format(source: &str, document: &oatf::Document) -> Result<String, 
         used: vec![false; lines.count()],
     };
     emitter.block(true, &entries, 0, 0, None, order.as_ref())?;
-    let last = entries
-        .last()
-        .map_or(0, |entry| emitter.last_line(&entry.value));
+    let last = match entries.last() {
+        Some(entry) => emitter.last_line(entry)?,
+        None => 0,
+    };
     emitter.trivia(last + 1, lines.count(), 0, false, true)?;
     while emitter.out.last().is_some_and(String::is_empty) {
         emitter.out.pop();
@@ -726,5 +754,48 @@ mod tests {
     #[test]
     fn a_flow_root_is_left_as_written() {
         check("{oatf: \"0.1\", attack: {name: x}}\n", "{oatf: \"0.1\", attack: {name: x}}\n");
+    }
+
+    /// Every variant of a document made by removing, indenting or commenting one line either formats
+    /// to the same document with the same characters (whitespace aside), or is refused: never a
+    /// panic, never a loss.
+    #[test]
+    fn mutated_layouts_are_formatted_or_refused_never_damaged() {
+        const BASE: &str = "# header\n\nattack:\n  name: \"n\"  # c\n  execution:\n    mode: mcp_server\n    phases:\n      - name: a\n        state:\n          tools:\n            - name: t\n              description: |\n                line\n\n                more\n              inputSchema: {type: object,\n                properties: {}}\n        trigger:\n          event: tools/call\n      -\n        name: b\n  indicators:\n    - surface: tools/call\n      # why\n      target: arguments\n      pattern:\n        contains: x\noatf: \"0.1\"\n";
+        let ink = |text: &str| {
+            let mut chars: Vec<char> = text.chars().filter(|c| !c.is_whitespace()).collect();
+            chars.sort_unstable();
+            chars
+        };
+        let lines: Vec<&str> = BASE.lines().collect();
+        let (mut formatted, mut refused) = (0, 0);
+        for i in 0..lines.len() {
+            for variant in 0..4 {
+                let mut changed: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
+                match variant {
+                    0 => {
+                        changed.remove(i);
+                    }
+                    1 => changed[i].insert(0, ' '),
+                    2 => changed[i].push_str(" # note"),
+                    _ => changed[i].insert_str(0, "  \n"),
+                }
+                let input = changed.join("\n") + "\n";
+                let Ok(document) = oatf::parse(&input) else {
+                    continue;
+                };
+                match format(&input, &document) {
+                    Ok(output) => {
+                        formatted += 1;
+                        let again = oatf::parse(&output).unwrap_or_else(|e| panic!("{e}\n{output}"));
+                        assert_eq!(again, document, "{input}\n---\n{output}");
+                        assert_eq!(ink(&output), ink(&input), "{input}\n---\n{output}");
+                        assert_eq!(format(&output, &again).as_deref(), Ok(output.as_str()));
+                    }
+                    Err(_) => refused += 1,
+                }
+            }
+        }
+        assert!(refused < 3 && formatted > 70, "{formatted} formatted, {refused} refused");
     }
 }
