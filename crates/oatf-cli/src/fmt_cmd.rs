@@ -47,7 +47,8 @@ pub(crate) fn run(args: Args) -> u8 {
         }
     }
     let dry = args.check || args.diff;
-    if !args.quiet && !(files.len() == 1 && files[0].as_os_str() == "-") {
+    let only_stdin = files.iter().all(|f| f.as_os_str() == "-");
+    if !args.quiet && !only_stdin {
         let verb = if dry {
             "would be reformatted"
         } else {
@@ -61,7 +62,11 @@ pub(crate) fn run(args: Args) -> u8 {
             parts.push(format!(
                 "{unchanged} file{} {}",
                 plural(unchanged),
-                if dry { "already formatted" } else { "left unchanged" }
+                if dry {
+                    "already formatted"
+                } else {
+                    "left unchanged"
+                }
             ));
         }
         if failed + unreadable > 0 {
@@ -141,7 +146,11 @@ pub(crate) fn skipped_note(dir: &Path, library: &crate::library::Library) {
             "note: skipped {} yaml file{} under {dir} that {} not OATF documents (no top-level `oatf` or `attack`)",
             library.other_yaml.len(),
             plural(library.other_yaml.len()),
-            if library.other_yaml.len() == 1 { "is" } else { "are" },
+            if library.other_yaml.len() == 1 {
+                "is"
+            } else {
+                "are"
+            },
         );
     }
     if library.documents.is_empty() {

@@ -26,7 +26,7 @@
 use std::fmt;
 
 use serde_json::Value;
-use serde_saphyr::granit_parser::{StructureStyle, Event, Marker, Options, Parser, ScalarStyle};
+use serde_saphyr::granit_parser::{Event, Marker, Options, Parser, ScalarStyle, StructureStyle};
 
 /// Why a file was not formatted: the 1-based line and what is wrong there.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -102,7 +102,10 @@ impl<'a> Lines<'a> {
 
     /// The 0-based line and byte column of a byte offset.
     fn place(&self, offset: usize) -> (usize, usize) {
-        let line = self.starts.partition_point(|s| *s <= offset).saturating_sub(1);
+        let line = self
+            .starts
+            .partition_point(|s| *s <= offset)
+            .saturating_sub(1);
         (line, offset - self.starts.get(line).copied().unwrap_or(0))
     }
 }
@@ -144,7 +147,14 @@ enum Frame {
 
 impl Frame {
     fn awaits_key(&self) -> bool {
-        matches!(self, Frame::Block { map: true, key: None, .. })
+        matches!(
+            self,
+            Frame::Block {
+                map: true,
+                key: None,
+                ..
+            }
+        )
     }
 }
 
@@ -300,7 +310,10 @@ impl Emitter<'_> {
                 return None;
             }
             let rest = &text[i + 1..];
-            let flags = rest.len() - rest.trim_start_matches(|c: char| c == '+' || c == '-' || c.is_ascii_digit()).len();
+            let flags = rest.len()
+                - rest
+                    .trim_start_matches(|c: char| c == '+' || c == '-' || c.is_ascii_digit())
+                    .len();
             is_tail(&rest[flags..]).then_some(&rest[..flags])
         })?;
         if indicator.chars().any(|c| c.is_ascii_digit()) {
@@ -320,9 +333,7 @@ impl Emitter<'_> {
             let (line, col) = self.lines.place(end);
             let text = self.line(line);
             let before = text.get(..col).unwrap_or(text);
-            let last = if before.trim().is_empty() && line > 0 && end >= self.lines.text.len()
-                || before.trim().is_empty() && line > 0
-            {
+            let last = if before.trim().is_empty() && line > 0 {
                 line - 1
             } else {
                 line
@@ -410,7 +421,14 @@ impl Emitter<'_> {
     /// Writes the comment and blank lines `from..to` at column `col`. Blank lines are collapsed to
     /// one, or dropped with `drop_blank`; at the document's edges, `---`, `...` and directives are
     /// kept as written.
-    fn trivia(&mut self, from: usize, to: usize, col: usize, drop_blank: bool, edge: bool) -> Result<(), Refusal> {
+    fn trivia(
+        &mut self,
+        from: usize,
+        to: usize,
+        col: usize,
+        drop_blank: bool,
+        edge: bool,
+    ) -> Result<(), Refusal> {
         for n in from..to {
             self.mark(n);
             let text = self.line(n);
@@ -422,11 +440,16 @@ impl Emitter<'_> {
             } else if trimmed.starts_with('#') {
                 self.out.push(format!("{}{trimmed}", indent(col)));
             } else if edge
-                && (trimmed.starts_with("---") || trimmed.starts_with("...") || trimmed.starts_with('%'))
+                && (trimmed.starts_with("---")
+                    || trimmed.starts_with("...")
+                    || trimmed.starts_with('%'))
             {
                 self.out.push(text.trim_end().to_owned());
             } else {
-                return refuse(n, "text the formatter cannot place (expected a comment or a blank line)");
+                return refuse(
+                    n,
+                    "text the formatter cannot place (expected a comment or a blank line)",
+                );
             }
         }
         Ok(())
@@ -450,7 +473,10 @@ impl Emitter<'_> {
             let head = self.head(entry)?;
             let from = next;
             if head.0 < from {
-                return refuse(head.0, "an entry that shares its line with the one before it");
+                return refuse(
+                    head.0,
+                    "an entry that shares its line with the one before it",
+                );
             }
             next = self.last_line(entry)? + 1;
             placed.push((head, from));
@@ -459,15 +485,20 @@ impl Emitter<'_> {
         // are the file's header: they stay first whatever key comes first.
         if col == 0
             && let Some((head, from)) = placed.first_mut()
-            && let Some(blank) = (*from..head.0).rev().find(|n| is_blank(self.lines.line(*n)))
+            && let Some(blank) = (*from..head.0)
+                .rev()
+                .find(|n| is_blank(self.lines.line(*n)))
         {
             self.trivia(*from, blank + 1, 0, false, true)?;
             *from = blank + 1;
         }
         let mut indices: Vec<usize> = (0..entries.len()).collect();
         if map && let Some(Value::Object(object)) = order {
-            let rank: std::collections::HashMap<&str, usize> =
-                object.keys().enumerate().map(|(i, k)| (k.as_str(), i)).collect();
+            let rank: std::collections::HashMap<&str, usize> = object
+                .keys()
+                .enumerate()
+                .map(|(i, k)| (k.as_str(), i))
+                .collect();
             indices.sort_by_key(|i| {
                 entries[*i]
                     .key
@@ -484,14 +515,25 @@ impl Emitter<'_> {
             let (head, from) = placed[i];
             let first = written == 0;
             // The comments above the first entry of an inline mapping go above its dash.
-            let trivia_col = if first && prefix.is_some() { col - 2 } else { col };
+            let trivia_col = if first && prefix.is_some() {
+                col - 2
+            } else {
+                col
+            };
             self.trivia(from, head.0, trivia_col, first, col == 0)?;
             let child_order = match (&entry.key, order) {
                 (Some((key, _, _)), Some(value)) => value.get(key.as_str()),
                 (None, Some(value)) => value.get(i),
                 _ => None,
             };
-            self.entry(entry, head, col, prefix.take(), after_dash && i == 0, child_order)?;
+            self.entry(
+                entry,
+                head,
+                col,
+                prefix.take(),
+                after_dash && i == 0,
+                child_order,
+            )?;
         }
         Ok(())
     }
@@ -508,7 +550,10 @@ impl Emitter<'_> {
     ) -> Result<(), Refusal> {
         let text = self.line(line).to_owned();
         if !after_dash && !text.get(..head_col).unwrap_or("").trim().is_empty() {
-            return refuse(line, "text before a key or dash that the formatter cannot place");
+            return refuse(
+                line,
+                "text before a key or dash that the formatter cannot place",
+            );
         }
         let lead = prefix.unwrap_or_else(|| indent(col));
         let own = text.get(head_col..).unwrap_or("");
@@ -527,7 +572,9 @@ impl Emitter<'_> {
                         Some((_, _, key_end)) => {
                             let (key_line, key_col) = self.lines.place(*key_end);
                             let rest = self.line(key_line).get(key_col..).unwrap_or("");
-                            (key_line == line).then(|| rest.trim_start().strip_prefix(':')).flatten()
+                            (key_line == line)
+                                .then(|| rest.trim_start().strip_prefix(':'))
+                                .flatten()
                         }
                         None => own.get(1..),
                     };
@@ -542,7 +589,10 @@ impl Emitter<'_> {
                     let (end_line, end_col) = self.lines.place(*end);
                     let end_text = self.line(end_line);
                     if end_line == last && !is_tail(end_text.get(end_col..).unwrap_or("")) {
-                        return refuse(end_line, "text after a value that the formatter cannot place");
+                        return refuse(
+                            end_line,
+                            "text after a value that the formatter cannot place",
+                        );
                     }
                 }
                 self.out.push(format!("{lead}{}", own.trim_end()));
@@ -571,7 +621,11 @@ impl Emitter<'_> {
                 };
                 if let Some((_, _, key_end)) = &entry.key {
                     let (key_line, key_col) = self.lines.place(*key_end);
-                    let rest = self.line(key_line).get(key_col..).unwrap_or("").trim_start();
+                    let rest = self
+                        .line(key_line)
+                        .get(key_col..)
+                        .unwrap_or("")
+                        .trim_start();
                     let Some(after_colon) = rest.strip_prefix(':') else {
                         return refuse(key_line, "a key the formatter cannot place");
                     };
@@ -587,14 +641,28 @@ impl Emitter<'_> {
                     if dash.trim_end() != "-" {
                         return refuse(line, "a sequence item the formatter cannot place");
                     }
-                    return self.block(*map, entries, col + 2, line, Some(format!("{lead}- ")), order);
+                    return self.block(
+                        *map,
+                        entries,
+                        col + 2,
+                        line,
+                        Some(format!("{lead}- ")),
+                        order,
+                    );
                 }
                 let rest = own.get(1..).unwrap_or("");
                 if !is_tail(rest) {
                     return refuse(line, "a sequence item the formatter cannot place");
                 }
                 if rest.trim().is_empty() {
-                    return self.block(*map, entries, col + 2, line + 1, Some(format!("{lead}- ")), order);
+                    return self.block(
+                        *map,
+                        entries,
+                        col + 2,
+                        line + 1,
+                        Some(format!("{lead}- ")),
+                        order,
+                    );
                 }
                 self.out.push(format!("{lead}- {}", rest.trim()));
                 self.block(*map, entries, col + 2, line + 1, None, order)
@@ -631,7 +699,10 @@ pub(crate) fn format(source: &str, document: &oatf::Document) -> Result<String, 
         emitter.out.pop();
     }
     if let Some(n) = (0..lines.count()).find(|n| !emitter.used[*n] && !is_blank(lines.line(*n))) {
-        return refuse(n, "the formatter would drop this line; the file is left unchanged");
+        return refuse(
+            n,
+            "the formatter would drop this line; the file is left unchanged",
+        );
     }
     let mut text = String::with_capacity(source.len() + 64);
     text.push_str(bom);
@@ -753,7 +824,10 @@ mod tests {
 
     #[test]
     fn a_flow_root_is_left_as_written() {
-        check("{oatf: \"0.1\", attack: {name: x}}\n", "{oatf: \"0.1\", attack: {name: x}}\n");
+        check(
+            "{oatf: \"0.1\", attack: {name: x}}\n",
+            "{oatf: \"0.1\", attack: {name: x}}\n",
+        );
     }
 
     /// Every variant of a document made by removing, indenting or commenting one line either formats
@@ -787,7 +861,8 @@ mod tests {
                 match format(&input, &document) {
                     Ok(output) => {
                         formatted += 1;
-                        let again = oatf::parse(&output).unwrap_or_else(|e| panic!("{e}\n{output}"));
+                        let again =
+                            oatf::parse(&output).unwrap_or_else(|e| panic!("{e}\n{output}"));
                         assert_eq!(again, document, "{input}\n---\n{output}");
                         assert_eq!(ink(&output), ink(&input), "{input}\n---\n{output}");
                         assert_eq!(format(&output, &again).as_deref(), Ok(output.as_str()));
@@ -796,6 +871,9 @@ mod tests {
                 }
             }
         }
-        assert!(refused < 3 && formatted > 70, "{formatted} formatted, {refused} refused");
+        assert!(
+            refused < 3 && formatted > 70,
+            "{formatted} formatted, {refused} refused"
+        );
     }
 }

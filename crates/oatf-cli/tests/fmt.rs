@@ -79,10 +79,17 @@ fn every_corpus_document_formats_to_the_same_document_and_is_idempotent() {
         let after = std::fs::read_to_string(dir.path().join(name)).unwrap();
         changed += usize::from(after != *before);
         let parsed_before = oatf::parse(before).unwrap();
-        let parsed_after = oatf::parse(&after)
-            .unwrap_or_else(|e| panic!("{name} no longer parses: {e}\n{after}"));
-        assert_eq!(parsed_after, parsed_before, "{name} changed meaning:\n{after}");
-        assert_eq!(ink(&after), ink(before), "{name} lost or gained text:\n{after}");
+        let parsed_after =
+            oatf::parse(&after).unwrap_or_else(|e| panic!("{name} no longer parses: {e}\n{after}"));
+        assert_eq!(
+            parsed_after, parsed_before,
+            "{name} changed meaning:\n{after}"
+        );
+        assert_eq!(
+            ink(&after),
+            ink(before),
+            "{name} lost or gained text:\n{after}"
+        );
         assert!(after.ends_with('\n') && !after.ends_with("\n\n"), "{name}");
         // `oatf` is the first key (after the file's header comments).
         let first_key = after
@@ -91,7 +98,9 @@ fn every_corpus_document_formats_to_the_same_document_and_is_idempotent() {
             .unwrap();
         if parsed_before.oatf.is_some() && !first_key.starts_with('{') {
             assert!(
-                first_key.trim_start_matches(['"', '\'']).starts_with("oatf"),
+                first_key
+                    .trim_start_matches(['"', '\''])
+                    .starts_with("oatf"),
                 "{name}: {first_key}"
             );
         }
@@ -112,8 +121,10 @@ fn the_shipped_examples_are_formatted() {
     assert!(stderr.contains("3 files already formatted"), "{stderr}");
 }
 
-const UNFORMATTED: &str = "# the header\n\nattack:\n    name: x   # the name\n    version: 2\noatf: \"0.1\"\n";
-const FORMATTED: &str = "# the header\n\noatf: \"0.1\"\nattack:\n  name: x   # the name\n  version: 2\n";
+const UNFORMATTED: &str =
+    "# the header\n\nattack:\n    name: x   # the name\n    version: 2\noatf: \"0.1\"\n";
+const FORMATTED: &str =
+    "# the header\n\noatf: \"0.1\"\nattack:\n  name: x   # the name\n  version: 2\n";
 
 #[test]
 fn check_lists_the_files_and_writes_nothing() {
@@ -138,7 +149,10 @@ fn diff_prints_a_unified_diff_and_writes_nothing() {
     dir.write("a.yaml", UNFORMATTED);
     let (code, stdout, _) = oatf(dir.path(), &["fmt", "--diff", "a.yaml"]);
     assert_eq!(code, 1);
-    assert!(stdout.starts_with("--- a.yaml\n+++ a.yaml\n@@ "), "{stdout}");
+    assert!(
+        stdout.starts_with("--- a.yaml\n+++ a.yaml\n@@ "),
+        "{stdout}"
+    );
     assert!(stdout.contains("\n+oatf: \"0.1\"\n"), "{stdout}");
     assert!(stdout.contains("\n-    name: x   # the name\n"), "{stdout}");
     assert!(stdout.contains("\n+  name: x   # the name\n"), "{stdout}");
@@ -178,8 +192,14 @@ fn directories_skip_test_files_and_other_yaml_with_a_note() {
         .write("lib/ci.yaml", "jobs: {}\n");
     let (code, _, stderr) = oatf(dir.path(), &["fmt", "lib"]);
     assert_eq!(code, 0, "{stderr}");
-    assert!(stderr.contains("note: skipped 1 test file under lib"), "{stderr}");
-    assert!(stderr.contains("skipped 1 yaml file under lib that is not"), "{stderr}");
+    assert!(
+        stderr.contains("note: skipped 1 test file under lib"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("skipped 1 yaml file under lib that is not"),
+        "{stderr}"
+    );
     assert_eq!(
         std::fs::read_to_string(dir.path().join("lib/a.yaml")).unwrap(),
         FORMATTED
@@ -190,8 +210,14 @@ fn directories_skip_test_files_and_other_yaml_with_a_note() {
     assert!(stderr.contains("is a test file"), "{stderr}");
     // `normalize --check` walks directories the same way.
     let (code, _, stderr) = oatf(dir.path(), &["normalize", "--check", "lib"]);
-    assert!(stderr.contains("note: skipped 1 test file under lib"), "{stderr}");
-    assert_eq!(code, 1, "the document is not in its normalized form: {stderr}");
+    assert!(
+        stderr.contains("note: skipped 1 test file under lib"),
+        "{stderr}"
+    );
+    assert_eq!(
+        code, 1,
+        "the document is not in its normalized form: {stderr}"
+    );
 }
 
 #[test]
@@ -199,7 +225,8 @@ fn a_document_that_does_not_parse_or_cannot_be_placed_is_left_alone() {
     let dir = TempDir::new("fmt", "refuse");
     let broken = "oatf: \"0.1\"\nattack:\n  nmae: x\n";
     let complex = "oatf: \"0.1\"\nattack:\n  ? name\n  : x\n";
-    dir.write("broken.yaml", broken).write("complex.yaml", complex);
+    dir.write("broken.yaml", broken)
+        .write("complex.yaml", complex);
     let (code, _, stderr) = oatf(dir.path(), &["fmt", "broken.yaml", "complex.yaml"]);
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("broken.yaml: not formatted"), "{stderr}");
