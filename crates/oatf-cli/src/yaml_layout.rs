@@ -360,11 +360,35 @@ impl Emitter<'_> {
                     self.leaf_last(*start, *end, *block_scalar).max(head)
                 }
             }
-            Node::Block { entries, .. } => match entries.last() {
-                Some(last) => self.last_line(last)?.max(head),
-                None => head,
-            },
+            Node::Block { entries, .. } => self.block_last(entries)?.max(head),
         })
+    }
+
+    /// The last line of a nested block: that of its last entry, or of the last comment line after
+    /// it that is indented at least as deep as its entries (a commented-out item stays at the end
+    /// of its list, whatever entry comes after the list).
+    fn block_last(&self, entries: &[Entry]) -> Result<usize, Refusal> {
+        let (Some(first), Some(last)) = (entries.first(), entries.last()) else {
+            return Ok(0);
+        };
+        let end = self.last_line(last)?;
+        let col = self.head(first)?.1;
+        let mut block_end = end;
+        if col == 0 {
+            return Ok(end);
+        }
+        for n in end + 1..self.lines.count() {
+            let text = self.line(n);
+            if is_blank(text) {
+                continue;
+            }
+            let indent = text.len() - text.trim_start_matches(' ').len();
+            if !is_comment(text) || indent < col {
+                break;
+            }
+            block_end = n;
+        }
+        Ok(block_end)
     }
 
     /// Where an entry starts: the key of a mapping entry, the dash of a sequence item.
@@ -534,6 +558,14 @@ impl Emitter<'_> {
                 after_dash && i == 0,
                 child_order,
             )?;
+        }
+        // The comments after the last entry that belong to this block stay at its end.
+        if col > 0
+            && let Some(last) = entries.last()
+        {
+            let tail = self.last_line(last)? + 1;
+            let end = self.block_last(entries)?;
+            self.trivia(tail, end + 1, col, false, false)?;
         }
         Ok(())
     }
@@ -786,6 +818,14 @@ mod tests {
         check(
             "\n\noatf: \"0.1\"\n\n\n\nattack:\n\n  name: x\n\n\n  version: 1\n\n\n",
             "oatf: \"0.1\"\n\nattack:\n  name: x\n\n  version: 1\n",
+        );
+    }
+
+    #[test]
+    fn comments_after_the_last_entry_of_a_list_stay_at_its_end() {
+        check(
+            "oatf: \"0.1\"\nattack:\n  correlation:\n    logic: any\n  indicators:\n    - surface: tools/call\n      pattern: {contains: x}\n      # note on the pattern\n    # - surface: tools/list\n\n  # about the name\n  name: x\n",
+            "oatf: \"0.1\"\nattack:\n  # about the name\n  name: x\n  indicators:\n    - surface: tools/call\n      pattern: {contains: x}\n      # note on the pattern\n    # - surface: tools/list\n  correlation:\n    logic: any\n",
         );
     }
 
