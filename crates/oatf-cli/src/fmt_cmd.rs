@@ -182,6 +182,9 @@ fn format_file(file: &Path, args: &Args) -> Outcome {
             for error in errors.iter() {
                 eprint!("{}", render(error, parse_headline(error), &name, &source));
             }
+            if let Some(note) = crate::library::test_file_note(&name, &source) {
+                eprintln!("{note}");
+            }
             eprintln!("error: {shown}: not formatted (the document does not parse)");
             return Outcome::Failed;
         }

@@ -113,6 +113,9 @@ fn normalize_one(file: &PathBuf, check: bool, quiet: bool) -> u8 {
             for error in errors.iter() {
                 eprint!("{}", render(error, parse_headline(error), &name, &source));
             }
+            if let Some(note) = crate::library::test_file_note(&name, &source) {
+                eprintln!("{note}");
+            }
             1
         }
         Err(oatf::LoadError::Invalid(errors)) => {

@@ -242,3 +242,17 @@ fn a_document_that_does_not_parse_or_cannot_be_placed_is_left_alone() {
     let (code, _, stderr) = oatf(dir.path(), &["fmt", "missing.yaml"]);
     assert_eq!(code, 2, "{stderr}");
 }
+
+#[test]
+fn a_test_file_under_another_name_is_recognised_by_every_document_command() {
+    let dir = TempDir::new("fmt", "cases");
+    dir.write("cases.yaml", "cases:\n  - name: x\n");
+    for command in ["fmt", "normalize", "validate"] {
+        let (code, _, stderr) = oatf(dir.path(), &[command, "cases.yaml"]);
+        assert_eq!(code, 1, "{command}: {stderr}");
+        assert!(
+            stderr.contains("note: cases.yaml looks like a test file (top-level `cases`)"),
+            "{command}: {stderr}"
+        );
+    }
+}
