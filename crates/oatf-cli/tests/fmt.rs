@@ -113,6 +113,62 @@ fn every_corpus_document_formats_to_the_same_document_and_is_idempotent() {
     assert!(stdout.is_empty(), "{stdout}");
 }
 
+/// Every variant of each example with one line removed, indented by one space, given a trailing
+/// comment, or preceded by a line of spaces: each variant that parses is either formatted (to the same
+/// document, the same characters, already formatted the second time) or refused and left unchanged.
+#[test]
+fn mutated_examples_are_formatted_or_refused_never_damaged() {
+    let dir = TempDir::new("fmt", "mutated");
+    let mut variants = Vec::new();
+    // One example, every line (the others share its shapes); a debug build formats about 60 variants a second.
+    let name = "mcp-tool-poisoning.yaml";
+    let text = std::fs::read_to_string(repo().join("examples").join(name)).unwrap();
+    {
+        let lines: Vec<&str> = text.lines().collect();
+        for i in 0..lines.len() {
+            for variant in 0..4 {
+                let mut changed: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
+                match variant {
+                    0 => {
+                        changed.remove(i);
+                    }
+                    1 => changed[i].insert(0, ' '),
+                    2 => changed[i].push_str(" # note"),
+                    _ => changed[i].insert_str(0, "   \n"),
+                }
+                let input = changed.join("\n") + "\n";
+                if oatf::parse(&input).is_ok() {
+                    let file = format!("{name}-{i}-{variant}.yaml");
+                    dir.write(&file, &input);
+                    variants.push((file, input));
+                }
+            }
+        }
+    }
+    assert!(variants.len() > 300, "{} variants", variants.len());
+    let (_, _, stderr) = oatf(dir.path(), &["fmt", "--quiet", "."]);
+    let mut refused = 0;
+    for (file, before) in &variants {
+        let after = std::fs::read_to_string(dir.path().join(file)).unwrap();
+        if stderr.contains(&format!("{file}:")) {
+            refused += 1;
+            assert_eq!(after, *before, "{file} was refused but changed");
+            continue;
+        }
+        let parsed = oatf::parse(&after).unwrap_or_else(|e| panic!("{file}: {e}\n{after}"));
+        assert_eq!(parsed, oatf::parse(before).unwrap(), "{file}:\n{after}");
+        assert_eq!(ink(&after), ink(before), "{file}:\n{after}");
+    }
+    // A refusal is the exception (a line the walk cannot place), never the rule.
+    assert!(
+        refused * 50 < variants.len(),
+        "{refused} of {} refused:\n{stderr}",
+        variants.len()
+    );
+    let (_, stdout, _) = oatf(dir.path(), &["fmt", "--check", "--quiet", "."]);
+    assert!(stdout.is_empty(), "not idempotent:\n{stdout}");
+}
+
 #[test]
 fn the_shipped_examples_are_formatted() {
     let (code, stdout, stderr) = oatf(&repo(), &["fmt", "--check", "examples/"]);
