@@ -11,13 +11,17 @@
 //!   order comes from serializing the parsed `Document` (`serde_json` keeps the written order of
 //!   payload objects, so a tool's `inputSchema` keeps the author's order);
 //! - every entry moves with the comment lines above it, and with the comment after it on its line;
+//!   comments at the top of the file that a blank line separates from the first key stay first (the
+//!   file's header), and comments after the last entry of a nested block, indented as deep as its
+//!   entries, stay at its end (a commented-out list item);
 //! - block mappings and sequences are indented by two spaces under their key (`key:` then
 //!   `  - item`), and a mapping in a sequence starts on the dash line (`- name: x`);
-//! - the other lines of an entry (continuation lines of a multi-line scalar, the body of a literal
-//!   or folded block, a multi-line flow collection) are shifted by the same amount as the entry, so
+//! - the body of a literal or folded block goes two columns in from its key (unless its header has
+//!   an explicit indentation indicator); the other lines of an entry (continuation lines of a
+//!   multi-line scalar or flow collection) are shifted by the same amount as the entry; either way
 //!   their relative indentation, and with it their value, is unchanged;
 //! - runs of blank lines become one, blank lines at the start of a nested block go, trailing spaces
-//!   go (outside scalars), and the file ends with one line break.
+//!   go (outside scalars), line breaks become LF, and the file ends with one line break.
 //!
 //! What this cannot place (a comment between a `?` key and its value, a line the walk did not
 //! expect) refuses the file with the line, rather than drop anything: every non-blank source line
@@ -402,6 +406,7 @@ impl Emitter<'_> {
                 block_scalar: true,
                 ..
             } => {
+                // The text starts on the line after its header (`- |`, or `|` below a lone dash).
                 let header = self.block_header_line(*start);
                 let text = self.line(header);
                 let first = text.len() - text.trim_start().len();
