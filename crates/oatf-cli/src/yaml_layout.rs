@@ -511,12 +511,14 @@ impl Emitter<'_> {
             placed.push((head, from));
         }
         // At the top of the document, the comments that a blank line separates from the first key
-        // are the file's header: they stay first whatever key comes first.
+        // are the file's header, and a `---` marker or a directive ends it: they stay first
+        // whatever key comes first.
         if col == 0
             && let Some((head, from)) = placed.first_mut()
-            && let Some(blank) = (*from..head.0)
-                .rev()
-                .find(|n| is_blank(self.lines.line(*n)))
+            && let Some(blank) = (*from..head.0).rev().find(|n| {
+                let text = self.lines.line(*n);
+                is_blank(text) || text.starts_with("---") || text.starts_with('%')
+            })
         {
             self.trivia(*from, blank + 1, 0, false, true)?;
             *from = blank + 1;
@@ -847,6 +849,14 @@ mod tests {
         check(
             "oatf: \"0.1\"\nattack:\n  indicators:\n    - target: a\n      # the surface\n      surface: tools/call\n      pattern: {contains: x}\n",
             "oatf: \"0.1\"\nattack:\n  indicators:\n    # the surface\n    - surface: tools/call\n      target: a\n      pattern: {contains: x}\n",
+        );
+    }
+
+    #[test]
+    fn document_markers_stay_at_the_edges() {
+        check(
+            "%YAML 1.2\n---\n# about attack\nattack:\n  name: x\noatf: \"0.1\"\n...\n",
+            "%YAML 1.2\n---\noatf: \"0.1\"\n# about attack\nattack:\n  name: x\n...\n",
         );
     }
 
