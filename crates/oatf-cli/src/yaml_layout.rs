@@ -749,6 +749,10 @@ pub(crate) fn format(source: &str, document: &oatf::Document) -> Result<String, 
         text.push_str(line);
         text.push('\n');
     }
+    if text == source {
+        // Already formatted: the same text is the same document.
+        return Ok(text);
+    }
     match oatf::parse(&text) {
         Ok(after) if after == *document => Ok(text),
         _ => refuse(
