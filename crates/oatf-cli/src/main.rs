@@ -39,6 +39,7 @@ mod catalog;
 mod color;
 mod conformance;
 mod evaluate;
+mod fmt_cmd;
 mod frameworks;
 mod generate;
 mod github;
@@ -51,6 +52,7 @@ mod stdout;
 mod test_cmd;
 mod testing;
 mod validate;
+mod yaml_layout;
 
 /// The exit codes every command shares, as `oatf --help` shows them.
 const EXIT_CODES: &str = "\
@@ -74,6 +76,8 @@ enum Command {
     Validate(validate::Args),
     /// Write the canonical (normalized) YAML form of a document to standard output.
     Normalize(normalize::Args),
+    /// Lay documents out canonically (indentation, key order), keeping comments and the author's text.
+    Fmt(fmt_cmd::Args),
     /// Check a threat library (valid documents, unique ids) and print its index or framework coverage.
     Catalog(catalog::Args),
     /// Run the test cases of a threat library (`NAME.test.yaml` beside `NAME.yaml`).
@@ -105,6 +109,7 @@ fn main() -> ExitCode {
         Command::Validate(args) => validate::run(args),
         Command::Normalize(args) => normalize::run(args),
         Command::Evaluate(args) => evaluate::run(args),
+        Command::Fmt(args) => fmt_cmd::run(args),
         Command::Catalog(args) => catalog::run(args),
         Command::Test(args) => test_cmd::run(args),
         Command::Completions(args) => generate::completions(args),

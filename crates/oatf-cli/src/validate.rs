@@ -274,6 +274,9 @@ fn check_file(
                         errors.len(),
                         plural(errors.len())
                     ));
+                    if let Some(note) = crate::library::test_file_note(&name, &source) {
+                        eprintln!("{note}");
+                    }
                 }
                 Format::Json => reports.push(json!({
                     "file": name,

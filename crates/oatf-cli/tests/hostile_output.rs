@@ -37,6 +37,9 @@ fn broken_library() -> &'static str {
     })
 }
 
+/// A valid document whose keys are out of the canonical order: `fmt` has something to write.
+const UNFORMATTED: &str = "attack:\n  name: x\n  execution:\n    mode: mcp_server\n    phases:\n      - name: p\n        state: {tools: []}\n  indicators:\n    - surface: tool_description\n      protocol: mcp\n      pattern: {contains: x}\noatf: \"0.1\"\n";
+
 /// One command line, and what it reads on standard input.
 struct Case {
     args: Vec<String>,
@@ -72,6 +75,19 @@ fn cases() -> Vec<Case> {
             ..case(&["validate", "--format", "github", "-"])
         },
         case(&["normalize", DOC]),
+        // `fmt` writes to standard output from standard input, and with `--diff`/`--check`.
+        Case {
+            stdin: UNFORMATTED,
+            ..case(&["fmt", "-"])
+        },
+        Case {
+            stdin: UNFORMATTED,
+            ..case(&["fmt", "--diff", "-"])
+        },
+        Case {
+            stdin: UNFORMATTED,
+            ..case(&["fmt", "--check", "-"])
+        },
         case(&["catalog", "."]),
         case(&["catalog", "--format", "json", "."]),
         // A library without problems gives no annotation: only a broken one writes in this format.
