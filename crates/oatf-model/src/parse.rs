@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 use crate::error::{ParseError, ParseErrors};
 use crate::types::Document;
-use crate::types::missing::CollectGuard;
+use crate::types::collect::CollectGuard;
 use crate::yaml::de::NodeDe;
 use crate::yaml::node::{self, Limits};
 
@@ -97,37 +97,56 @@ pub fn parse_with(input: &str, options: &ParseOptions) -> Result<Document, Parse
     );
     let mut errors = read.errors;
     let mut document = None;
+    let mut dropped = Vec::new();
     // A syntax failure leaves no tree; V-020 findings alone still let us look for other errors.
     if let Some(root) = &read.root
         && errors.iter().all(|e| e.rule.is_some())
     {
         let collect = CollectGuard::start();
-        match Document::deserialize(NodeDe {
+        let result = Document::deserialize(NodeDe {
             node: root,
             path: String::new(),
-        }) {
+        });
+        let collected = collect.take();
+        errors.extend(collected.errors);
+        if collected.more > 0 {
+            errors.push(ParseError::new(
+                crate::ParseErrorKind::TypeMismatch,
+                format!(
+                    "{} more errors of the same kinds after the first {}",
+                    collected.more,
+                    crate::types::collect::MAX_ERRORS
+                ),
+            ));
+        }
+        match result {
             Ok(mut doc) => {
-                doc.source.missing_fields = collect.take_paths();
+                doc.source.missing_fields = collected.missing;
+                doc.source.spans = Some(Arc::new(read.index));
                 document = Some(doc);
+                dropped = collected.dropped;
             }
-            Err(e) => {
-                let mut error = e.into_parse_error();
-                // `oatf: 0.1` (a float) is a type mismatch that is also a V-001 fault.
-                if error.path.as_deref() == Some("oatf") {
-                    error.rule = Some("V-001");
-                }
-                errors.push(error);
+            Err(e) if !e.recorded() => errors.push(e.to_parse_error()),
+            Err(_) => {}
+        }
+        for error in &mut errors {
+            // `oatf: 0.1` (a float) is a type mismatch that is also a V-001 fault.
+            if error.rule.is_none() && error.path.as_deref() == Some("oatf") {
+                error.rule = Some("V-001");
             }
         }
     }
-    if let Some(mut doc) = document
-        && errors.is_empty()
+    if errors.is_empty()
+        && let Some(doc) = document
     {
-        doc.source.spans = Some(Arc::new(read.index));
         return Ok(doc);
     }
     sort_errors(&mut errors);
-    Err(ParseErrors::new(errors).unwrap_or_else(|| {
+    let errors = match document {
+        Some(partial) => ParseErrors::with_partial(errors, partial, dropped),
+        None => ParseErrors::new(errors),
+    };
+    Err(errors.unwrap_or_else(|| {
         ParseErrors::single(ParseError::new(
             crate::ParseErrorKind::Syntax,
             "the input could not be parsed",
@@ -284,12 +303,52 @@ mod tests {
     fn unknown_key_and_type_mismatch() {
         check(
             "oatf: \"0.1\"\nattack:\n  bogus: 1\n",
-            "-|type_mismatch|attack.bogus|3:3|unknown field `bogus`, expected one of id, name, version, status, created, modified, author, description, grace_period, severity, impact, classification, references, execution, indicators, correlation",
+            "-|type_mismatch|attack.bogus|3:3|unknown field `bogus`; expected one of id, name, version, status, created, modified, author, description, grace_period, severity, impact, classification, references, execution, indicators, correlation",
         );
         check(
             "oatf: \"0.1\"\nattack:\n  version: \"2\"\n",
-            "-|type_mismatch|attack.version|3:12|expected i64, found a string",
+            "-|type_mismatch|attack.version|3:12|expected an integer, found the string \"2\"",
         );
+        check(
+            "oatf: \"0.1\"\nattack:\n  descripton: x\n",
+            "-|type_mismatch|attack.descripton|3:3|unknown field `descripton`; did you mean `description`? expected one of id, name, version, status, created, modified, author, description, grace_period, severity, impact, classification, references, execution, indicators, correlation",
+        );
+        check(
+            "oatf: \"0.1\"\nattack:\n  name: [a]\n  severity: {level: high, confidence: true}\n  references: [{url: 5}]\n",
+            "-|type_mismatch|attack.name|3:9|expected a string, found a list\n\
+             -|type_mismatch|attack.severity.confidence|4:39|expected an integer, found the boolean true\n\
+             -|type_mismatch|attack.references[0].url|5:22|expected a string, found the integer 5",
+        );
+    }
+
+    #[test]
+    fn every_error_of_a_document_at_once() {
+        // Unknown keys at three depths, type mismatches in a struct, in a list and at the root: each
+        // is reported and left out, and reading goes on (issue 22).
+        check(
+            "oatf: 0.1\nbogus: 1\nattack:\n  nme: x\n  version: high\n  execution:\n    mode: mcp_server\n    state: {}\n    phases:\n      - name: p\n        triger: {event: x}\n  indicators:\n    - target: t\n      pattern: {contains: x, regx: y}\n      confidence: \"high\"\n",
+            "V-001|type_mismatch|oatf|1:7|expected a string, found the number 0.1\n\
+             -|type_mismatch|bogus|2:1|unknown field `bogus`; expected one of oatf, $schema, attack\n\
+             -|type_mismatch|attack.nme|4:3|unknown field `nme`; did you mean `name`? expected one of id, name, version, status, created, modified, author, description, grace_period, severity, impact, classification, references, execution, indicators, correlation\n\
+             -|type_mismatch|attack.version|5:12|expected an integer, found the string \"high\"\n\
+             -|type_mismatch|attack.execution.phases[0].triger|11:9|unknown field `triger`; did you mean `trigger`? expected one of name, description, mode, state, extractors, on_enter, trigger\n\
+             -|type_mismatch|attack.indicators[0].pattern.regx|14:30|unknown field `regx`; did you mean `regex`? expected one of target, condition, contains, starts_with, ends_with, regex, any_of, gt, lt, gte, lte, exists\n\
+             -|type_mismatch|attack.indicators[0].confidence|15:19|expected an integer, found the string \"high\"",
+        );
+    }
+
+    #[test]
+    fn partial_document_keeps_what_parsed() {
+        let errors = match parse("oatf: \"0.1\"\nattack:\n  name: ok\n  version: high\n  bogus: 1\n") {
+            Ok(doc) => panic!("parsed: {doc:?}"),
+            Err(errors) => errors,
+        };
+        let attack = errors.partial_document().and_then(|d| d.attack.as_ref());
+        assert_eq!(attack.and_then(|a| a.name.as_deref()), Some("ok"));
+        assert_eq!(attack.map(|a| a.version), Some(None));
+        // A syntax error leaves nothing to validate.
+        let syntax = parse("a: [\n").err();
+        assert!(syntax.as_ref().is_some_and(|e| e.partial_document().is_none()));
     }
 
     #[test]
@@ -298,7 +357,7 @@ mod tests {
             "oatf: \"0.1\"\nattack:\n  name: &n x\n  author: *n\n  bogus: 1\n",
             "V-020|syntax|attack.name|3:12|yaml anchors are not allowed in oatf documents\n\
              V-020|syntax|attack.author|4:11|yaml aliases are not allowed in oatf documents\n\
-             -|type_mismatch|attack.bogus|5:3|unknown field `bogus`, expected one of id, name, version, status, created, modified, author, description, grace_period, severity, impact, classification, references, execution, indicators, correlation",
+             -|type_mismatch|attack.bogus|5:3|unknown field `bogus`; expected one of id, name, version, status, created, modified, author, description, grace_period, severity, impact, classification, references, execution, indicators, correlation",
         );
     }
 
