@@ -337,6 +337,64 @@ mod tests {
         );
     }
 
+    /// The four kinds of mistake of issue 22 in one document: an unknown key, a type mismatch, a
+    /// missing required field and a V- rule. One run reports all four, each where it is.
+    #[test]
+    fn four_mistakes_in_one_run() {
+        let input = "oatf: \"0.1\"
+attack:
+  descripton: Tool poisoning
+  severity:
+    level: high
+    confidence: \"high\"
+  execution:
+    actors:
+      - name: server
+        mode: mcp_server
+        phases:
+          - state: {tools: []}
+      - name: client
+        phases:
+          - state: {}
+  indicators:
+    - actor: sever
+      protocol: mcp
+      target: content
+      pattern: {contains: secret}
+";
+        let errors = match parse(input) {
+            Ok(doc) => panic!("parsed: {doc:?}"),
+            Err(errors) => errors,
+        };
+        let rest = errors.validate_rest(&crate::ValidateOptions::default());
+        let mut lines: Vec<String> = errors
+            .iter()
+            .map(|e| {
+                format!(
+                    "{}|{}|{}:{}|{}",
+                    e.kind(),
+                    e.path().unwrap_or("-"),
+                    e.line().unwrap_or(0),
+                    e.column().unwrap_or(0),
+                    e.message()
+                )
+            })
+            .collect();
+        lines.extend(rest.errors().iter().map(|e| {
+            let at = e.location().map_or((0, 0), |l| (l.line, l.column));
+            format!("{}|{}|{}:{}|{}", e.rule(), e.path(), at.0, at.1, e.message())
+        }));
+        assert_eq!(
+            lines,
+            [
+                "type_mismatch|attack.descripton|3:3|unknown field `descripton`; did you mean `description`? expected one of id, name, version, status, created, modified, author, description, grace_period, severity, impact, classification, references, execution, indicators, correlation",
+                "type_mismatch|attack.severity.confidence|6:17|expected an integer, found the string \"high\"",
+                "V-031|attack.execution.actors[1].mode|13:9|required field `mode` is missing",
+                "V-048|attack.indicators[0].actor|17:14|indicator references unknown actor `sever`; did you mean `server`? the document's actors are `server`, `client`",
+            ]
+        );
+    }
+
     #[test]
     fn partial_document_keeps_what_parsed() {
         let errors = match parse("oatf: \"0.1\"\nattack:\n  name: ok\n  version: high\n  bogus: 1\n") {
