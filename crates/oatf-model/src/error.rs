@@ -103,6 +103,17 @@ impl ParseError {
     }
 }
 
+impl ParseError {
+    /// The message as a source label: without the list of known fields of an unknown key, which the
+    /// headline already shows.
+    fn label(&self) -> &str {
+        match self.message.find(" expected one of ") {
+            Some(end) if self.unknown_field => self.message[..end].trim_end_matches(';'),
+            _ => &self.message,
+        }
+    }
+}
+
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(rule) = self.rule {
@@ -135,7 +146,7 @@ impl miette::Diagnostic for ParseError {
         let span = self.span.clone()?;
         Some(Box::new(std::iter::once(
             miette::LabeledSpan::new_with_span(
-                Some(self.message.clone()),
+                Some(self.label().to_owned()),
                 span.start..span.end.max(span.start),
             ),
         )))
@@ -318,8 +329,8 @@ impl miette::Diagnostic for ParseErrors {
         Some(Box::new(self.errors.iter().filter_map(|e| {
             let span = e.span.clone()?;
             let label = match e.rule {
-                Some(rule) => format!("{rule}: {}", e.message),
-                None => e.message.clone(),
+                Some(rule) => format!("{rule}: {}", e.label()),
+                None => e.label().to_owned(),
             };
             Some(miette::LabeledSpan::new_with_span(Some(label), span))
         })))
