@@ -95,7 +95,7 @@ impl de::Error for DeError {
             ParseErrorKind::UnknownVariant,
             format!(
                 "unknown value `{shown}`{}",
-                one_of(variant, expected)
+                crate::suggest::one_of(variant, expected)
             ),
         )
     }
@@ -104,7 +104,7 @@ impl de::Error for DeError {
         let shown: String = field.chars().take(64).collect();
         let mut e = DeError::new(
             ParseErrorKind::TypeMismatch,
-            format!("unknown field `{shown}`{}", one_of(field, expected)),
+            format!("unknown field `{shown}`{}", crate::suggest::one_of(field, expected)),
         );
         e.key_fault = true;
         e
@@ -123,15 +123,6 @@ impl de::Error for DeError {
         let mut e = DeError::new(ParseErrorKind::Syntax, format!("duplicate field `{field}`"));
         e.key_fault = true;
         e
-    }
-}
-
-/// `"; did you mean `x`? expected one of a, b"`, or `"; expected one of a, b"` without a likely typo.
-fn one_of(input: &str, expected: &[&str]) -> String {
-    let list = expected.join(", ");
-    match crate::suggest::did_you_mean(input, expected.iter().copied()) {
-        Some(close) => format!("; did you mean `{close}`? expected one of {list}"),
-        None => format!("; expected one of {list}"),
     }
 }
 
