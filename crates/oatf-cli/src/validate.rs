@@ -363,32 +363,22 @@ fn check_file(
     }
 }
 
-/// When a file that does not parse as a document looks like a JSON Lines trace, what to tell the user
-/// instead of YAML errors: its first lines are JSON objects, each with the one required field of a
-/// trace message, `direction` (`docs/trace-format.md`), or the file is named `*.jsonl` / `*.ndjson`.
+/// When a file that does not parse as a document looks like a JSON Lines trace
+/// ([`looks_like_a_trace`](crate::evaluate::looks_like_a_trace)), what to tell the user instead of
+/// YAML errors: that it is a trace, and the command that evaluates it.
 fn trace_hint(name: &str, source: &str) -> Option<String> {
-    let named_like_a_trace = [".jsonl", ".ndjson"]
-        .iter()
-        .any(|ext| name.to_ascii_lowercase().ends_with(ext));
-    let mut lines = source
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .take(3)
-        .peekable();
-    lines.peek()?;
-    let all_objects = lines.all(|line| {
-        line.starts_with('{')
-            && serde_json::from_str::<Value>(line).is_ok_and(|value| {
-                value.get("oatf").is_none()
-                    && value.get("attack").is_none()
-                    && (named_like_a_trace || value.get("direction").is_some())
-            })
-    });
-    all_objects.then(|| {
+    crate::evaluate::looks_like_a_trace(source).then(|| {
+        // The argument as a shell word: `-` for standard input, quoted when it needs to be.
+        let argument = match name {
+            "<stdin>" => "-".to_owned(),
+            plain if plain.chars().all(|c| c.is_alphanumeric() || "./_-+:@%".contains(c)) => {
+                plain.to_owned()
+            }
+            other => format!("'{}'", other.replace('\'', "'\\''")),
+        };
         format!(
             "{name} looks like a JSON Lines trace, not an OATF document; to evaluate it against a \
-             document, run `oatf evaluate DOCUMENT.yaml {name}`"
+             document, run `oatf evaluate DOCUMENT.yaml {argument}`"
         )
     })
 }

@@ -115,6 +115,13 @@ fn a_trace_is_recognised_and_the_evaluate_command_shown() {
             )
         );
     }
+    // A name that needs quoting is quoted in the command.
+    dir.write("my run.jsonl", trace);
+    let (_, stdout, _) = oatf(dir.path(), &["validate", "my run.jsonl"]);
+    assert!(
+        stdout.contains("run `oatf evaluate DOCUMENT.yaml 'my run.jsonl'`"),
+        "{stdout}"
+    );
     // A document written as one line of JSON is a document, however wrong: its errors are shown.
     dir.write("doc.json", "{\"oatf\": \"0.1\", \"attack\": {\"bogus\": 1}}\n");
     let (code, stdout, _) = oatf(dir.path(), &["validate", "doc.json"]);
