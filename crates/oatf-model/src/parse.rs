@@ -395,6 +395,67 @@ attack:
         );
     }
 
+    /// The rules `validate_rest` reports for `input` (which must fail to parse).
+    #[track_caller]
+    fn check_rest(input: &str, expect: &[&str]) {
+        let errors = match parse(input) {
+            Ok(doc) => panic!("parsed: {doc:?}"),
+            Err(errors) => errors,
+        };
+        let rest = errors.validate_rest(&crate::ValidateOptions::default());
+        let found: Vec<String> = rest
+            .errors()
+            .iter()
+            .map(|e| format!("{} {}", e.rule(), e.path()))
+            .chain(
+                rest.warnings()
+                    .iter()
+                    .map(|w| format!("{} {}", w.code(), w.path().unwrap_or("-"))),
+            )
+            .collect();
+        assert_eq!(found, expect, "input:\n{input}");
+    }
+
+    #[test]
+    fn what_a_faulty_field_explains_is_not_reported_again() {
+        const STATE: &str = "    mode: mcp_server\n    state: {tools: []}\n";
+        // `execution` of the wrong type: no V-004 "missing execution" beside the type mismatch.
+        check_rest("oatf: \"0.1\"\nattack:\n  execution: 5\n", &[]);
+        // A `pattern` of the wrong type: no V-012 "no detection key" at the indicator holding it,
+        // but V-013 in the next indicator is still reported.
+        check_rest(
+            &format!(
+                "oatf: \"0.1\"\nattack:\n  execution:\n{STATE}  indicators:\n    - target: content\n      pattern: 5\n    - target: content\n      pattern: {{regex: \"(\"}}\n"
+            ),
+            &["V-013 attack.indicators[1].pattern.regex"],
+        );
+        // A required field of the wrong type is not also missing (V-031).
+        check_rest(
+            "oatf: \"0.1\"\nattack:\n  execution:\n    actors:\n      - name: a\n        mode: [mcp_server]\n        phases: [{state: {}}]\n",
+            &[],
+        );
+        // An unknown key leaves its siblings checked.
+        check_rest(
+            &format!("oatf: \"0.1\"\nattack:\n  bogus: 1\n  version: 0\n  execution:\n{STATE}"),
+            &["V-035 attack.version"],
+        );
+    }
+
+    #[test]
+    fn errors_are_bounded() {
+        let mut input = String::from("oatf: \"0.1\"\nattack:\n");
+        for i in 0..1000 {
+            input.push_str(&format!("  k{i}: 1\n"));
+        }
+        let errors = parse(&input).err();
+        let errors = errors.as_ref().map_or(&[][..], |e| e.as_slice());
+        assert_eq!(errors.len(), crate::types::collect::MAX_ERRORS + 1);
+        assert_eq!(
+            errors.last().map(ParseError::message),
+            Some("900 more errors of the same kinds after the first 100")
+        );
+    }
+
     #[test]
     fn partial_document_keeps_what_parsed() {
         let errors = match parse("oatf: \"0.1\"\nattack:\n  name: ok\n  version: high\n  bogus: 1\n") {
