@@ -249,7 +249,8 @@ pub(crate) fn looks_like_a_trace(source: &str) -> bool {
     let Some(line) = source.lines().map(str::trim).find(|l| !l.is_empty()) else {
         return false;
     };
-    let Ok(object) = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(line) else {
+    let Ok(object) = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(line)
+    else {
         return false;
     };
     !object.contains_key("oatf")

@@ -261,25 +261,26 @@ pub(crate) fn load_document(
         message: crate::validate::with_path(message, path),
         warning,
     };
-    let parsed = match parsed {
-        Ok(parsed) if result.is_valid() => parsed,
-        outcome => {
-            let parse_errors = outcome.err();
-            let parse_problems = parse_errors.iter().flatten().map(|e| Problem {
-                file: file.clone(),
-                line: e.line(),
-                column: e.column(),
-                code: e.rule().map(str::to_owned),
-                message: crate::validate::parse_headline(e),
-                warning: false,
-            });
-            return Err(parse_problems
-                .chain(result.errors().iter().map(|e| {
-                    located(false, e.rule(), e.message(), Some(e.path()), e.location())
-                }))
-                .collect());
-        }
-    };
+    let parsed =
+        match parsed {
+            Ok(parsed) if result.is_valid() => parsed,
+            outcome => {
+                let parse_errors = outcome.err();
+                let parse_problems = parse_errors.iter().flatten().map(|e| Problem {
+                    file: file.clone(),
+                    line: e.line(),
+                    column: e.column(),
+                    code: e.rule().map(str::to_owned),
+                    message: crate::validate::parse_headline(e),
+                    warning: false,
+                });
+                return Err(parse_problems
+                    .chain(result.errors().iter().map(|e| {
+                        located(false, e.rule(), e.message(), Some(e.path()), e.location())
+                    }))
+                    .collect());
+            }
+        };
     let warnings = result
         .warnings()
         .iter()

@@ -371,7 +371,11 @@ fn trace_hint(name: &str, source: &str) -> Option<String> {
         // The argument as a shell word: `-` for standard input, quoted when it needs to be.
         let argument = match name {
             "<stdin>" => "-".to_owned(),
-            plain if plain.chars().all(|c| c.is_alphanumeric() || "./_-+:@%".contains(c)) => {
+            plain
+                if plain
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || "./_-+:@%".contains(c)) =>
+            {
                 plain.to_owned()
             }
             other => format!("'{}'", other.replace('\'', "'\\''")),

@@ -1,6 +1,10 @@
 //! `oatf validate` reports every problem of a document in one run (issue 22): parse errors in the
 //! author's words, the V- findings of the parts that parsed, each at its line and column; and a trace
 //! given by mistake is recognised.
+#![allow(
+    clippy::unwrap_used,
+    reason = "test setup failures should stop the test"
+)]
 
 mod support;
 
@@ -123,7 +127,10 @@ fn a_trace_is_recognised_and_the_evaluate_command_shown() {
         "{stdout}"
     );
     // A document written as one line of JSON is a document, however wrong: its errors are shown.
-    dir.write("doc.json", "{\"oatf\": \"0.1\", \"attack\": {\"bogus\": 1}}\n");
+    dir.write(
+        "doc.json",
+        "{\"oatf\": \"0.1\", \"attack\": {\"bogus\": 1}}\n",
+    );
     let (code, stdout, _) = oatf(dir.path(), &["validate", "doc.json"]);
     assert_eq!(code, 1, "{stdout}");
     assert!(stdout.contains("unknown field `bogus`"), "{stdout}");

@@ -273,9 +273,9 @@ impl ParseErrors {
             self.dropped.iter().any(|dropped| {
                 path == dropped
                     || parent_path(dropped) == Some(path)
-                    || path.strip_prefix(dropped.as_str()).is_some_and(|rest| {
-                        rest.starts_with('.') || rest.starts_with('[')
-                    })
+                    || path
+                        .strip_prefix(dropped.as_str())
+                        .is_some_and(|rest| rest.starts_with('.') || rest.starts_with('['))
             })
         };
         result.errors.retain(|e| !explained(Some(e.path())));

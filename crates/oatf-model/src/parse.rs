@@ -75,6 +75,11 @@ impl Default for ParseOptions {
 /// (spec-decisions 1, 6). Everything else, including missing `oatf`/`attack`/`execution` and unknown
 /// values of closed enumerations, is left to [`validate`](crate::validate).
 ///
+/// Every unknown key and value of the wrong type is reported in one run, each with its path, line and
+/// column: the field is left out and reading goes on. The error keeps what could be read
+/// ([`ParseErrors::partial_document`]) and validates it ([`ParseErrors::validate_rest`]), so a user
+/// sees the `V-` findings of the rest of the document beside the parse errors.
+///
 /// ```
 /// let document = oatf_model::parse("oatf: \"0.1\"\nattack:\n  severity: extreme\n")?;
 /// assert_eq!(document.attack.and_then(|a| a.severity).map(|s| s.level().as_str().to_owned()),
@@ -382,7 +387,14 @@ attack:
             .collect();
         lines.extend(rest.errors().iter().map(|e| {
             let at = e.location().map_or((0, 0), |l| (l.line, l.column));
-            format!("{}|{}|{}:{}|{}", e.rule(), e.path(), at.0, at.1, e.message())
+            format!(
+                "{}|{}|{}:{}|{}",
+                e.rule(),
+                e.path(),
+                at.0,
+                at.1,
+                e.message()
+            )
         }));
         assert_eq!(
             lines,
@@ -458,16 +470,21 @@ attack:
 
     #[test]
     fn partial_document_keeps_what_parsed() {
-        let errors = match parse("oatf: \"0.1\"\nattack:\n  name: ok\n  version: high\n  bogus: 1\n") {
-            Ok(doc) => panic!("parsed: {doc:?}"),
-            Err(errors) => errors,
-        };
+        let errors =
+            match parse("oatf: \"0.1\"\nattack:\n  name: ok\n  version: high\n  bogus: 1\n") {
+                Ok(doc) => panic!("parsed: {doc:?}"),
+                Err(errors) => errors,
+            };
         let attack = errors.partial_document().and_then(|d| d.attack.as_ref());
         assert_eq!(attack.and_then(|a| a.name.as_deref()), Some("ok"));
         assert_eq!(attack.map(|a| a.version), Some(None));
         // A syntax error leaves nothing to validate.
         let syntax = parse("a: [\n").err();
-        assert!(syntax.as_ref().is_some_and(|e| e.partial_document().is_none()));
+        assert!(
+            syntax
+                .as_ref()
+                .is_some_and(|e| e.partial_document().is_none())
+        );
     }
 
     #[test]

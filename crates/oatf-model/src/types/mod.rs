@@ -8,10 +8,10 @@
 #[macro_use]
 mod macros;
 mod attack;
+pub(crate) mod collect;
 mod enums;
 mod execution;
 mod indicator;
-pub(crate) mod collect;
 
 use std::fmt;
 use std::sync::Arc;

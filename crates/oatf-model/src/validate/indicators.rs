@@ -215,20 +215,15 @@ impl Validator<'_> {
             && !self.actors.is_empty()
             && !self.actors.iter().any(|a| &a.name == actor)
         {
-            self.error(
-                "V-048",
-                key(p, "actor"),
-                {
-                    let hint =
-                        crate::suggest::hint(actor, self.actors.iter().map(|a| a.name.as_str()));
-                    format!(
-                        "indicator references unknown actor `{}`{hint}{}the document's actors are {}",
-                        shown(actor),
-                        if hint.is_empty() { "; " } else { " " },
-                        listed(self.actors.iter().map(|a| a.name.as_str()))
-                    )
-                },
-            );
+            self.error("V-048", key(p, "actor"), {
+                let hint = crate::suggest::hint(actor, self.actors.iter().map(|a| a.name.as_str()));
+                format!(
+                    "indicator references unknown actor `{}`{hint}{}the document's actors are {}",
+                    shown(actor),
+                    if hint.is_empty() { "; " } else { " " },
+                    listed(self.actors.iter().map(|a| a.name.as_str()))
+                )
+            });
         }
         if let Some(pattern) = &indicator.pattern {
             let pp = key(p, "pattern");

@@ -8,8 +8,8 @@ use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, V
 
 use super::node::{Key, Node, NodeKind, join_index, join_key};
 use crate::error::{ParseError, ParseErrorKind};
-use crate::types::collect;
 use crate::span::Location;
+use crate::types::collect;
 
 /// A deserialization error, located by the innermost node that saw it.
 #[derive(Debug)]
@@ -104,7 +104,10 @@ impl de::Error for DeError {
         let shown: String = field.chars().take(64).collect();
         let mut e = DeError::new(
             ParseErrorKind::TypeMismatch,
-            format!("unknown field `{shown}`{}", crate::suggest::one_of(field, expected)),
+            format!(
+                "unknown field `{shown}`{}",
+                crate::suggest::one_of(field, expected)
+            ),
         );
         e.key_fault = true;
         e
