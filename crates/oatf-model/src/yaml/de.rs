@@ -277,7 +277,7 @@ impl<'de> SeqAccess<'de> for SeqDe<'_, '_> {
 
 struct MapDe<'a, 'p> {
     entries: std::slice::Iter<'a, (Key, Node)>,
-    value: Option<(&'a Node, String, Location)>,
+    value: Option<(&'a Node, String, &'a Key)>,
     path: &'p str,
     last_key: &'p RefCell<Option<(String, Location)>>,
 }
@@ -294,28 +294,26 @@ impl<'de> MapAccess<'de> for MapDe<'_, '_> {
         };
         let path = join_key(self.path, &key.text);
         *self.last_key.borrow_mut() = Some((path.clone(), key.location.clone()));
-        self.value = Some((node, path, key.location.clone()));
+        self.value = Some((node, path, key));
         let de: de::value::StrDeserializer<'_, DeError> = key.text.as_str().into_deserializer();
         seed.deserialize(de).map(Some)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, DeError> {
-        let Some((node, path, key_location)) = self.value.take() else {
+        let Some((node, path, key)) = self.value.take() else {
             return Err(de::Error::custom("value requested before its key"));
         };
-        seed.deserialize(NodeDe {
-            node,
-            path: path.clone(),
-        })
-        .map_err(|mut e| {
+        seed.deserialize(NodeDe { node, path }).map_err(|mut e| {
+            // The path is built again only on failure, so a value costs no second allocation.
+            let path = join_key(self.path, &key.text);
             // An unknown key is reported by a seed that never reads its value: locate it at the key.
             if e.located.is_none() {
                 let location = if e.key_fault {
-                    key_location
+                    &key.location
                 } else {
-                    node.location.clone()
+                    &node.location
                 };
-                e.located = Some((path.clone(), location));
+                e.located = Some((path.clone(), location.clone()));
             }
             if collect::collecting() {
                 let fresh = (!e.recorded).then(|| e.to_parse_error());
