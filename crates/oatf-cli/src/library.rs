@@ -260,23 +260,12 @@ pub(crate) fn load_document(
 ) -> Result<LoadedDocument, Vec<Problem>> {
     let file = path.display().to_string();
     let source = read_text(path).map_err(|p| vec![p])?;
-    let parsed = match oatf::parse(&source) {
-        Ok(parsed) => parsed,
-        Err(errors) => {
-            return Err(errors
-                .iter()
-                .map(|e| Problem {
-                    file: file.clone(),
-                    line: e.line(),
-                    column: e.column(),
-                    code: e.rule().map(str::to_owned),
-                    message: crate::validate::parse_headline(e),
-                    warning: false,
-                })
-                .collect());
-        }
+    let parsed = oatf::parse(&source);
+    let result = match &parsed {
+        Ok(parsed) => oatf::validate_with(parsed, options),
+        // The V- errors of the parts that parsed come with the parse errors.
+        Err(errors) => errors.validate_rest(options),
     };
-    let result = oatf::validate_with(&parsed, options);
     let located = |warning: bool,
                    code: &str,
                    message: &str,
@@ -289,13 +278,26 @@ pub(crate) fn load_document(
         message: crate::validate::with_path(message, path),
         warning,
     };
-    if !result.is_valid() {
-        return Err(result
-            .errors()
-            .iter()
-            .map(|e| located(false, e.rule(), e.message(), Some(e.path()), e.location()))
-            .collect());
-    }
+    let parsed =
+        match parsed {
+            Ok(parsed) if result.is_valid() => parsed,
+            outcome => {
+                let parse_errors = outcome.err();
+                let parse_problems = parse_errors.iter().flatten().map(|e| Problem {
+                    file: file.clone(),
+                    line: e.line(),
+                    column: e.column(),
+                    code: e.rule().map(str::to_owned),
+                    message: crate::validate::parse_headline(e),
+                    warning: false,
+                });
+                return Err(parse_problems
+                    .chain(result.errors().iter().map(|e| {
+                        located(false, e.rule(), e.message(), Some(e.path()), e.location())
+                    }))
+                    .collect());
+            }
+        };
     let warnings = result
         .warnings()
         .iter()

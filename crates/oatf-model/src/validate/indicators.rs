@@ -214,11 +214,15 @@ impl Validator<'_> {
             && !self.actors.is_empty()
             && !self.actors.iter().any(|a| &a.name == actor)
         {
-            self.error(
-                "V-048",
-                key(p, "actor"),
-                format!("indicator references unknown actor `{}`", shown(actor)),
-            );
+            self.error("V-048", key(p, "actor"), {
+                let hint = crate::suggest::hint(actor, self.actors.iter().map(|a| a.name.as_str()));
+                format!(
+                    "indicator references unknown actor `{}`{hint}{}the document's actors are {}",
+                    shown(actor),
+                    if hint.is_empty() { "; " } else { " " },
+                    listed(self.actors.iter().map(|a| a.name.as_str()))
+                )
+            });
         }
         if let Some(pattern) = &indicator.pattern {
             let pp = key(p, "pattern");
@@ -338,4 +342,19 @@ impl Validator<'_> {
             );
         }
     }
+}
+
+/// Names as a list for a message: `` `a`, `b` ``, the first 20 only (`` …and 3 more ``).
+fn listed<'a>(names: impl ExactSizeIterator<Item = &'a str>) -> String {
+    const MAX: usize = 20;
+    let total = names.len();
+    let mut text = names
+        .take(MAX)
+        .map(|n| format!("`{}`", shown(n)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if total > MAX {
+        text.push_str(&format!(" and {} more", total - MAX));
+    }
+    text
 }
