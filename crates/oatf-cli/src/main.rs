@@ -28,6 +28,7 @@ mod library;
 mod normalize;
 mod safe_fs;
 mod safe_text;
+mod schema;
 mod stdout;
 mod test_cmd;
 mod testing;
@@ -56,6 +57,8 @@ enum Command {
     /// Evaluate recorded traces (JSON Lines) against a document's indicators and report the verdict;
     /// several traces, a directory or a manifest make a campaign.
     Evaluate(evaluate::Args),
+    /// Print the JSON Schema of OATF documents (for editors: `oatf schema > oatf.schema.json`).
+    Schema(schema::Args),
     /// Print a shell completion script (bash, elvish, fish, powershell, zsh).
     Completions(generate::CompletionsArgs),
     /// Write the man pages into a directory (used by `cargo xtask man`).
@@ -77,6 +80,7 @@ fn main() -> ExitCode {
         Command::Evaluate(args) => (evaluate::run(args), 74),
         Command::Catalog(args) => (catalog::run(args), 2),
         Command::Test(args) => (test_cmd::run(args), 2),
+        Command::Schema(args) => (schema::run(args), 2),
         Command::Completions(args) => (generate::completions(args), 2),
         Command::Man(args) => (generate::man(args), 2),
     };
