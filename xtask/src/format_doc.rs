@@ -292,9 +292,20 @@ fn render_format_doc(schema: &Value, rules: &Value) -> Result<String, String> {
             "| Field | Type | Required | Default | Allowed values | Rules | Description |\n",
         );
         out.push_str("|---|---|---|---|---|---|---|\n");
+        let alternatives = alternatives(section.schema);
         for (field, property) in properties(section.schema) {
             let mut needed = if required.contains(&field) {
                 "yes".to_owned()
+            } else if let Some((how, names)) = alternatives
+                .as_ref()
+                .filter(|(_, names)| names.contains(&field))
+            {
+                if names.len() == properties(section.schema).len() {
+                    format!("{how} the fields of this table")
+                } else {
+                    let names: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+                    format!("{how} {}", names.join(", "))
+                }
             } else {
                 "no".to_owned()
             };
@@ -322,6 +333,11 @@ fn render_format_doc(schema: &Value, rules: &Value) -> Result<String, String> {
                 cell(
                     property
                         .get("description")
+                        .or_else(|| {
+                            // A reference without a description of its own: the referenced type's.
+                            let name = property.get("$ref")?.as_str()?.strip_prefix("#/$defs/")?;
+                            defs.get(name)?.get("description")
+                        })
                         .and_then(Value::as_str)
                         .unwrap_or_default()
                 ),
@@ -424,6 +440,27 @@ fn properties(schema: &Value) -> Vec<(&str, &Value)> {
         }
     }
     out
+}
+
+/// Fields of which the object needs exactly one (`oneOf`) or at least one (`anyOf`), when every branch of
+/// the combinator requires a single field: `("exactly one of", [pattern, expression, semantic])`.
+fn alternatives(schema: &Value) -> Option<(&'static str, Vec<&str>)> {
+    for (key, how) in [("oneOf", "exactly one of"), ("anyOf", "at least one of")] {
+        let Some(branches) = schema.get(key).and_then(Value::as_array) else {
+            continue;
+        };
+        let names: Option<Vec<&str>> = branches
+            .iter()
+            .map(|b| match required(b).as_slice() {
+                [one] => Some(*one),
+                _ => None,
+            })
+            .collect();
+        if let Some(names) = names.filter(|n| n.len() > 1) {
+            return Some((how, names));
+        }
+    }
+    None
 }
 
 fn required(schema: &Value) -> Vec<&str> {
