@@ -22,7 +22,10 @@ const COPIES: &[(&str, &str)] = &[
         "conformance-format/samples",
         "third_party/oatf-spec/conformance-samples",
     ),
-    ("spec-decisions.md", "third_party/oatf-spec/spec-decisions.md"),
+    (
+        "spec-decisions.md",
+        "third_party/oatf-spec/spec-decisions.md",
+    ),
     (
         "bindings-registry.yaml",
         "crates/oatf-model/data/bindings-registry.yaml",
