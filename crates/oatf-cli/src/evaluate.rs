@@ -39,6 +39,7 @@ Exit codes (the same as ThoughtJack's, so that CI reads both alike):
   64  usage error (bad arguments)
   65  the document does not parse or is not valid
   66  the document or the trace cannot be read
+  74  the report cannot be written (standard output full or closed)
 
 Malformed trace lines are reported on stderr with their line numbers and counted in the report; the
 verdict is computed from the lines that could be read.";
