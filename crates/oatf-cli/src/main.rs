@@ -47,6 +47,7 @@ mod library;
 mod normalize;
 mod safe_fs;
 mod safe_text;
+mod schema;
 mod startup;
 mod stdout;
 mod test_cmd;
@@ -85,6 +86,8 @@ enum Command {
     /// Evaluate recorded traces (JSON Lines) against a document's indicators and report the verdict;
     /// several traces, a directory or a manifest make a campaign.
     Evaluate(evaluate::Args),
+    /// Print the JSON Schema of OATF documents (for editors: `oatf schema > oatf.schema.json`).
+    Schema(schema::Args),
     /// Print a shell completion script (bash, elvish, fish, powershell, zsh).
     Completions(generate::CompletionsArgs),
     /// Write the man pages into a directory (used by `cargo xtask man`).
@@ -112,6 +115,7 @@ fn main() -> ExitCode {
         Command::Fmt(args) => fmt_cmd::run(args),
         Command::Catalog(args) => catalog::run(args),
         Command::Test(args) => test_cmd::run(args),
+        Command::Schema(args) => schema::run(args),
         Command::Completions(args) => generate::completions(args),
         Command::Man(args) => generate::man(args),
     };
