@@ -482,13 +482,12 @@ struct Report<'a> {
 impl Report<'_> {
     fn attack_id(&self, document: usize) -> String {
         match self.attacks.get(document) {
-            Some(Ok(attack)) => attack
-                .document
-                .attack
-                .as_ref()
-                .and_then(|a| a.id.clone())
-                .unwrap_or_else(|| attack.path.display().to_string()),
-            _ => format!("{} (not loaded)", self.document_file(document)),
+            Some(Ok(attack)) => campaign::attack_label(
+                &attack.path.display().to_string(),
+                true,
+                attack.document.attack.as_ref().and_then(|a| a.id.as_deref()),
+            ),
+            _ => campaign::attack_label(&self.document_file(document), false, None),
         }
     }
 

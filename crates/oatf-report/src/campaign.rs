@@ -55,6 +55,18 @@ pub const CSV_COLUMNS: [&str; 13] = [
     "message",
 ];
 
+/// The columns whose cells are [`Cell::Count`] (or [`Cell::Empty`] in a run without a verdict); the
+/// others are text.
+pub const COUNT_COLUMNS: [&str; 7] = [
+    "exit_code",
+    "matched",
+    "not_matched",
+    "error",
+    "skipped",
+    "messages",
+    "malformed_lines",
+];
+
 /// One value of a row.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -130,6 +142,16 @@ impl RunOutcome<'_> {
 /// The message of a run whose document could not be loaded (its diagnostics were reported with the
 /// document).
 pub const DOCUMENT_NOT_LOADED: &str = "the document could not be loaded";
+
+/// The `attack_id` column of a document: its `attack.id`, else the document as the campaign names
+/// it; for a document that could not be loaded, `DOCUMENT (not loaded)`.
+pub fn attack_label(document: &str, loaded: bool, attack_id: Option<&str>) -> String {
+    match (loaded, attack_id) {
+        (false, _) => format!("{document} (not loaded)"),
+        (true, Some(id)) => id.to_owned(),
+        (true, None) => document.to_owned(),
+    }
+}
 
 /// The message of a run whose trace could not be read: `cannot read TRACE: REASON`.
 pub fn unreadable_message(trace: &str, reason: &str) -> String {
@@ -209,6 +231,28 @@ mod tests {
         check("@x,y", "\"'@x,y\"");
         assert_eq!(Cell::Count(7).csv(), "7");
         assert_eq!(Cell::Empty.csv(), "");
+    }
+
+    #[test]
+    fn counts_are_where_count_columns_says() {
+        let verdict: AttackVerdict = serde_json::from_value(serde_json::json!({
+            "result": "exploited", "max_tier": "local_action", "indicator_verdicts": [],
+            "evaluation_summary": {"matched": 1, "not_matched": 2, "error": 0, "skipped": 0},
+            "diagnostic": "why"
+        }))
+        .unwrap_or_else(|e| panic!("{e}"));
+        let mut stats = TraceStats::new("t.jsonl");
+        stats.messages = 9;
+        stats.malformed = 1;
+        let row = campaign_row("d", "A-1", "t.jsonl", RunOutcome::Verdict(&verdict, &stats));
+        for (name, cell) in CSV_COLUMNS.iter().zip(&row) {
+            let is_count = matches!(cell, Cell::Count(_));
+            assert_eq!(is_count, COUNT_COLUMNS.contains(name), "column {name}: {cell:?}");
+        }
+        assert_eq!(
+            csv_line(&row),
+            "d,A-1,t.jsonl,exploited,local_action,2,1,2,0,0,9,1,why"
+        );
     }
 
     #[test]
