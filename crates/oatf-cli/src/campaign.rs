@@ -485,7 +485,11 @@ impl Report<'_> {
             Some(Ok(attack)) => campaign::attack_label(
                 &attack.path.display().to_string(),
                 true,
-                attack.document.attack.as_ref().and_then(|a| a.id.as_deref()),
+                attack
+                    .document
+                    .attack
+                    .as_ref()
+                    .and_then(|a| a.id.as_deref()),
             ),
             _ => campaign::attack_label(&self.document_file(document), false, None),
         }

@@ -289,9 +289,11 @@ pub(crate) fn eval_options(
             "semantic_evaluator must be a callable returning a score between 0.0 and 1.0",
         ));
     }
-    Ok(options.with_semantic_evaluator(Arc::new(PySemanticEvaluator {
-        callable: callable.clone_ref(py),
-    })))
+    Ok(
+        options.with_semantic_evaluator(Arc::new(PySemanticEvaluator {
+            callable: callable.clone_ref(py),
+        })),
+    )
 }
 
 /// Compiles a document for evaluation (regexes, paths and CEL programs compiled once).
@@ -589,7 +591,9 @@ impl<'a> Run<'a> {
 
     /// The verdict, what was read of the trace (as `oatf evaluate` counts it) and the first malformed
     /// entries.
-    pub(crate) fn finish_with_stats(self) -> (AttackVerdict, oatf::report::TraceStats, Vec<(u64, String)>) {
+    pub(crate) fn finish_with_stats(
+        self,
+    ) -> (AttackVerdict, oatf::report::TraceStats, Vec<(u64, String)>) {
         let mut stats = oatf::report::TraceStats::new(self.name);
         stats.lines = self.lines;
         stats.malformed = self.malformed;

@@ -161,9 +161,12 @@ pub(crate) fn evaluate_run<'py>(
             trace,
             RunOutcome::Verdict(verdict, stats),
         ),
-        Err((true, reason)) => {
-            campaign::campaign_row(document, &attack_id, trace, RunOutcome::Unreadable { reason })
-        }
+        Err((true, reason)) => campaign::campaign_row(
+            document,
+            &attack_id,
+            trace,
+            RunOutcome::Unreadable { reason },
+        ),
         Err((false, message)) => campaign::campaign_row(
             document,
             &attack_id,

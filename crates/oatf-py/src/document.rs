@@ -373,7 +373,10 @@ impl PyDocument {
     /// Pickles by YAML text (the text it was loaded from): loaded again when unpickled.
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String, bool))> {
         let rebuild = py.import("oatf._oatf")?.getattr("_document_from_yaml")?;
-        Ok((rebuild, (self.source_text().to_string(), self.source.is_some())))
+        Ok((
+            rebuild,
+            (self.source_text().to_string(), self.source.is_some()),
+        ))
     }
 
     fn __repr__(&self) -> String {
@@ -403,7 +406,11 @@ pub(crate) fn load(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<PyDocu
 /// Unpickles a `Document`: `loaded` documents are loaded from their text again, the others (results
 /// of `normalize`) normalized from their canonical YAML.
 #[pyfunction]
-pub(crate) fn _document_from_yaml(py: Python<'_>, text: &str, loaded: bool) -> PyResult<PyDocument> {
+pub(crate) fn _document_from_yaml(
+    py: Python<'_>,
+    text: &str,
+    loaded: bool,
+) -> PyResult<PyDocument> {
     if loaded {
         return PyDocument::from_text(py, text);
     }

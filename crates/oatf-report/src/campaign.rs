@@ -167,7 +167,11 @@ pub fn campaign_row(
     trace: &str,
     outcome: RunOutcome<'_>,
 ) -> Vec<Cell> {
-    let mut row = vec![Cell::text(document), Cell::text(attack_id), Cell::text(trace)];
+    let mut row = vec![
+        Cell::text(document),
+        Cell::text(attack_id),
+        Cell::text(trace),
+    ];
     let code = Cell::Count(u64::from(outcome.exit_code()));
     match outcome {
         RunOutcome::Verdict(verdict, stats) => {
@@ -185,7 +189,10 @@ pub fn campaign_row(
                 count(s.skipped),
                 Cell::Count(stats.messages),
                 Cell::Count(stats.malformed),
-                verdict.diagnostic.as_deref().map_or(Cell::Empty, Cell::text),
+                verdict
+                    .diagnostic
+                    .as_deref()
+                    .map_or(Cell::Empty, Cell::text),
             ]);
         }
         RunOutcome::Unreadable { reason } => {
@@ -247,7 +254,11 @@ mod tests {
         let row = campaign_row("d", "A-1", "t.jsonl", RunOutcome::Verdict(&verdict, &stats));
         for (name, cell) in CSV_COLUMNS.iter().zip(&row) {
             let is_count = matches!(cell, Cell::Count(_));
-            assert_eq!(is_count, COUNT_COLUMNS.contains(name), "column {name}: {cell:?}");
+            assert_eq!(
+                is_count,
+                COUNT_COLUMNS.contains(name),
+                "column {name}: {cell:?}"
+            );
         }
         assert_eq!(
             csv_line(&row),
