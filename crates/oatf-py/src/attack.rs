@@ -250,6 +250,9 @@ impl SemanticEvaluator for PySemanticEvaluator {
     }
 }
 
+/// What `Attack.__reduce__` returns: `_attack_from_yaml` and its arguments (the text, the evaluator).
+type Reduced<'py> = (Bound<'py, PyAny>, (String, Option<Py<PyAny>>));
+
 /// An attack compiled for evaluation: immutable, safe to share between threads.
 #[pyclass(frozen, module = "oatf", name = "Attack")]
 pub(crate) struct PyAttack {
@@ -415,7 +418,7 @@ impl PyAttack {
     fn __reduce__<'py>(
         &self,
         py: Python<'py>,
-    ) -> PyResult<(Bound<'py, PyAny>, (String, Option<Py<PyAny>>))> {
+    ) -> PyResult<Reduced<'py>> {
         let rebuild = py.import("oatf._oatf")?.getattr("_attack_from_yaml")?;
         let evaluator = self.semantic_evaluator.as_ref().map(|c| c.clone_ref(py));
         Ok((rebuild, (self.source.to_string(), evaluator)))
