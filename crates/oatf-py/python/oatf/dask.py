@@ -45,6 +45,13 @@ def _evaluate_partition(runs, storage_options=None, max_line_len=None):
     )
 
 
+def _listed(items: Any) -> list:
+    # One path, URL or document given alone, not a list of them.
+    if isinstance(items, (str, bytes, os.PathLike)) or not hasattr(items, "__iter__"):
+        return [items]
+    return list(items)
+
+
 def _is_manifest(pairs: Any) -> bool:
     return isinstance(pairs, (str, os.PathLike))
 
@@ -74,7 +81,7 @@ def evaluate_campaign(
     if pairs is None:
         if documents is None or traces is None:
             raise TypeError("give documents and traces, or pairs (a manifest or (document, trace) pairs)")
-        runs = _campaign.plan(documents, traces, storage_options=storage_options)
+        runs = _campaign.plan(_listed(documents), _listed(traces), storage_options=storage_options)
     elif documents is not None or traces is not None:
         raise TypeError("give documents and traces, or pairs, not both")
     elif _is_manifest(pairs):
