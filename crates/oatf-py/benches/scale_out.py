@@ -46,6 +46,9 @@ def generate(root, traces, messages):
 
 
 def cli(binary, manifest):
+    import resource
+
+    cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(
         [binary, "evaluate", "--manifest", str(manifest), "--format", "csv", "--quiet"],
@@ -54,15 +57,22 @@ def cli(binary, manifest):
         text=True,
     )
     elapsed = time.perf_counter() - started
+    cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (cpu_after.ru_utime - cpu_before.ru_utime) + (cpu_after.ru_stime - cpu_before.ru_stime)
     messages = sum(int(line.split(",")[10] or 0) for line in done.stdout.splitlines()[1:])
-    return elapsed, messages
+    return elapsed, messages, cpu
+
+
+def worker_cpu(client):
+    return sum(client.run(time.process_time).values())
 
 
 def on_dask(client, manifest, traces_per_task):
+    cpu_before = worker_cpu(client)
     started = time.perf_counter()
     frame = oatf.dask.evaluate_campaign(pairs=manifest, traces_per_task=traces_per_task).compute()
     elapsed = time.perf_counter() - started
-    return elapsed, int(frame["messages"].sum())
+    return elapsed, int(frame["messages"].sum()), worker_cpu(client) - cpu_before
 
 
 def main():
@@ -85,23 +95,27 @@ def main():
         }
         clients = {n: Client(c, set_as_default=False) for n, c in clusters.items()}
         results = {"cli": [], 1: [], 2: []}
+        cpus = {"cli": [], 1: [], 2: []}
         messages = {}
         for _ in range(args.repeat):
-            elapsed, count = cli(binary, manifest)
+            elapsed, count, cpu = cli(binary, manifest)
             results["cli"].append(elapsed)
+            cpus["cli"].append(cpu)
             messages["cli"] = count
             for n, client in clients.items():
                 with client.as_current():
-                    elapsed, count = on_dask(client, manifest, args.traces_per_task)
+                    elapsed, count, cpu = on_dask(client, manifest, args.traces_per_task)
                 results[n].append(elapsed)
+                cpus[n].append(cpu)
                 messages[n] = count
         assert len(set(messages.values())) == 1, messages
         total = messages["cli"]
-        print(f"| engine | wall time (s, median of {args.repeat}) | messages/s |")
-        print("|---|---|---|")
+        print(f"| engine | wall time (s, median of {args.repeat}) | messages/s | CPU time of the evaluating processes (s) | messages per CPU-second |")
+        print("|---|---|---|---|---|")
         for key, label in (("cli", "`oatf evaluate --manifest` (rayon, 2 cores)"), (1, "oatf.dask, 1 worker process"), (2, "oatf.dask, 2 worker processes")):
             median = statistics.median(results[key])
-            print(f"| {label} | {median:.2f} | {total / median:,.0f} |")
+            cpu = statistics.median(cpus[key])
+            print(f"| {label} | {median:.2f} | {total / median:,.0f} | {cpu:.2f} | {total / cpu:,.0f} |")
         print(f"({total:,} messages per round)")
 
         # Per-task overhead: a campaign of one-message traces as one task per run, beside the same campaign as
@@ -115,6 +129,9 @@ def main():
             for _ in range(args.repeat):
                 one.append(on_dask(clients[1], small_manifest, tasks)[0])
                 many.append(on_dask(clients[1], small_manifest, 1)[0])
+        with clients[1].as_current():
+            cpu_one = on_dask(clients[1], small_manifest, tasks)[2]
+            cpu_many = on_dask(clients[1], small_manifest, 1)[2]
         started = time.perf_counter()
         oatf.campaign.evaluate_runs(oatf.campaign.plan_manifest(small_manifest))
         local = time.perf_counter() - started
@@ -122,7 +139,8 @@ def main():
         print(
             f"per-task overhead (1 worker): {per_task * 1e3:.2f} ms "
             f"({tasks} one-message runs: {statistics.median(many):.2f} s as {tasks} tasks, "
-            f"{statistics.median(one):.2f} s as one task, {local:.3f} s in-process without Dask)"
+            f"{statistics.median(one):.2f} s as one task, {local:.3f} s in-process without Dask); "
+            f"worker CPU per extra task {(cpu_many - cpu_one) / (tasks - 1) * 1e3:.2f} ms"
         )
         for client in clients.values():
             client.close()
