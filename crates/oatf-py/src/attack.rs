@@ -415,10 +415,7 @@ impl PyAttack {
 
     /// Pickles by YAML text: unpickled, the attack is compiled again, once per process (a Dask worker
     /// compiles each document once, however many traces it evaluates).
-    fn __reduce__<'py>(
-        &self,
-        py: Python<'py>,
-    ) -> PyResult<Reduced<'py>> {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
         let rebuild = py.import("oatf._oatf")?.getattr("_attack_from_yaml")?;
         let evaluator = self.semantic_evaluator.as_ref().map(|c| c.clone_ref(py));
         Ok((rebuild, (self.source.to_string(), evaluator)))
