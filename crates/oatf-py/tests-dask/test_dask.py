@@ -226,3 +226,17 @@ def test_a_trace_on_a_memory_url_through_the_engine_neutral_function():
     assert list(rows["malformed_lines"]) == [1, 0]
     verdict = oatf.compile(document).evaluate_trace(str(EXAMPLES / "ag-ui-prompt-injection.partial.jsonl"))
     assert rows["matched"][1] == verdict.evaluation_summary["matched"]
+
+
+def test_a_campaign_reads_its_traces_again(client, tmp_path):
+    # Dask names tasks by their arguments; a second campaign over the same names must not reuse the first's
+    # results (still held here) after a trace changed.
+    trace = tmp_path / "run.jsonl"
+    shutil.copy(EXAMPLES / "mcp-tool-poisoning.complied.jsonl", trace)
+    document = str(EXAMPLES / "mcp-tool-poisoning.yaml")
+    first = oatf.dask.evaluate_campaign([document], [str(trace)], client=client)
+    wait(first)
+    shutil.copy(EXAMPLES / "mcp-tool-poisoning.resisted.jsonl", trace)
+    second = oatf.dask.evaluate_campaign([document], [str(trace)], client=client)
+    assert list(first.compute()["result"]) == ["exploited"]
+    assert list(second.compute()["result"]) == ["not_exploited"]

@@ -19,6 +19,7 @@ See ``docs/scale-out.md``.
 from __future__ import annotations
 
 import os
+import uuid
 from typing import Any, Iterable, Optional
 
 import dask.dataframe as dd
@@ -39,7 +40,7 @@ def _meta():
     return pd.DataFrame({c: pd.Series(dtype=t) for c, t in _campaign.dtypes().items()})
 
 
-def _evaluate_partition(runs, storage_options=None, max_line_len=None):
+def _evaluate_partition(runs, storage_options=None, max_line_len=None, campaign=None):
     return _campaign.to_pandas(
         _campaign.evaluate_runs(runs, storage_options=storage_options, max_line_len=max_line_len)
     )
@@ -100,6 +101,9 @@ def evaluate_campaign(
         divisions=None,
         label="oatf-evaluate",
         enforce_metadata=False,
+        # A fresh name per campaign (dask names tasks by their arguments): a trace is read again each time,
+        # since a file may have changed under the same name.
+        campaign=uuid.uuid4().hex,
     )
     if client is not None:
         frame = client.persist(frame)
