@@ -45,11 +45,11 @@ Malformed trace lines are reported on stderr with their line numbers and counted
 verdict is computed from the lines that could be read.";
 
 /// Exit code: bad arguments (sysexits `EX_USAGE`).
-pub(crate) const EXIT_USAGE: u8 = 64;
+pub(crate) const EXIT_USAGE: u8 = oatf::report::campaign::EXIT_USAGE;
 /// Exit code: the document does not parse or is invalid (sysexits `EX_DATAERR`).
-pub(crate) const EXIT_INVALID_DOCUMENT: u8 = 65;
+pub(crate) const EXIT_INVALID_DOCUMENT: u8 = oatf::report::campaign::EXIT_INVALID_DOCUMENT;
 /// Exit code: an input cannot be read (sysexits `EX_NOINPUT`).
-pub(crate) const EXIT_NO_INPUT: u8 = 66;
+pub(crate) const EXIT_NO_INPUT: u8 = oatf::report::campaign::EXIT_NO_INPUT;
 
 /// Malformed trace lines printed on stderr before the rest are only counted.
 const MAX_REPORTED_LINES: u64 = 100;
