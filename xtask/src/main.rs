@@ -1,5 +1,6 @@
 //! Project automation: `cargo xtask ci` runs what CI runs; `cargo xtask layering` checks the crate graph;
-//! `cargo xtask man` writes the man pages of `oatf`.
+//! `cargo xtask man` writes the man pages of `oatf`; `cargo xtask shared-sync` checks the vendored spec files
+//! against `../shared`; `cargo xtask format-doc` generates the document JSON Schema and `docs/format.md`.
 //!
 //! The layering rules are the "Architecture invariant" lines of ARCHITECTURE.md, checked with `cargo tree`
 //! (absences, as rust-analyzer does): a new edge between crates is a deliberate change made here and there.
@@ -11,6 +12,9 @@
 
 use std::collections::BTreeSet;
 use std::process::{Command, ExitCode};
+
+mod format_doc;
+mod shared_sync;
 
 /// `(package, cargo tree extra args, crates that must not appear in its normal dependency tree)`.
 const RULES: &[(&str, &[&str], &[&str])] = &[
@@ -106,16 +110,25 @@ const RULES: &[(&str, &[&str], &[&str])] = &[
 ];
 
 fn main() -> ExitCode {
-    let task = std::env::args().nth(1).unwrap_or_default();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let task = args.first().cloned().unwrap_or_default();
     let ok = match task.as_str() {
         "layering" => layering(),
         "ci" => run("bash", &[".ci/run"]),
         "man" => man(),
+        "shared-sync" => shared_sync::shared_sync(&args[1..]),
+        "format-doc" => format_doc::format_doc(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask <ci|layering|man>");
+            eprintln!("usage: cargo xtask <ci|layering|man|shared-sync|format-doc>");
             eprintln!("  ci        run every check CI runs (.ci/run)");
             eprintln!("  layering  check the crate graph against ARCHITECTURE.md");
             eprintln!("  man       write the man pages of `oatf` into target/man");
+            eprintln!(
+                "  shared-sync [--write] [--shared DIR]  check (or update) the vendored copies of ../shared"
+            );
+            eprintln!(
+                "  format-doc [--check]  generate (or check) schema/oatf-v0.1.json and docs/format.md"
+            );
             false
         }
     };

@@ -14,6 +14,7 @@ use oatf::{AttackResult, AttackVerdict, CompiledAttack, Document, Tier};
 use rayon::prelude::*;
 use serde_json::{Value, json};
 
+use oatf::report::campaign::{self, RunOutcome};
 use oatf::report::{TraceStats, exit_code as verdict_code};
 
 use crate::evaluate::{
@@ -358,7 +359,7 @@ fn evaluate_run(run: &Run, attacks: &[Result<Attack, u8>], max_line_len: usize) 
     };
     let attack = match attacks.get(run.document) {
         Some(Ok(attack)) => attack,
-        Some(Err(code)) => return failure(*code, "the document could not be loaded".to_owned()),
+        Some(Err(code)) => return failure(*code, campaign::DOCUMENT_NOT_LOADED.to_owned()),
         None => return failure(EXIT_USAGE, "no document".to_owned()),
     };
     let input: Box<dyn std::io::BufRead> = if run.trace.as_os_str() == "-" {
@@ -366,7 +367,7 @@ fn evaluate_run(run: &Run, attacks: &[Result<Attack, u8>], max_line_len: usize) 
     } else {
         match crate::safe_fs::open_regular(&run.trace) {
             Ok((file, _)) => Box::new(BufReader::with_capacity(1 << 16, file)),
-            Err(e) => return failure(EXIT_NO_INPUT, format!("cannot read {trace}: {e}")),
+            Err(e) => return failure(EXIT_NO_INPUT, campaign::unreadable_message(&trace, &e)),
         }
     };
     let mut input = input;
@@ -481,13 +482,16 @@ struct Report<'a> {
 impl Report<'_> {
     fn attack_id(&self, document: usize) -> String {
         match self.attacks.get(document) {
-            Some(Ok(attack)) => attack
-                .document
-                .attack
-                .as_ref()
-                .and_then(|a| a.id.clone())
-                .unwrap_or_else(|| attack.path.display().to_string()),
-            _ => format!("{} (not loaded)", self.document_file(document)),
+            Some(Ok(attack)) => campaign::attack_label(
+                &attack.path.display().to_string(),
+                true,
+                attack
+                    .document
+                    .attack
+                    .as_ref()
+                    .and_then(|a| a.id.as_deref()),
+            ),
+            _ => campaign::attack_label(&self.document_file(document), false, None),
         }
     }
 
@@ -703,44 +707,23 @@ impl Report<'_> {
     }
 
     fn csv(&self) -> String {
-        let mut text = String::from(
-            "document,attack_id,trace,result,max_tier,exit_code,matched,not_matched,error,skipped,messages,malformed_lines,message\n",
-        );
+        let mut text = campaign::csv_header();
+        text.push('\n');
         for o in self.outcomes {
-            let mut fields = vec![
-                self.document_file(o.document),
-                self.attack_id(o.document),
-                o.trace.clone(),
-            ];
-            match &o.result {
-                Ok((verdict, stats)) => {
-                    let s = &verdict.evaluation_summary;
-                    fields.extend([
-                        verdict.result.as_str().to_owned(),
-                        verdict
-                            .max_tier
-                            .map(|t| t.as_str().to_owned())
-                            .unwrap_or_default(),
-                        o.code().to_string(),
-                        s.matched.to_string(),
-                        s.not_matched.to_string(),
-                        s.error.to_string(),
-                        s.skipped.to_string(),
-                        stats.messages.to_string(),
-                        stats.malformed.to_string(),
-                        verdict.diagnostic.clone().unwrap_or_default(),
-                    ]);
-                }
-                Err(failure) => {
-                    fields.extend(["", "", ""].map(str::to_owned));
-                    fields[3] = "error".to_owned();
-                    fields[5] = o.code().to_string();
-                    fields.extend(std::iter::repeat_n(String::new(), 6));
-                    fields.push(failure.message.clone());
-                }
-            }
-            let row: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
-            text.push_str(&row.join(","));
+            let outcome = match &o.result {
+                Ok((verdict, stats)) => RunOutcome::Verdict(verdict, stats),
+                Err(failure) => RunOutcome::Failed {
+                    exit_code: failure.code,
+                    message: &failure.message,
+                },
+            };
+            let row = campaign::campaign_row(
+                &self.document_file(o.document),
+                &self.attack_id(o.document),
+                &o.trace,
+                outcome,
+            );
+            text.push_str(&campaign::csv_line(&row));
             text.push('\n');
         }
         text
@@ -861,22 +844,6 @@ fn tier_index(tier: Option<Tier>) -> usize {
     }
 }
 
-/// A CSV field (RFC 4180): quoted when it holds a comma, quote or line break. Text a spreadsheet
-/// would run as a formula (starting with `=`, `+`, `-`, `@`, tab or carriage return) is prefixed
-/// with `'` (OWASP's advice against CSV injection): attack ids and trace names are attacker text.
-fn csv_field(text: &str) -> String {
-    let text = if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
-        format!("'{text}")
-    } else {
-        text.to_owned()
-    };
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -889,14 +856,5 @@ mod tests {
         assert_eq!(worst_code([3, 66].into_iter()), 66);
         assert_eq!(worst_code([0, 0].into_iter()), 0);
         assert_eq!(worst_code(std::iter::empty()), 0);
-    }
-
-    #[test]
-    fn csv_fields() {
-        assert_eq!(csv_field("plain"), "plain");
-        assert_eq!(csv_field("a,b"), "\"a,b\"");
-        assert_eq!(csv_field("say \"x\"\n"), "\"say \"\"x\"\"\n\"");
-        assert_eq!(csv_field("=HYPERLINK(1)"), "'=HYPERLINK(1)");
-        assert_eq!(csv_field("@x,y"), "\"'@x,y\"");
     }
 }

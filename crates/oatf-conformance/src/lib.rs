@@ -9,7 +9,7 @@
 //!
 //! It runs the SDK through the `oatf` facade with every feature on, so it exercises what users get.
 //! Tests: `tests/corpus.rs` runs the project's corpus in `conformance/`, `tests/samples.rs` the samples
-//! in `../shared/conformance-format/samples`.
+//! vendored in `third_party/oatf-spec/conformance-samples`.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 

@@ -1,5 +1,5 @@
-//! Runs the sample cases of `../shared/conformance-format/samples` (one real case per file of the
-//! official layout). Cases expected to fail are listed, with the reason, in `samples.known-failures.txt`
+//! Runs the upstream sample cases (one real case per file of the official layout), vendored in
+//! `third_party/oatf-spec/conformance-samples` (`cargo xtask shared-sync` keeps them equal to the spec's). Cases expected to fail are listed, with the reason, in `samples.known-failures.txt`
 //! beside this file; everything else must pass.
 
 use std::path::Path;
@@ -14,7 +14,7 @@ const MIN_CASES: usize = 20;
 #[test]
 fn samples() {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let root = manifest.join("../../../shared/conformance-format/samples");
+    let root = manifest.join("../../third_party/oatf-spec/conformance-samples");
     assert!(
         root.is_dir(),
         "the sample suite {} is missing: this test cannot pass without running it",

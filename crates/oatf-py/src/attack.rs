@@ -250,10 +250,53 @@ impl SemanticEvaluator for PySemanticEvaluator {
     }
 }
 
+/// What `Attack.__reduce__` returns: `_attack_from_yaml` and its arguments (the text, the evaluator).
+type Reduced<'py> = (Bound<'py, PyAny>, (String, Option<Py<PyAny>>));
+
 /// An attack compiled for evaluation: immutable, safe to share between threads.
 #[pyclass(frozen, module = "oatf", name = "Attack")]
 pub(crate) struct PyAttack {
-    attack: Arc<CompiledAttack>,
+    pub(crate) attack: Arc<CompiledAttack>,
+    /// The YAML it was compiled from, what it pickles as (`crate::campaign` recompiles it, once per
+    /// process).
+    pub(crate) source: Arc<str>,
+    /// The semantic evaluator it was compiled with, pickled beside the text.
+    semantic_evaluator: Option<Py<PyAny>>,
+}
+
+impl PyAttack {
+    pub(crate) fn new(
+        attack: Arc<CompiledAttack>,
+        source: Arc<str>,
+        semantic_evaluator: Option<Py<PyAny>>,
+    ) -> Self {
+        PyAttack {
+            attack,
+            source,
+            semantic_evaluator,
+        }
+    }
+}
+
+/// The evaluation options of `compile`: the defaults, with `semantic_evaluator` when given.
+pub(crate) fn eval_options(
+    py: Python<'_>,
+    semantic_evaluator: Option<&Py<PyAny>>,
+) -> PyResult<oatf::EvalOptions> {
+    let options = oatf::default_eval_options();
+    let Some(callable) = semantic_evaluator else {
+        return Ok(options);
+    };
+    if !callable.bind(py).is_callable() {
+        return Err(PyTypeError::new_err(
+            "semantic_evaluator must be a callable returning a score between 0.0 and 1.0",
+        ));
+    }
+    Ok(
+        options.with_semantic_evaluator(Arc::new(PySemanticEvaluator {
+            callable: callable.clone_ref(py),
+        })),
+    )
 }
 
 /// Compiles a document for evaluation (regexes, paths and CEL programs compiled once).
@@ -264,24 +307,18 @@ pub(crate) fn compile(
     document: &Bound<'_, PyAny>,
     semantic_evaluator: Option<Py<PyAny>>,
 ) -> PyResult<PyAttack> {
-    let mut options = oatf::default_eval_options();
-    if let Some(callable) = semantic_evaluator {
-        if !callable.bind(py).is_callable() {
-            return Err(PyTypeError::new_err(
-                "semantic_evaluator must be a callable returning a score between 0.0 and 1.0",
-            ));
-        }
-        options = options.with_semantic_evaluator(Arc::new(PySemanticEvaluator { callable }));
-    }
+    let options = eval_options(py, semantic_evaluator.as_ref())?;
     let loaded = match read_source(py, document)? {
         Source::Document(document) => document,
         Source::Text(_) => Py::new(py, load(py, document)?)?,
     };
     let document = loaded.get();
     let attack = py.detach(|| CompiledAttack::new(&document.document, &options));
-    Ok(PyAttack {
-        attack: Arc::new(attack),
-    })
+    Ok(PyAttack::new(
+        Arc::new(attack),
+        document.source_text(),
+        semantic_evaluator,
+    ))
 }
 
 #[pymethods]
@@ -376,6 +413,14 @@ impl PyAttack {
         Ok(PyVerdict::new(self.attack.compute_verdict(&parsed)))
     }
 
+    /// Pickles by YAML text: unpickled, the attack is compiled again, once per process (a Dask worker
+    /// compiles each document once, however many traces it evaluates).
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        let rebuild = py.import("oatf._oatf")?.getattr("_attack_from_yaml")?;
+        let evaluator = self.semantic_evaluator.as_ref().map(|c| c.clone_ref(py));
+        Ok((rebuild, (self.source.to_string(), evaluator)))
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "Attack({:?})",
@@ -392,42 +437,54 @@ impl PyAttack {
         strict: bool,
         max_line_len: Option<usize>,
     ) -> PyResult<PyVerdict> {
-        let file = File::open(&path)?;
+        let file = File::open(&path).map_err(|e| crate::document::os_error(&path, &e))?;
         let attack = &*self.attack;
         let name = path.display().to_string();
-        let outcome = py.detach(move || {
-            let mut reader = JsonlTraceReader::new(BufReader::with_capacity(1 << 16, file));
-            if let Some(max) = max_line_len {
-                reader = reader.with_max_line_len(max);
-            }
-            let mut run = Run::new(attack, name);
-            while let Some(item) = reader.next() {
-                let line = reader.lines_read();
-                match item {
-                    Ok(message) => run.push(&message, line),
-                    Err(error) if error.kind() == TraceErrorKind::Io => {
-                        return Err(Failure::Io(format!("{}: {error}", run.name)));
-                    }
-                    Err(error) => {
-                        if strict {
-                            return Err(Failure::Malformed(format!("{}: {error}", run.name)));
-                        }
-                        run.malformed(error.line(), error.message().to_owned());
-                    }
-                }
-            }
-            run.lines = reader.lines_read();
-            Ok(run.finish())
-        });
+        let input = BufReader::with_capacity(1 << 16, file);
+        let outcome = py.detach(move || read_trace(attack, input, name, strict, max_line_len));
         match outcome {
-            Ok(verdict) => Ok(verdict),
+            Ok(run) => Ok(run.finish()),
             Err(Failure::Io(message)) => Err(pyo3::exceptions::PyOSError::new_err(message)),
             Err(Failure::Malformed(message)) => Err(TraceError::new_err(message)),
         }
     }
 }
 
-enum Failure {
+/// Streams a JSON Lines trace through a [`Run`], as `oatf evaluate` reads one: a malformed line is
+/// counted and reading goes on (with `strict`, it ends the run); a read error ends it.
+pub(crate) fn read_trace(
+    attack: &CompiledAttack,
+    input: impl std::io::BufRead,
+    name: String,
+    strict: bool,
+    max_line_len: Option<usize>,
+) -> Result<Run<'_>, Failure> {
+    let mut reader = JsonlTraceReader::new(input);
+    if let Some(max) = max_line_len {
+        reader = reader.with_max_line_len(max);
+    }
+    let mut run = Run::new(attack, name);
+    while let Some(item) = reader.next() {
+        let line = reader.lines_read();
+        match item {
+            Ok(message) => run.push(&message, line),
+            Err(error) if error.kind() == TraceErrorKind::Io => {
+                return Err(Failure::Io(format!("{}: {error}", run.name)));
+            }
+            Err(error) => {
+                if strict {
+                    return Err(Failure::Malformed(format!("{}: {error}", run.name)));
+                }
+                run.malformed(error.line(), error.message().to_owned());
+            }
+        }
+    }
+    run.lines = reader.lines_read();
+    Ok(run)
+}
+
+/// Why a trace has no verdict.
+pub(crate) enum Failure {
     Io(String),
     Malformed(String),
 }
@@ -463,7 +520,7 @@ fn message_of(item: &Bound<'_, PyAny>, position: u64) -> PyResult<Item> {
 }
 
 /// A trace being evaluated, with what the CLI's JSON report says of it.
-struct Run<'a> {
+pub(crate) struct Run<'a> {
     evaluator: TraceEvaluator<'a>,
     name: String,
     lines: u64,
@@ -523,6 +580,20 @@ impl<'a> Run<'a> {
     }
 
     fn finish(self) -> PyVerdict {
+        let (verdict, stats, errors) = self.finish_with_stats();
+        let report = oatf::report::json_document(&verdict, &stats);
+        PyVerdict {
+            verdict,
+            report: Some(report),
+            trace_errors: errors,
+        }
+    }
+
+    /// The verdict, what was read of the trace (as `oatf evaluate` counts it) and the first malformed
+    /// entries.
+    pub(crate) fn finish_with_stats(
+        self,
+    ) -> (AttackVerdict, oatf::report::TraceStats, Vec<(u64, String)>) {
         let mut stats = oatf::report::TraceStats::new(self.name);
         stats.lines = self.lines;
         stats.malformed = self.malformed;
@@ -530,13 +601,7 @@ impl<'a> Run<'a> {
         stats.after_grace = self.evaluator.messages_after_grace();
         stats.silent_actors = self.evaluator.silent_actors().map(str::to_owned).collect();
         stats.matched_lines = self.matched_lines.into_iter().collect();
-        let verdict = self.evaluator.finish();
-        let report = oatf::report::json_document(&verdict, &stats);
-        PyVerdict {
-            verdict,
-            report: Some(report),
-            trace_errors: self.errors,
-        }
+        (self.evaluator.finish(), stats, self.errors)
     }
 }
 

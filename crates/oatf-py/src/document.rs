@@ -1,10 +1,11 @@
 //! Documents: `load`, `validate`, `normalize`, the `Document` class, diagnostics and `LoadError`.
 
 use std::io::Read as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use oatf::ParseOptions;
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
 use serde_json::Value;
@@ -159,7 +160,14 @@ fn load_error(py: Python<'_>, problems: Vec<PyDiagnostic>) -> PyErr {
 }
 
 fn parse_failed(py: Python<'_>, errors: &oatf::ParseErrors) -> PyErr {
-    load_error(py, errors.iter().map(PyDiagnostic::from_parse).collect())
+    // Every problem at once: the parse errors, then the V- errors of the parts that parsed.
+    let rest = py.detach(|| errors.validate_rest(&oatf::default_validate_options()));
+    let problems = errors
+        .iter()
+        .map(PyDiagnostic::from_parse)
+        .chain(rest.errors().iter().map(PyDiagnostic::from_validation))
+        .collect();
+    load_error(py, problems)
 }
 
 /// Where YAML comes from: text, bytes, or a file.
@@ -184,6 +192,15 @@ pub(crate) fn read_source(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult
         if !text.contains('\n') && !text.is_empty() && path.is_file() {
             return read_file(py, path).map(Source::Text);
         }
+        if looks_like_file_name(&text) {
+            // errno 2 is ENOENT on every platform; `filename` makes the message name the file.
+            return Err(PyFileNotFoundError::new_err((
+                2,
+                "No such file or directory (a one-line str ending in .yaml, .yml or .json is read \
+                 as a path)",
+                text,
+            )));
+        }
         return Ok(Source::Text(text));
     }
     match source.extract::<PathBuf>() {
@@ -194,15 +211,39 @@ pub(crate) fn read_source(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult
     }
 }
 
+/// Whether a `str` argument that is not an existing file was meant as one: a single line ending in
+/// `.yaml`, `.yml` or `.json` (issue 22: `oatf.load("missing.yaml")` says the file is missing, not
+/// that the document root is a string).
+fn looks_like_file_name(text: &str) -> bool {
+    let lower = text.trim_end().to_ascii_lowercase();
+    !text.contains(['\n', '\r'])
+        && [".yaml", ".yml", ".json"]
+            .iter()
+            .any(|ext| lower.len() > ext.len() && lower.ends_with(ext))
+}
+
+/// An `OSError` of the right subclass (`FileNotFoundError`, `PermissionError`, …) for `error`, with
+/// `filename` set, so that the message names the file.
+pub(crate) fn os_error(path: &Path, error: &std::io::Error) -> PyErr {
+    let filename = path.display().to_string();
+    match error.raw_os_error() {
+        // OSError(errno, strerror, filename) picks the subclass from errno.
+        Some(errno) => PyOSError::new_err((errno, error.to_string(), filename)),
+        None => PyOSError::new_err(format!("{filename}: {error}")),
+    }
+}
+
 fn read_file(py: Python<'_>, path: PathBuf) -> PyResult<String> {
     let limit = ParseOptions::DEFAULT_MAX_INPUT_BYTES;
-    let bytes = py.detach(|| -> std::io::Result<Vec<u8>> {
-        let file = std::fs::File::open(&path)?;
-        // Read one byte past the limit at most: the parser reports the size error.
-        let mut bytes = Vec::new();
-        file.take(limit as u64 + 1).read_to_end(&mut bytes)?;
-        Ok(bytes)
-    })?;
+    let bytes = py
+        .detach(|| -> std::io::Result<Vec<u8>> {
+            let file = std::fs::File::open(&path)?;
+            // Read one byte past the limit at most: the parser reports the size error.
+            let mut bytes = Vec::new();
+            file.take(limit as u64 + 1).read_to_end(&mut bytes)?;
+            Ok(bytes)
+        })
+        .map_err(|e| os_error(&path, &e))?;
     decode(py, bytes)
 }
 
@@ -224,6 +265,9 @@ pub(crate) struct PyDocument {
     warnings: Vec<PyDiagnostic>,
     /// The document as JSON, for the accessors below and `to_dict`.
     value: Value,
+    /// The YAML it was loaded from (pickled as is, so nothing the author wrote is lost), or `None`
+    /// for the result of `normalize`, which pickles as its canonical YAML.
+    source: Option<Arc<str>>,
 }
 
 impl PyDocument {
@@ -233,6 +277,40 @@ impl PyDocument {
             document,
             warnings,
             value,
+            source: None,
+        }
+    }
+
+    /// The YAML text that rebuilds this document: the text it was loaded from, else its canonical
+    /// serialization.
+    pub(crate) fn source_text(&self) -> Arc<str> {
+        match &self.source {
+            Some(source) => Arc::clone(source),
+            None => Arc::from(oatf::serialize(&self.document)),
+        }
+    }
+
+    /// Loads `text` (a document that loaded before, on another process).
+    pub(crate) fn from_text(py: Python<'_>, text: &str) -> PyResult<Self> {
+        match py.detach(|| oatf::load(text)) {
+            Ok(loaded) => {
+                let mut document = PyDocument::new(
+                    loaded.document,
+                    loaded
+                        .warnings
+                        .iter()
+                        .map(PyDiagnostic::from_warning)
+                        .collect(),
+                );
+                document.source = Some(Arc::from(text));
+                Ok(document)
+            }
+            Err(oatf::LoadError::Parse(errors)) => Err(parse_failed(py, &errors)),
+            Err(oatf::LoadError::Invalid(errors)) => Err(load_error(
+                py,
+                errors.iter().map(PyDiagnostic::from_validation).collect(),
+            )),
+            Err(other) => Err(PyValueError::new_err(other.to_string())),
         }
     }
 
@@ -299,6 +377,15 @@ impl PyDocument {
         oatf::serialize(&self.document)
     }
 
+    /// Pickles by YAML text (the text it was loaded from): loaded again when unpickled.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String, bool))> {
+        let rebuild = py.import("oatf._oatf")?.getattr("_document_from_yaml")?;
+        Ok((
+            rebuild,
+            (self.source_text().to_string(), self.source.is_some()),
+        ))
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "Document(id={:?}, name={:?})",
@@ -315,28 +402,32 @@ pub(crate) fn load(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<PyDocu
         Source::Text(text) => text,
         Source::Document(document) => {
             let document = document.get();
-            return Ok(PyDocument::new(
-                document.document.clone(),
-                document.warnings.clone(),
-            ));
+            let mut copy = PyDocument::new(document.document.clone(), document.warnings.clone());
+            copy.source = document.source.clone();
+            return Ok(copy);
         }
     };
-    match py.detach(|| oatf::load(&text)) {
-        Ok(loaded) => Ok(PyDocument::new(
-            loaded.document,
-            loaded
-                .warnings
-                .iter()
-                .map(PyDiagnostic::from_warning)
-                .collect(),
-        )),
-        Err(oatf::LoadError::Parse(errors)) => Err(parse_failed(py, &errors)),
-        Err(oatf::LoadError::Invalid(errors)) => Err(load_error(
-            py,
-            errors.iter().map(PyDiagnostic::from_validation).collect(),
-        )),
-        Err(other) => Err(pyo3::exceptions::PyValueError::new_err(other.to_string())),
+    PyDocument::from_text(py, &text)
+}
+
+/// Unpickles a `Document`: `loaded` documents are loaded from their text again, the others (results
+/// of `normalize`) normalized from their canonical YAML.
+#[pyfunction]
+pub(crate) fn _document_from_yaml(
+    py: Python<'_>,
+    text: &str,
+    loaded: bool,
+) -> PyResult<PyDocument> {
+    if loaded {
+        return PyDocument::from_text(py, text);
     }
+    let document = py
+        .detach(|| oatf::parse(text))
+        .map_err(|errors| parse_failed(py, &errors))?;
+    Ok(PyDocument::new(
+        py.detach(|| oatf::normalize(document)),
+        Vec::new(),
+    ))
 }
 
 /// The outcome of `validate`: every error and warning.
@@ -400,13 +491,27 @@ pub(crate) fn validate(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<Py
         }
         Err(e) => return Err(e),
     };
-    let outcome = py.detach(|| oatf::parse(&text).map(|document| oatf::validate(&document)));
+    let outcome = py.detach(|| match oatf::parse(&text) {
+        Ok(document) => Ok(oatf::validate(&document)),
+        Err(errors) => {
+            let rest = errors.validate_rest(&oatf::default_validate_options());
+            Err((errors, rest))
+        }
+    });
     Ok(match outcome {
         Ok(result) => validation_result(&result),
-        Err(errors) => PyValidationResult {
-            errors: errors.iter().map(PyDiagnostic::from_parse).collect(),
-            warnings: Vec::new(),
-        },
+        // The parse errors, then the findings of the parts that parsed.
+        Err((errors, rest)) => {
+            let rest = validation_result(&rest);
+            PyValidationResult {
+                errors: errors
+                    .iter()
+                    .map(PyDiagnostic::from_parse)
+                    .chain(rest.errors)
+                    .collect(),
+                warnings: rest.warnings,
+            }
+        }
     })
 }
 

@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 mod attack;
+mod campaign;
 mod convert;
 mod document;
 mod primitives;
@@ -54,6 +55,12 @@ fn _oatf(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(document::validate, m)?)?;
     m.add_function(wrap_pyfunction!(document::normalize, m)?)?;
     m.add_function(wrap_pyfunction!(attack::compile, m)?)?;
+    m.add_function(wrap_pyfunction!(document::_document_from_yaml, m)?)?;
+    m.add_function(wrap_pyfunction!(campaign::_attack_from_yaml, m)?)?;
+    m.add_function(wrap_pyfunction!(campaign::_compile_cache_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(campaign::campaign_columns, m)?)?;
+    m.add_function(wrap_pyfunction!(campaign::evaluate_run, m)?)?;
+    m.add_function(wrap_pyfunction!(campaign::failed_run, m)?)?;
     m.add_function(wrap_pyfunction!(primitives::resolve_wildcard_path, m)?)?;
     m.add_function(wrap_pyfunction!(primitives::resolve_simple_path, m)?)?;
     m.add_function(wrap_pyfunction!(primitives::evaluate_condition, m)?)?;

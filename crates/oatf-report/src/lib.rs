@@ -1,5 +1,6 @@
-//! Reports of an attack verdict that tools reuse: the JSON verdict document, SARIF 2.1.0, JUnit XML
-//! and the exit-code mapping of spec-decisions 24 (ThoughtJack's codes).
+//! Reports of an attack verdict that tools reuse: the JSON verdict document, SARIF 2.1.0, JUnit XML,
+//! the exit-code mapping of spec-decisions 24 (ThoughtJack's codes) and the rows of a campaign
+//! ([`campaign`]: the CSV of `oatf evaluate --manifest`, and the Python package's campaign rows).
 //!
 //! `oatf evaluate` only calls these; a tool that evaluates traces itself (a ThoughtJack-like runner)
 //! emits the same documents by filling a [`TraceStats`] while it feeds a
@@ -33,6 +34,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod campaign;
 #[cfg(test)]
 mod tests;
 pub mod xml;

@@ -313,11 +313,12 @@ pub mod cel {
 }
 
 /// Verdict reports tools reuse (feature `report`): the JSON verdict document, SARIF 2.1.0, JUnit XML
-/// and the exit codes of spec-decisions 24.
+/// and the exit codes of spec-decisions 24; the rows of a campaign (`campaign`).
 #[cfg(feature = "report")]
 pub mod report {
     pub use oatf_report::{
-        TraceStats, exit_code, json_document, json_report, junit, sarif, silent_actor_warning, xml,
+        TraceStats, campaign, exit_code, json_document, json_report, junit, sarif,
+        silent_actor_warning, xml,
     };
 }
 

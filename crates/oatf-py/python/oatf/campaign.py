@@ -1,0 +1,307 @@
+"""Campaigns without an engine: plan runs (documents x traces, or a manifest) and evaluate a list of runs.
+
+This module is what ``oatf.dask`` distributes, and what a Ray or Spark job calls per partition
+(``docs/scale-out.md``). The rows are built by the Rust SDK (``oatf::report::campaign``): the same columns,
+in the same order, as ``oatf evaluate --manifest FILE --format csv``, plus ``wall_time`` (seconds).
+
+    import oatf.campaign as oc
+    runs = oc.plan(["examples/mcp-tool-poisoning.yaml"], ["traces/"])
+    rows = oc.evaluate_runs(runs)          # a list of tuples, columns oc.COLUMNS
+    print(oc.summary(rows))
+
+Traces are local paths, directories, globs, or fsspec URLs (``s3://``, ``gcs://``, ``file://``,
+``memory://``; fsspec is needed only for URLs). A trace is opened and streamed where its run is evaluated,
+never read by the planner. A trace that cannot be read or parsed gives a row with its error.
+"""
+
+from __future__ import annotations
+
+import glob as _glob
+import os
+import pathlib
+import time
+import warnings
+from pathlib import PurePath
+from typing import Any, Iterable, NamedTuple, Optional, Sequence
+
+from . import _oatf
+from ._oatf import Attack, Document
+
+__all__ = [
+    "COLUMNS",
+    "COUNT_COLUMNS",
+    "Run",
+    "evaluate_runs",
+    "load_documents",
+    "expand_traces",
+    "plan",
+    "plan_manifest",
+    "summary",
+    "format_summary",
+]
+
+_COLUMN_KINDS = _oatf.campaign_columns()
+#: The columns of a row: those of ``oatf evaluate --manifest --format csv``, then ``wall_time``.
+COLUMNS: tuple = tuple(name for name, _ in _COLUMN_KINDS) + ("wall_time",)
+#: The columns holding counts (an int, or None in a run without a verdict).
+COUNT_COLUMNS: tuple = tuple(name for name, is_count in _COLUMN_KINDS if is_count)
+
+#: What a directory of traces contributes (as the CLI: JSON Lines by extension).
+TRACE_EXTENSIONS = (".jsonl", ".ndjson")
+#: Directories nested deeper than this under a trace directory are not walked (as the CLI).
+MAX_WALK_DEPTH = 32
+
+
+class Run(NamedTuple):
+    """One run: a document (its name in the rows, and the compiled attack, or None when the document
+    could not be loaded) against one trace (a path or URL)."""
+
+    document: str
+    attack: Optional[Attack]
+    trace: str
+
+
+def _is_url(text: str) -> bool:
+    return "://" in text
+
+
+def _has_magic(text: str) -> bool:
+    return any(c in text for c in "*?[")
+
+
+def _path_key(path: str):
+    # The CLI sorts PathBufs, which compare component by component.
+    return PurePath(path).parts
+
+
+def _walk(root: str) -> list:
+    """The trace files under a local directory, as the CLI finds them: sorted, hidden entries skipped,
+    links to directories not followed, at most MAX_WALK_DEPTH levels."""
+    found = []
+    stack = [(root, 0)]
+    while stack:
+        directory, depth = stack.pop()
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                if entry.name.startswith("."):
+                    continue
+                path = os.path.join(directory, entry.name)
+                if entry.is_dir(follow_symlinks=False):
+                    if depth < MAX_WALK_DEPTH:
+                        stack.append((path, depth + 1))
+                elif entry.name.endswith(TRACE_EXTENSIONS):
+                    found.append(path)
+    return sorted(found, key=_path_key)
+
+
+def _fs(url: str, storage_options: Optional[dict]):
+    try:
+        import fsspec
+    except ImportError as e:  # pragma: no cover - fsspec comes with the [dask] extra
+        raise ImportError(f"{url}: reading URLs needs fsspec (pip install 'oatf[dask]')") from e
+    fs, path = fsspec.core.url_to_fs(url, **(storage_options or {}))
+    return fs, path
+
+
+def expand_traces(traces: Iterable[Any], *, storage_options: Optional[dict] = None) -> list:
+    """Trace names for ``traces``: each a file (kept as given, even when missing: its run reports it),
+    a directory (every ``*.jsonl``/``*.ndjson`` under it), a glob, or an fsspec URL of any of these.
+    Only listings are read here, never a trace."""
+    out = []
+    for trace in traces:
+        trace = os.fspath(trace)
+        if _is_url(trace):
+            fs, path = _fs(trace, storage_options)
+            if _has_magic(path):
+                names = fs.glob(path)
+            elif fs.isdir(path):
+                names = [p for p in fs.find(path) if p.endswith(TRACE_EXTENSIONS)]
+                if not names:
+                    raise ValueError(f"no trace file (*.jsonl, *.ndjson) under {trace}")
+            else:
+                out.append(trace)
+                continue
+            out.extend(sorted(fs.unstrip_protocol(n) for n in names))
+        elif _has_magic(trace) and not os.path.exists(trace):
+            out.extend(sorted(_glob.glob(trace, recursive=True), key=_path_key))
+        elif os.path.isdir(trace):
+            found = _walk(trace)
+            if not found:
+                raise ValueError(f"no trace file (*.jsonl, *.ndjson) under {trace}")
+            out.extend(found)
+        else:
+            out.append(trace)
+    return out
+
+
+def _read_text(name: str, storage_options: Optional[dict]) -> str:
+    fs, path = _fs(name, storage_options)
+    with fs.open(path, "rb") as f:
+        return f.read().decode("utf-8")
+
+
+def load_documents(documents: Iterable[Any], *, storage_options: Optional[dict] = None) -> list:
+    """``(name, Attack or None)`` for each document: a path (or fsspec URL) named by itself, YAML text
+    or a ``Document`` named by its attack id. A path that cannot be loaded gives None (its runs are
+    rows with the error, as in the CLI) and a warning with the diagnostics; invalid text raises."""
+    loaded = []
+    for index, document in enumerate(documents):
+        if isinstance(document, Attack):
+            loaded.append((document.attack_id or f"<document {index}>", document))
+            continue
+        if isinstance(document, Document):
+            loaded.append((document.id or f"<document {index}>", _oatf.compile(document)))
+            continue
+        if isinstance(document, str) and "\n" not in document and _is_url(document):
+            name = document
+            try:
+                loaded.append((name, _oatf.compile(_oatf.load(_read_text(name, storage_options)))))
+            except Exception as e:
+                warnings.warn(f"{name}: {e}", stacklevel=2)
+                loaded.append((name, None))
+            continue
+        if isinstance(document, os.PathLike) or (isinstance(document, str) and "\n" not in document):
+            name = os.fspath(document)
+            try:
+                loaded.append((name, _oatf.compile(_oatf.load(pathlib.Path(name)))))
+            except (OSError, _oatf.LoadError) as e:
+                warnings.warn(f"{name}: {e}", stacklevel=2)
+                loaded.append((name, None))
+            continue
+        attack = _oatf.compile(_oatf.load(document))
+        loaded.append((attack.attack_id or f"<document {index}>", attack))
+    return loaded
+
+
+def plan(documents: Iterable[Any], traces: Iterable[Any], *, storage_options: Optional[dict] = None) -> list:
+    """Every document against every trace (in that order: document by document), as ``oatf evaluate DOC
+    TRACE...`` does for one document. A trace of another protocol gives a ``not_exploited`` row whose
+    evidence names the protocol filter."""
+    names = expand_traces(traces, storage_options=storage_options)
+    return [
+        Run(name, attack, trace)
+        for name, attack in load_documents(documents, storage_options=storage_options)
+        for trace in names
+    ]
+
+
+def plan_manifest(manifest: Any, *, storage_options: Optional[dict] = None) -> list:
+    """The runs of a campaign manifest, the file ``oatf evaluate --manifest`` reads (``runs``: each a
+    ``document`` with a ``trace`` or ``traces``, paths relative to the manifest), in the same order and
+    with the same names in the rows."""
+    import yaml  # PyYAML comes with dask; the manifest format is plain YAML
+
+    name = os.fspath(manifest)
+    text = _read_text(name, storage_options) if _is_url(name) else open(name, encoding="utf-8").read()
+    data = yaml.safe_load(text)
+    if not isinstance(data, dict) or set(data) != {"runs"} or not isinstance(data["runs"], list):
+        raise ValueError(f"{name}: not a campaign manifest: expected a mapping with one key, `runs` (a list)")
+    base = name.rsplit("/", 1)[0] if _is_url(name) and "/" in name.split("://", 1)[1] else os.path.dirname(name)
+
+    def join(path: str) -> str:
+        if _is_url(path) or os.path.isabs(path):
+            return path
+        return f"{base}/{path}" if _is_url(base) else os.path.join(base, path)
+
+    documents: dict = {}
+    pairs = []
+    for index, entry in enumerate(data["runs"]):
+        if not isinstance(entry, dict) or "document" not in entry or set(entry) - {"document", "trace", "traces"}:
+            raise ValueError(f"{name}: runs[{index}]: expected `document` and `trace` or `traces`")
+        document = join(str(entry["document"]))
+        traces = ([entry["trace"]] if entry.get("trace") is not None else []) + list(entry.get("traces") or [])
+        if not traces:
+            raise ValueError(f"{name}: runs[{index}] has no `trace` or `traces` for {entry['document']}")
+        documents.setdefault(document, None)
+        for trace in traces:
+            if str(trace) == "-":
+                raise ValueError(f"{name}: runs[{index}]: a manifest cannot name standard input")
+            for found in expand_traces([join(str(trace))], storage_options=storage_options):
+                pairs.append((document, found))
+    if not pairs:
+        raise ValueError(f"{name}: the manifest has no runs")
+    attacks = dict(load_documents(list(documents), storage_options=storage_options))
+    return [Run(document, attacks[document], trace) for document, trace in pairs]
+
+
+def evaluate_runs(
+    runs: Iterable[Sequence[Any]],
+    *,
+    storage_options: Optional[dict] = None,
+    max_line_len: Optional[int] = None,
+) -> list:
+    """Evaluates runs (``Run`` or ``(document name, Attack or None, trace)``) one after the other and
+    returns one row (a tuple, columns ``COLUMNS``) per run. Local traces are streamed by the Rust
+    reader; URLs through fsspec (compression inferred from the extension). Never raises for a trace:
+    one that cannot be opened or read gives a row with ``result`` ``error`` and the reason."""
+    rows = []
+    for document, attack, trace in runs:
+        started = time.perf_counter()
+        if attack is None:
+            row = _oatf.failed_run(document, None, trace, "")
+        elif _is_url(trace):
+            row = _evaluate_url(document, attack, trace, storage_options, max_line_len)
+        else:
+            row = _oatf.evaluate_run(document, attack, trace, max_line_len=max_line_len)
+        rows.append(row + (time.perf_counter() - started,))
+    return rows
+
+
+def _evaluate_url(document, attack, trace, storage_options, max_line_len):
+    try:
+        import fsspec
+
+        opened = fsspec.open(trace, "rb", compression="infer", **(storage_options or {}))
+        f = opened.open()
+    except Exception as e:  # any failure to open is the run's error, not the campaign's
+        return _oatf.failed_run(document, attack, trace, f"{type(e).__name__}: {e}")
+    try:
+        return _oatf.evaluate_run(document, attack, trace, f, max_line_len=max_line_len)
+    finally:
+        f.close()
+
+
+def to_pandas(rows: Iterable[Sequence[Any]]):
+    """Rows as a pandas DataFrame with the columns' dtypes (counts as nullable ``Int64``)."""
+    import pandas as pd
+
+    frame = pd.DataFrame(list(rows), columns=list(COLUMNS))
+    return frame.astype(dtypes())
+
+
+def dtypes() -> dict:
+    """The pandas dtype of each column."""
+    return {c: ("Int64" if c in COUNT_COLUMNS else "float64" if c == "wall_time" else "object") for c in COLUMNS}
+
+
+_TIERS = ("boundary_breach", "local_action", "ingested")
+
+
+def summary(rows: Any) -> dict:
+    """Counts like the CLI's campaign summary: runs by result, and exploited or partial runs by max tier
+    (``none`` for those without a tier). ``rows`` is a list of rows or a pandas DataFrame."""
+    try:
+        records = rows[["result", "max_tier"]].itertuples(index=False, name=None)
+    except (TypeError, KeyError, IndexError):
+        i, j = COLUMNS.index("result"), COLUMNS.index("max_tier")
+        records = ((row[i], row[j]) for row in rows)
+    by_result = {"exploited": 0, "partial": 0, "not_exploited": 0, "error": 0}
+    by_tier = {t: 0 for t in _TIERS + ("none",)}
+    total = 0
+    for result, tier in records:
+        total += 1
+        by_result[result if result in by_result else "error"] += 1
+        if result in ("exploited", "partial"):
+            by_tier[tier if isinstance(tier, str) and tier in by_tier else "none"] += 1
+    return {"runs": total, "by_result": by_result, "by_max_tier": by_tier}
+
+
+def format_summary(counts: dict) -> str:
+    """The summary as the CLI's campaign report ends (two lines)."""
+    r, t = counts["by_result"], counts["by_max_tier"]
+    return (
+        f"runs: {counts['runs']} ({r['exploited']} exploited, {r['partial']} partial, "
+        f"{r['not_exploited']} not_exploited, {r['error']} error)\n"
+        f"max tier of exploited and partial runs: {t['boundary_breach']} boundary_breach, "
+        f"{t['local_action']} local_action, {t['ingested']} ingested, {t['none']} without tier\n"
+    )

@@ -1,0 +1,286 @@
+//! The rows of a campaign (one per run: a document against a trace), as `oatf evaluate --manifest
+//! --format csv` writes them and the Python package's campaigns (`oatf.campaign`, `oatf.dask`) return
+//! them. The columns, their order and what a run without a verdict shows are decided here only.
+//!
+//! ```
+//! use oatf_eval::{CompiledAttack, EvalOptions, TraceEvaluator};
+//! use oatf_model::Document;
+//! use oatf_report::TraceStats;
+//! use oatf_report::campaign::{CSV_COLUMNS, Cell, RunOutcome, campaign_row, csv_line};
+//!
+//! let document: Document = serde_json::from_value(serde_json::json!({"oatf": "0.1", "attack": {
+//!     "id": "OATF-900", "execution": {"mode": "mcp_server", "state": {"tools": []}},
+//!     "indicators": [{"surface": "tools/call", "target": "arguments.path",
+//!                     "pattern": {"contains": ".ssh/id_rsa"}}]}}))?;
+//! let attack = CompiledAttack::new(&document, &EvalOptions::new());
+//! let verdict = TraceEvaluator::new(&attack).finish();
+//! let stats = TraceStats::new("run.jsonl");
+//! let row = campaign_row("a.yaml", "OATF-900", "run.jsonl", RunOutcome::Verdict(&verdict, &stats));
+//! assert_eq!(row.len(), CSV_COLUMNS.len());
+//! assert_eq!(row[3], Cell::Text("error".into())); // a trace without messages
+//! assert!(csv_line(&row).starts_with("a.yaml,OATF-900,run.jsonl,error,,5,"));
+//!
+//! let failed = RunOutcome::Unreadable { reason: "cannot open the file: gone" };
+//! let row = campaign_row("a.yaml", "OATF-900", "b.jsonl", failed);
+//! assert_eq!(csv_line(&row), "a.yaml,OATF-900,b.jsonl,error,,66,,,,,,,cannot read b.jsonl: cannot open the file: gone");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use oatf_eval::AttackVerdict;
+
+use crate::{TraceStats, exit_code};
+
+/// Exit code of a run whose arguments are wrong, such as a document given as the trace (sysexits
+/// `EX_USAGE`).
+pub const EXIT_USAGE: u8 = 64;
+/// Exit code of a run whose document does not parse or is invalid (sysexits `EX_DATAERR`).
+pub const EXIT_INVALID_DOCUMENT: u8 = 65;
+/// Exit code of a run whose document or trace cannot be read (sysexits `EX_NOINPUT`).
+pub const EXIT_NO_INPUT: u8 = 66;
+
+/// The columns of a campaign row, in order.
+pub const CSV_COLUMNS: [&str; 13] = [
+    "document",
+    "attack_id",
+    "trace",
+    "result",
+    "max_tier",
+    "exit_code",
+    "matched",
+    "not_matched",
+    "error",
+    "skipped",
+    "messages",
+    "malformed_lines",
+    "message",
+];
+
+/// The columns whose cells are [`Cell::Count`] (or [`Cell::Empty`] in a run without a verdict); the
+/// others are text.
+pub const COUNT_COLUMNS: [&str; 7] = [
+    "exit_code",
+    "matched",
+    "not_matched",
+    "error",
+    "skipped",
+    "messages",
+    "malformed_lines",
+];
+
+/// One value of a row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Cell {
+    /// Text (a path, an id, a result, a message).
+    Text(String),
+    /// A count or an exit code.
+    Count(u64),
+    /// Nothing (no tier, no counts for a run without a verdict, no message).
+    Empty,
+}
+
+impl Cell {
+    fn text(text: &str) -> Cell {
+        Cell::Text(text.to_owned())
+    }
+
+    /// The CSV field (RFC 4180): quoted when it holds a comma, quote or line break. Text a
+    /// spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, tab or carriage return)
+    /// is prefixed with `'` (OWASP's advice against CSV injection): attack ids and trace names are
+    /// attacker text.
+    pub fn csv(&self) -> String {
+        let text = match self {
+            Cell::Text(text) => text,
+            Cell::Count(n) => return n.to_string(),
+            Cell::Empty => return String::new(),
+        };
+        let text = if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+            format!("'{text}")
+        } else {
+            text.clone()
+        };
+        if text.contains([',', '"', '\n', '\r']) {
+            format!("\"{}\"", text.replace('"', "\"\""))
+        } else {
+            text
+        }
+    }
+}
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub enum RunOutcome<'a> {
+    /// The trace was read: its verdict and what was read.
+    Verdict(&'a AttackVerdict, &'a TraceStats),
+    /// The trace could not be opened or read ([`EXIT_NO_INPUT`]); `reason` says why. The row's
+    /// message is `cannot read TRACE: REASON`.
+    Unreadable {
+        /// Why, for example `cannot open the file: No such file or directory (os error 2)`.
+        reason: &'a str,
+    },
+    /// No verdict for another reason, with the run's exit code and the whole message.
+    Failed {
+        /// The exit code of the run ([`EXIT_USAGE`], [`EXIT_INVALID_DOCUMENT`], [`EXIT_NO_INPUT`]).
+        exit_code: u8,
+        /// What went wrong.
+        message: &'a str,
+    },
+}
+
+impl RunOutcome<'_> {
+    /// The exit code of the run: [`exit_code`] of the verdict, else the failure's.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            RunOutcome::Verdict(verdict, _) => exit_code(verdict),
+            RunOutcome::Unreadable { .. } => EXIT_NO_INPUT,
+            RunOutcome::Failed { exit_code, .. } => *exit_code,
+        }
+    }
+}
+
+/// The message of a run whose document could not be loaded (its diagnostics were reported with the
+/// document).
+pub const DOCUMENT_NOT_LOADED: &str = "the document could not be loaded";
+
+/// The `attack_id` column of a document: its `attack.id`, else the document as the campaign names
+/// it; for a document that could not be loaded, `DOCUMENT (not loaded)`.
+pub fn attack_label(document: &str, loaded: bool, attack_id: Option<&str>) -> String {
+    match (loaded, attack_id) {
+        (false, _) => format!("{document} (not loaded)"),
+        (true, Some(id)) => id.to_owned(),
+        (true, None) => document.to_owned(),
+    }
+}
+
+/// The message of a run whose trace could not be read: `cannot read TRACE: REASON`.
+pub fn unreadable_message(trace: &str, reason: &str) -> String {
+    format!("cannot read {trace}: {reason}")
+}
+
+/// The row of one run, one [`Cell`] per [`CSV_COLUMNS`] entry. `document` and `trace` name the
+/// inputs as the campaign was given them; `attack_id` is the document's `attack.id` (or what the
+/// caller shows without one).
+pub fn campaign_row(
+    document: &str,
+    attack_id: &str,
+    trace: &str,
+    outcome: RunOutcome<'_>,
+) -> Vec<Cell> {
+    let mut row = vec![
+        Cell::text(document),
+        Cell::text(attack_id),
+        Cell::text(trace),
+    ];
+    let code = Cell::Count(u64::from(outcome.exit_code()));
+    match outcome {
+        RunOutcome::Verdict(verdict, stats) => {
+            let s = &verdict.evaluation_summary;
+            let count = |n: usize| Cell::Count(n as u64);
+            row.extend([
+                Cell::text(verdict.result.as_str()),
+                verdict
+                    .max_tier
+                    .map_or(Cell::Empty, |t| Cell::text(t.as_str())),
+                code,
+                count(s.matched),
+                count(s.not_matched),
+                count(s.error),
+                count(s.skipped),
+                Cell::Count(stats.messages),
+                Cell::Count(stats.malformed),
+                verdict
+                    .diagnostic
+                    .as_deref()
+                    .map_or(Cell::Empty, Cell::text),
+            ]);
+        }
+        RunOutcome::Unreadable { reason } => {
+            failed(&mut row, code, unreadable_message(trace, reason));
+        }
+        RunOutcome::Failed { message, .. } => failed(&mut row, code, message.to_owned()),
+    }
+    row
+}
+
+/// The columns after `trace` of a run without a verdict: result `error`, its exit code, no counts.
+fn failed(row: &mut Vec<Cell>, code: Cell, message: String) {
+    row.extend([Cell::text("error"), Cell::Empty, code]);
+    row.extend(std::iter::repeat_n(Cell::Empty, 6));
+    row.push(Cell::Text(message));
+}
+
+/// The header line of the CSV (without a line break).
+pub fn csv_header() -> String {
+    CSV_COLUMNS.join(",")
+}
+
+/// A row as one CSV line (without a line break).
+pub fn csv_line(row: &[Cell]) -> String {
+    row.iter().map(Cell::csv).collect::<Vec<_>>().join(",")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[track_caller]
+    fn check(text: &str, expect: &str) {
+        assert_eq!(Cell::text(text).csv(), expect);
+    }
+
+    #[test]
+    fn csv_fields() {
+        check("plain", "plain");
+        check("a,b", "\"a,b\"");
+        check("say \"x\"\n", "\"say \"\"x\"\"\n\"");
+        check("=HYPERLINK(1)", "'=HYPERLINK(1)");
+        check("@x,y", "\"'@x,y\"");
+        assert_eq!(Cell::Count(7).csv(), "7");
+        assert_eq!(Cell::Empty.csv(), "");
+    }
+
+    #[test]
+    fn counts_are_where_count_columns_says() {
+        let verdict: AttackVerdict = serde_json::from_value(serde_json::json!({
+            "result": "exploited", "max_tier": "local_action", "indicator_verdicts": [],
+            "evaluation_summary": {"matched": 1, "not_matched": 2, "error": 0, "skipped": 0},
+            "diagnostic": "why"
+        }))
+        .unwrap_or_else(|e| panic!("{e}"));
+        let mut stats = TraceStats::new("t.jsonl");
+        stats.messages = 9;
+        stats.malformed = 1;
+        let row = campaign_row("d", "A-1", "t.jsonl", RunOutcome::Verdict(&verdict, &stats));
+        for (name, cell) in CSV_COLUMNS.iter().zip(&row) {
+            let is_count = matches!(cell, Cell::Count(_));
+            assert_eq!(
+                is_count,
+                COUNT_COLUMNS.contains(name),
+                "column {name}: {cell:?}"
+            );
+        }
+        assert_eq!(
+            csv_line(&row),
+            "d,A-1,t.jsonl,exploited,local_action,2,1,2,0,0,9,1,why"
+        );
+    }
+
+    #[test]
+    fn a_failed_run_has_every_column() {
+        let row = campaign_row(
+            "d.yaml",
+            "d.yaml (not loaded)",
+            "t.jsonl",
+            RunOutcome::Failed {
+                exit_code: EXIT_INVALID_DOCUMENT,
+                message: DOCUMENT_NOT_LOADED,
+            },
+        );
+        assert_eq!(row.len(), CSV_COLUMNS.len());
+        assert_eq!(
+            csv_line(&row),
+            "d.yaml,d.yaml (not loaded),t.jsonl,error,,65,,,,,,,the document could not be loaded"
+        );
+    }
+}
