@@ -221,7 +221,7 @@ pub use oatf_eval::SemanticEvaluator;
 // ---- Read a verdict (SDK §2.19, §4.5, §7.3).
 pub use oatf_eval::{
     AttackResult, EvaluationError, EvaluationErrorKind, EvaluationSummary, IndicatorResult,
-    IndicatorVerdict,
+    IndicatorVerdict, TraceWarning, TraceWarningKind,
 };
 
 /// Reading a verdict:
@@ -317,7 +317,8 @@ pub mod cel {
 #[cfg(feature = "report")]
 pub mod report {
     pub use oatf_report::{
-        TraceStats, exit_code, json_document, json_report, junit, sarif, silent_actor_warning, xml,
+        EXIT_STRICT_WARNINGS, TraceStats, exit_code, json_document, json_report, junit,
+        run_exit_code, sarif, silent_actor_warning, strict_exit_code, warnings, xml,
     };
 }
 
