@@ -196,3 +196,26 @@ fn campaigns_fail_under_strict_in_every_format() {
     );
     assert_eq!(code, 1, "{out}");
 }
+
+/// `--strict` does not fail resistance: every shipped example trace exits as without it (an
+/// optional field the agent did not fill is not a misspelt target, D-70).
+#[test]
+fn the_examples_exit_the_same_under_strict() {
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let mut traces: Vec<_> = std::fs::read_dir(&examples)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    traces.sort();
+    assert!(traces.len() >= 8, "{traces:?}");
+    for trace in traces {
+        let name = trace.file_name().unwrap().to_str().unwrap().to_owned();
+        let document = examples.join(format!("{}.yaml", name.split('.').next().unwrap()));
+        let (document, trace) = (document.to_str().unwrap(), trace.to_str().unwrap());
+        let (plain, out, _) = oatf(&examples, &["evaluate", document, trace]);
+        let (strict, strict_out, _) = oatf(&examples, &["evaluate", document, trace, "--strict"]);
+        assert_eq!(plain, strict, "{name}: {out}\n{strict_out}");
+        assert!(!out.contains("warning"), "{name}: {out}");
+    }
+}

@@ -128,7 +128,9 @@ impl TargetCoverage {
     }
 
     /// The warning for `indicator` (number `index`) when its target never resolved in the messages
-    /// that applied to it and it did not match.
+    /// that applied to it, it did not match, and the messages suggest the path is wrong: a key close
+    /// to the missing one was there, or the path stopped before its last segment (or at a value that
+    /// is not an object).
     pub(super) fn warning(
         &self,
         index: usize,
@@ -147,6 +149,12 @@ impl TargetCoverage {
                 let written = written.split('[').next().unwrap_or_default();
                 let suggestion = did_you_mean(written, miss.keys.iter().map(|k| &**k))
                     .map(|key| target.with_segment(segment, key));
+                // The last segment absent with no key close to it is what resistance looks like
+                // for an optional field (the agent did not fill `notes`): not a warning (D-70).
+                let leaf = path.split('.').count().saturating_sub(1);
+                if segment == leaf && suggestion.is_none() {
+                    return None;
+                }
                 let prefix = path.split('.').take(segment).collect::<Vec<_>>().join(".");
                 (suggestion, Some((prefix, miss.keys.as_slice())))
             }
