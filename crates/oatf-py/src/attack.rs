@@ -132,7 +132,10 @@ impl PyTraceWarning {
     }
 
     fn __repr__(&self) -> String {
-        format!("TraceWarning({}, {:?})", self.warning.kind, self.warning.message)
+        format!(
+            "TraceWarning({}, {:?})",
+            self.warning.kind, self.warning.message
+        )
     }
 }
 

@@ -171,22 +171,31 @@ fn a_wildcard_target_is_suggested_with_its_wildcard() {
 /// field (the agent did not fill `notes`): no warning. A path that stops above its last segment is.
 #[test]
 fn an_absent_optional_field_is_not_a_misspelling() {
-    let indicators = json!([{"id": "I", "target": "arguments.notes", "pattern": {"contains": "KEY"}}]);
+    let indicators =
+        json!([{"id": "I", "target": "arguments.notes", "pattern": {"contains": "KEY"}}]);
     let verdict = run(
         document(indicators),
         &[call(None, json!({"code": "x = 1", "language": "python"}))],
     );
-    assert_eq!(verdict.indicator_verdicts[0].result, IndicatorResult::NotMatched);
+    assert_eq!(
+        verdict.indicator_verdicts[0].result,
+        IndicatorResult::NotMatched
+    );
     assert!(verdict.warnings.is_empty(), "{:?}", verdict.warnings);
 
-    let indicators = json!([{"id": "I", "target": "params.arguments.notes", "pattern": {"contains": "KEY"}}]);
+    let indicators =
+        json!([{"id": "I", "target": "params.arguments.notes", "pattern": {"contains": "KEY"}}]);
     let verdict = run(document(indicators), &[call(None, json!({"code": "x"}))]);
     assert_eq!(verdict.warnings.len(), 1, "{:?}", verdict.warnings);
     assert_eq!(verdict.warnings[0].suggestion, None);
 
     // The path meets a string where it expects an object: the structure differs.
-    let indicators = json!([{"id": "I", "target": "arguments.url.host", "pattern": {"contains": "x"}}]);
-    let verdict = run(document(indicators), &[call(None, json!({"url": "https://a"}))]);
+    let indicators =
+        json!([{"id": "I", "target": "arguments.url.host", "pattern": {"contains": "x"}}]);
+    let verdict = run(
+        document(indicators),
+        &[call(None, json!({"url": "https://a"}))],
+    );
     assert_eq!(verdict.warnings.len(), 1, "{:?}", verdict.warnings);
 }
 
@@ -239,7 +248,8 @@ fn a_target_that_resolved_once_is_not_warned_about() {
 /// trace of misses holds no more than a short one.
 #[test]
 fn the_keys_kept_for_a_suggestion_are_bounded() {
-    let indicators = json!([{"id": "I", "target": "arguments.k0_0x", "pattern": {"contains": "x"}}]);
+    let indicators =
+        json!([{"id": "I", "target": "arguments.k0_0x", "pattern": {"contains": "x"}}]);
     let document: Document = match serde_json::from_value(document(indicators)) {
         Ok(document) => document,
         Err(e) => panic!("invalid test document: {e}"),
