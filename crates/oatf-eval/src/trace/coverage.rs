@@ -10,6 +10,7 @@
 use std::mem::size_of;
 
 use oatf_model::did_you_mean;
+use oatf_primitives::WildcardPath;
 
 use super::TraceMessage;
 use crate::actor::CompiledActor;
@@ -99,22 +100,27 @@ impl TargetCoverage {
             return;
         }
         miss.sampled += 1;
-        let Some(missing) = target.missing_field(&message.content) else {
-            return;
-        };
-        if miss.segment.is_none_or(|s| s < missing.segment) {
-            miss.segment = Some(missing.segment);
-            miss.keys.clear();
-        } else if miss.segment != Some(missing.segment) {
-            return;
+        if let Some(missing) = target.missing_field(&message.content) {
+            if miss.segment.is_none_or(|s| s < missing.segment) {
+                miss.segment = Some(missing.segment);
+                miss.keys.clear();
+            }
+            if miss.segment == Some(missing.segment) {
+                for key in missing.object.keys().take(4 * MAX_KEYS) {
+                    if miss.keys.len() >= MAX_KEYS {
+                        break;
+                    }
+                    if key.len() <= MAX_KEY_LEN && !miss.keys.iter().any(|k| **k == **key) {
+                        miss.keys.push(key.as_str().into());
+                    }
+                }
+            }
         }
-        for key in missing.object.keys().take(4 * MAX_KEYS) {
-            if miss.keys.len() >= MAX_KEYS {
-                break;
-            }
-            if key.len() <= MAX_KEY_LEN && !miss.keys.iter().any(|k| **k == **key) {
-                miss.keys.push(key.as_str().into());
-            }
+        // With the sample complete, the keys are fixed: an absent optional field stays one, so
+        // later messages need not be checked (the usual resisted run costs 16 checks, not one
+        // per message).
+        if miss.sampled == SAMPLED_MESSAGES && diagnose(miss, target).is_none() {
+            self.settle(index);
         }
     }
 
@@ -142,27 +148,10 @@ impl TargetCoverage {
         }
         let miss = self.misses.get(index)?.as_deref()?;
         let target = indicator.target()?;
-        let path = target.as_str();
-        let (suggestion, keys) = match miss.segment {
-            Some(segment) => {
-                let written = path.split('.').nth(segment).unwrap_or_default();
-                let written = written.split('[').next().unwrap_or_default();
-                let suggestion = did_you_mean(written, miss.keys.iter().map(|k| &**k))
-                    .map(|key| target.with_segment(segment, key));
-                // The last segment absent with no key close to it is what resistance looks like
-                // for an optional field (the agent did not fill `notes`): not a warning (D-70).
-                let leaf = path.split('.').count().saturating_sub(1);
-                if segment == leaf && suggestion.is_none() {
-                    return None;
-                }
-                let prefix = path.split('.').take(segment).collect::<Vec<_>>().join(".");
-                (suggestion, Some((prefix, miss.keys.as_slice())))
-            }
-            None => (None, None),
-        };
+        let Diagnosis { suggestion, keys } = diagnose(miss, target)?;
         Some(TraceWarning::unresolved_target(
             indicator.id(),
-            path,
+            target.as_str(),
             miss.messages,
             keys.as_ref().map(|(prefix, keys)| (prefix.as_str(), *keys)),
             suggestion,
@@ -183,6 +172,40 @@ impl TargetCoverage {
                 })
                 .sum::<usize>()
     }
+}
+
+/// Why a target that did not resolve looks wrong: the closest path the messages had, and the keys
+/// where it stopped (the path up to there, and the keys).
+struct Diagnosis<'m> {
+    suggestion: Option<String>,
+    keys: Option<(String, &'m [Box<str>])>,
+}
+
+/// Whether the misses of a target suggest the path is wrong (a warning, D-70): a key close to the
+/// missing segment was there, or the path stopped above its last segment, or at a value that is
+/// not an object. The last segment absent with no key close to it is what resistance looks like
+/// for an optional field (the agent did not fill `notes`): `None`.
+fn diagnose<'m>(miss: &'m Miss, target: &WildcardPath) -> Option<Diagnosis<'m>> {
+    let path = target.as_str();
+    let Some(segment) = miss.segment else {
+        return Some(Diagnosis {
+            suggestion: None,
+            keys: None,
+        });
+    };
+    let written = path.split('.').nth(segment).unwrap_or_default();
+    let written = written.split('[').next().unwrap_or_default();
+    let suggestion = did_you_mean(written, miss.keys.iter().map(|k| &**k))
+        .map(|key| target.with_segment(segment, key));
+    let leaf = path.split('.').count().saturating_sub(1);
+    if segment == leaf && suggestion.is_none() {
+        return None;
+    }
+    let prefix = path.split('.').take(segment).collect::<Vec<_>>().join(".");
+    Some(Diagnosis {
+        suggestion,
+        keys: Some((prefix, miss.keys.as_slice())),
+    })
 }
 
 /// How many messages came from each actor: the declared ones by index, the first

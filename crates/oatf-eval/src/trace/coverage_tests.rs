@@ -189,6 +189,25 @@ fn an_absent_optional_field_is_not_a_misspelling() {
     assert_eq!(verdict.warnings.len(), 1, "{:?}", verdict.warnings);
     assert_eq!(verdict.warnings[0].suggestion, None);
 
+    // After the sample of 16 messages the outcome is fixed: the evaluator stops checking (and
+    // frees what it kept for a suggestion).
+    let indicators =
+        json!([{"id": "I", "target": "arguments.notes", "pattern": {"contains": "KEY"}}]);
+    let parsed: Document = match serde_json::from_value(document(indicators)) {
+        Ok(parsed) => parsed,
+        Err(e) => panic!("invalid test document: {e}"),
+    };
+    let attack = CompiledAttack::new(&parsed, &EvalOptions::new());
+    let mut evaluator = TraceEvaluator::new(&attack);
+    let mut sizes = Vec::new();
+    for _ in 0..20 {
+        evaluator.push(&call(None, json!({"code": "x = 1", "language": "python"})));
+        sizes.push(evaluator.retained_bytes());
+    }
+    assert!(sizes[15] < sizes[14], "{sizes:?}");
+    assert_eq!(sizes[15], sizes[19], "{sizes:?}");
+    assert!(evaluator.finish().warnings.is_empty());
+
     // The path meets a string where it expects an object: the structure differs.
     let indicators =
         json!([{"id": "I", "target": "arguments.url.host", "pattern": {"contains": "x"}}]);
