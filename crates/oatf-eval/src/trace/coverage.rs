@@ -295,7 +295,7 @@ impl ActorCensus {
         let mut had: Vec<String> = Vec::new();
         let declared_names: Vec<&str> = actors.iter().map(|a| a.name.as_str()).collect();
         let mut undeclared: Vec<&(Box<str>, u64)> = self.undeclared.iter().collect();
-        undeclared.sort_by(|a, b| b.1.cmp(&a.1));
+        undeclared.sort_by_key(|entry| std::cmp::Reverse(entry.1));
         for (name, count) in undeclared {
             let hint = did_you_mean(name, declared_names.iter().copied())
                 .map(|d| format!("; did you mean {}?", quoted(d)))
