@@ -42,6 +42,7 @@ Exit codes (the same as ThoughtJack's, so that CI reads both alike):
   64  usage error (bad arguments)
   65  the document does not parse or is not valid
   66  the document or the trace cannot be read
+  74  the report cannot be written (standard output full or closed)
 
 Malformed trace lines are reported on stderr with their line numbers and counted in the report; the
 verdict is computed from the lines that could be read.";
@@ -179,6 +180,11 @@ pub(crate) fn run(args: Args) -> u8 {
             for error in errors.iter() {
                 eprint!("{}", render(error, parse_headline(error), &name, &source));
             }
+            // Every problem at once: the V- errors of the parts that parsed too.
+            for error in errors.validate_rest(&options()).errors() {
+                let headline = with_path(error.message(), Some(error.path()));
+                eprint!("{}", render(error, headline, &name, &source));
+            }
             return EXIT_INVALID_DOCUMENT;
         }
         Err(oatf::LoadError::Invalid(errors)) => {
@@ -248,21 +254,27 @@ pub(crate) fn run(args: Args) -> u8 {
 /// Keys of a trace message (docs/trace-format.md) that no OATF document has at its top level.
 const TRACE_KEYS: [&str; 5] = ["method", "direction", "content", "seq", "actor"];
 
-/// When `source`, given as the document, reads like a trace (its first line a JSON object with trace
-/// message keys): what to tell the user.
+/// Whether `source` reads like a trace (docs/trace-format.md): its first line a JSON object with trace
+/// message keys and none of a document's. The one test of this, for `evaluate` and `validate`.
+pub(crate) fn looks_like_a_trace(source: &str) -> bool {
+    let Some(line) = source.lines().map(str::trim).find(|l| !l.is_empty()) else {
+        return false;
+    };
+    let Ok(object) = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(line)
+    else {
+        return false;
+    };
+    !object.contains_key("oatf")
+        && !object.contains_key("attack")
+        && TRACE_KEYS.iter().any(|k| object.contains_key(*k))
+}
+
+/// When `source`, given as the document, reads like a trace: what to tell the user.
 pub(crate) fn trace_given_as_document(source: &str) -> Option<&'static str> {
-    let line = source.lines().map(str::trim).find(|l| !l.is_empty())?;
-    let object: serde_json::Map<String, serde_json::Value> = serde_json::from_str(line).ok()?;
-    if object.contains_key("oatf") || object.contains_key("attack") {
-        return None;
-    }
-    TRACE_KEYS
-        .iter()
-        .any(|k| object.contains_key(*k))
-        .then_some(
-            "this is a trace (JSON Lines), not an OATF document: the document comes first, \
+    looks_like_a_trace(source).then_some(
+        "this is a trace (JSON Lines), not an OATF document: the document comes first, \
          `oatf evaluate DOC TRACE`",
-        )
+    )
 }
 
 /// When the trace, given where a trace is expected, reads like an OATF document (its first line,

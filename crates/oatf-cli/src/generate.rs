@@ -38,7 +38,7 @@ pub(crate) fn completions(args: CompletionsArgs) -> u8 {
 pub(crate) fn man(args: ManArgs) -> u8 {
     if let Err(e) = std::fs::create_dir_all(&args.dir) {
         eprintln!("error: cannot create {}: {e}", args.dir.display());
-        return 2;
+        return crate::stdout::EXIT_IOERR;
     }
     match clap_mangen::generate_to(crate::Cli::command(), &args.dir) {
         Ok(()) => 0,
@@ -47,7 +47,7 @@ pub(crate) fn man(args: ManArgs) -> u8 {
                 "error: cannot write the man pages to {}: {e}",
                 args.dir.display()
             );
-            2
+            crate::stdout::EXIT_IOERR
         }
     }
 }

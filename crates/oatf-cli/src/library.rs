@@ -162,14 +162,31 @@ fn looks_like_oatf(path: &Path) -> bool {
         return true;
     };
     let text = String::from_utf8_lossy(&text);
+    has_top_level_key(&text, &["oatf", "attack"])
+}
+
+/// Whether `text` has one of `keys` as a top-level block mapping key (possibly quoted).
+fn has_top_level_key(text: &str, keys: &[&str]) -> bool {
     text.lines().any(|line| {
         let key = line.trim_start_matches(['"', '\'']);
         line.len() == line.trim_start().len()
-            && ["oatf", "attack"].iter().any(|k| {
+            && keys.iter().any(|k| {
                 key.strip_prefix(k)
                     .map(|r| r.trim_start_matches(['"', '\'']))
                     .is_some_and(|r| r.starts_with(':'))
             })
+    })
+}
+
+/// The note for a file that does not parse as a document because it is a test file under another
+/// name (a top-level `cases`, no `oatf` or `attack`), so that `unknown field `cases`` is explained.
+pub(crate) fn test_file_note(name: &str, text: &str) -> Option<String> {
+    (has_top_level_key(text, &["cases"]) && !has_top_level_key(text, &["oatf", "attack"])).then(|| {
+        format!(
+            "note: {} looks like a test file (top-level `cases`), not a document: test files are \
+             named NAME.test.yaml beside NAME.yaml and run with `oatf test`",
+            crate::safe_text::escape(name)
+        )
     })
 }
 
@@ -243,23 +260,12 @@ pub(crate) fn load_document(
 ) -> Result<LoadedDocument, Vec<Problem>> {
     let file = path.display().to_string();
     let source = read_text(path).map_err(|p| vec![p])?;
-    let parsed = match oatf::parse(&source) {
-        Ok(parsed) => parsed,
-        Err(errors) => {
-            return Err(errors
-                .iter()
-                .map(|e| Problem {
-                    file: file.clone(),
-                    line: e.line(),
-                    column: e.column(),
-                    code: e.rule().map(str::to_owned),
-                    message: crate::validate::parse_headline(e),
-                    warning: false,
-                })
-                .collect());
-        }
+    let parsed = oatf::parse(&source);
+    let result = match &parsed {
+        Ok(parsed) => oatf::validate_with(parsed, options),
+        // The V- errors of the parts that parsed come with the parse errors.
+        Err(errors) => errors.validate_rest(options),
     };
-    let result = oatf::validate_with(&parsed, options);
     let located = |warning: bool,
                    code: &str,
                    message: &str,
@@ -272,13 +278,26 @@ pub(crate) fn load_document(
         message: crate::validate::with_path(message, path),
         warning,
     };
-    if !result.is_valid() {
-        return Err(result
-            .errors()
-            .iter()
-            .map(|e| located(false, e.rule(), e.message(), Some(e.path()), e.location()))
-            .collect());
-    }
+    let parsed =
+        match parsed {
+            Ok(parsed) if result.is_valid() => parsed,
+            outcome => {
+                let parse_errors = outcome.err();
+                let parse_problems = parse_errors.iter().flatten().map(|e| Problem {
+                    file: file.clone(),
+                    line: e.line(),
+                    column: e.column(),
+                    code: e.rule().map(str::to_owned),
+                    message: crate::validate::parse_headline(e),
+                    warning: false,
+                });
+                return Err(parse_problems
+                    .chain(result.errors().iter().map(|e| {
+                        located(false, e.rule(), e.message(), Some(e.path()), e.location())
+                    }))
+                    .collect());
+            }
+        };
     let warnings = result
         .warnings()
         .iter()
@@ -303,6 +322,14 @@ mod tests {
         assert_eq!(line_of_offset("a\nb\nc", 0), 1);
         assert_eq!(line_of_offset("a\nb\nc", 2), 2);
         assert_eq!(line_of_offset("a\nb\nc", 99), 3);
+    }
+
+    #[test]
+    fn test_files_are_recognised_by_their_content() {
+        let note = test_file_note("t.yaml", "# cases\ncases:\n  - name: x\n");
+        assert!(note.is_some_and(|n| n.contains("t.yaml looks like a test file")));
+        assert_eq!(test_file_note("d.yaml", "oatf: \"0.1\"\ncases: 1\n"), None);
+        assert_eq!(test_file_note("d.yaml", "attack:\n  cases: 1\n"), None);
     }
 
     #[test]

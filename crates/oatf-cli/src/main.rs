@@ -1,11 +1,12 @@
 //! The `oatf` command: works with OATF documents and runs conformance suites.
 //!
 //! Each subcommand lives in its own module with an `Args` struct and a `run` function returning the
-//! process exit code. Exit codes: 0 success, 1 the input failed the check, 2 I/O error, 64 usage
-//! (every subcommand); `oatf evaluate` has its own (its `--help`, spec-decisions 24): 0–5 by verdict and
-//! tier, 64 usage, 65 invalid document, 66 input. A failed write of the output exits 2 (`evaluate`: 74,
-//! EX_IOERR) with a message; a closed pipe ends quietly with the command's own code.
-#![forbid(unsafe_code)]
+//! process exit code. Exit codes: 0 success, 1 the input failed the check, 2 an input cannot be read,
+//! 64 usage (every subcommand); `oatf evaluate` has its own (its `--help`, spec-decisions 24): 0–5 by
+//! verdict and tier, 64 usage, 65 invalid document, 66 input. Output that cannot be written (standard
+//! output full or closed, an `--output` file) exits 74 (sysexits `EX_IOERR`) with a message, for every
+//! command (D-61); a closed pipe ends quietly with the command's own code.
+#![deny(unsafe_code)] // one module allows it: `startup`, a pre-main probe of standard output
 #![allow(
     clippy::print_stdout,
     clippy::print_stderr,
@@ -16,11 +17,29 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+// `eprint!` and `eprintln!` for every module below, in place of std's, which panic when standard
+// error cannot be written (`2> /dev/full`): a failed write there is dropped, since there is nowhere
+// left to report it, and the command keeps its exit code.
+macro_rules! eprint {
+    ($($arg:tt)*) => {
+        $crate::stdout::write_stderr(format_args!($($arg)*))
+    };
+}
+macro_rules! eprintln {
+    () => {
+        $crate::stdout::write_stderr(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        $crate::stdout::write_stderr(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
 mod campaign;
 mod catalog;
 mod color;
 mod conformance;
 mod evaluate;
+mod fmt_cmd;
 mod frameworks;
 mod generate;
 mod github;
@@ -28,14 +47,22 @@ mod library;
 mod normalize;
 mod safe_fs;
 mod safe_text;
+mod startup;
 mod stdout;
 mod test_cmd;
 mod testing;
 mod validate;
+mod yaml_layout;
+
+/// The exit codes every command shares, as `oatf --help` shows them.
+const EXIT_CODES: &str = "\
+Exit codes: 0 success, 1 a check failed, 2 an input cannot be read, 64 usage error,
+74 the output cannot be written (standard output full or closed, an --output file);
+`oatf evaluate --help` lists the verdict codes of `evaluate`.";
 
 /// Work with Open Agent Threat Format documents.
 #[derive(Debug, Parser)]
-#[command(name = "oatf", version, about, long_about = None)]
+#[command(name = "oatf", version, about, long_about = None, after_help = EXIT_CODES)]
 pub(crate) struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -49,6 +76,8 @@ enum Command {
     Validate(validate::Args),
     /// Write the canonical (normalized) YAML form of a document to standard output.
     Normalize(normalize::Args),
+    /// Lay documents out canonically (indentation, key order), keeping comments and the author's text.
+    Fmt(fmt_cmd::Args),
     /// Check a threat library (valid documents, unique ids) and print its index or framework coverage.
     Catalog(catalog::Args),
     /// Run the test cases of a threat library (`NAME.test.yaml` beside `NAME.yaml`).
@@ -66,19 +95,25 @@ enum Command {
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
+        // `--help` and `--version` go to standard output: a failed write is an error there too.
+        Err(error)
+            if error.exit_code() == 0 && !std::io::IsTerminal::is_terminal(&std::io::stdout()) =>
+        {
+            stdout::write(&error.render().to_string());
+            return ExitCode::from(stdout::finish(0));
+        }
         Err(error) => return ExitCode::from(evaluate::parse_error_code(&error)),
     };
-    // A failed write of the output: 2 (an I/O error), 74 for `evaluate` (sysexits' EX_IOERR,
-    // beside its 64/65/66).
-    let (code, write_error) = match cli.command {
-        Command::Conformance(args) => (conformance::run(args), 2),
-        Command::Validate(args) => (validate::run(args), 2),
-        Command::Normalize(args) => (normalize::run(args), 2),
-        Command::Evaluate(args) => (evaluate::run(args), 74),
-        Command::Catalog(args) => (catalog::run(args), 2),
-        Command::Test(args) => (test_cmd::run(args), 2),
-        Command::Completions(args) => (generate::completions(args), 2),
-        Command::Man(args) => (generate::man(args), 2),
+    let code = match cli.command {
+        Command::Conformance(args) => conformance::run(args),
+        Command::Validate(args) => validate::run(args),
+        Command::Normalize(args) => normalize::run(args),
+        Command::Evaluate(args) => evaluate::run(args),
+        Command::Fmt(args) => fmt_cmd::run(args),
+        Command::Catalog(args) => catalog::run(args),
+        Command::Test(args) => test_cmd::run(args),
+        Command::Completions(args) => generate::completions(args),
+        Command::Man(args) => generate::man(args),
     };
-    ExitCode::from(stdout::finish(code, write_error))
+    ExitCode::from(stdout::finish(code))
 }

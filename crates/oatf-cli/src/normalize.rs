@@ -1,6 +1,6 @@
 //! `oatf normalize FILE`: writes the canonical YAML form of a valid document to standard output;
-//! `--check` is the formatter check (exit 1 when a file is not in canonical form, as `cargo fmt
-//! --check` and `ruff format --check` do).
+//! `--check` exits 1 when a file is not in that form. Normalizing expands a document (SDK §3.3), so
+//! the formatter check for hand-written files is `oatf fmt --check`, not this one.
 
 use std::path::PathBuf;
 
@@ -9,10 +9,13 @@ use crate::validate::{options, out, parse_headline, read_input, render, with_pat
 /// Arguments of `oatf normalize`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The document; `-` reads standard input. With `--check`, any number of documents.
+    /// The document; `-` reads standard input. With `--check`, any number of documents and
+    /// directories (walked for OATF documents, skipping `*.test.yaml` test files).
     #[arg(value_name = "FILE", required = true)]
     files: Vec<PathBuf>,
-    /// Write nothing; exit 1 if a file is not already in canonical form (0 if all are).
+    /// Write nothing; exit 1 if a file is not already in its normalized form (0 if all are). This
+    /// expands the document (SDK §3.3); the formatter check that keeps the author's form is
+    /// `oatf fmt --check`.
     #[arg(long)]
     check: bool,
     /// No warnings on stderr (errors are still printed).
@@ -26,7 +29,43 @@ pub(crate) fn run(args: Args) -> u8 {
         return crate::evaluate::EXIT_USAGE;
     }
     let mut code = 0;
+    let mut files = Vec::new();
     for file in &args.files {
+        if file.as_os_str() == "-" {
+            files.push(file.clone());
+        } else if crate::library::is_test_file(file) {
+            if args.check {
+                if !args.quiet {
+                    eprintln!(
+                        "note: {} is a test file (the cases of a document), not a document: not checked",
+                        crate::safe_text::escape(&file.display().to_string())
+                    );
+                }
+            } else {
+                eprintln!(
+                    "error: {} is a test file (the cases of a document), not a document",
+                    crate::safe_text::escape(&file.display().to_string())
+                );
+                code = 1;
+            }
+        } else if args.check && file.is_dir() {
+            match crate::library::discover(std::slice::from_ref(file)) {
+                Ok(library) => {
+                    if !args.quiet {
+                        crate::fmt_cmd::skipped_note(file, &library);
+                    }
+                    files.extend(library.documents);
+                }
+                Err(message) => {
+                    eprintln!("error: {}", crate::safe_text::escape(&message));
+                    code = 2;
+                }
+            }
+        } else {
+            files.push(file.clone());
+        }
+    }
+    for file in &files {
         code = code.max(normalize_one(file, args.check, args.quiet));
     }
     code
@@ -73,6 +112,9 @@ fn normalize_one(file: &PathBuf, check: bool, quiet: bool) -> u8 {
         Err(oatf::LoadError::Parse(errors)) => {
             for error in errors.iter() {
                 eprint!("{}", render(error, parse_headline(error), &name, &source));
+            }
+            if let Some(note) = crate::library::test_file_note(&name, &source) {
+                eprintln!("{note}");
             }
             1
         }

@@ -105,8 +105,11 @@ pub(crate) fn run(args: Args) -> u8 {
         (Format::Junit, Some(file)) => {
             out(&text);
             if let Err(e) = std::fs::write(file, junit(&reports)) {
-                eprintln!("error: cannot write {}: {e}", file.display());
-                return 2;
+                eprintln!(
+                    "error: cannot write the JUnit report to {}: {e}",
+                    crate::safe_text::escape(&file.display().to_string())
+                );
+                return crate::stdout::EXIT_IOERR;
             }
         }
     }

@@ -260,47 +260,25 @@ fn check_file(
         }
     };
     let shown_name = crate::safe_text::escape(&name);
-    let document = match oatf::parse(&source) {
-        Ok(document) => document,
+    // Every problem at once: the parse errors, and the V- findings of the parts that parsed.
+    let (parse_errors, result) = match oatf::parse(&source) {
+        Ok(document) => (None, oatf::validate_with(&document, options)),
         Err(errors) => {
-            match format {
-                Format::Text => {
-                    for error in errors.iter() {
-                        out(&render(error, parse_headline(error), &name, &source));
-                        out("\n");
-                    }
-                    out(&format!(
-                        "{shown_name}: invalid ({} parse error{})\n",
-                        errors.len(),
-                        plural(errors.len())
-                    ));
-                }
-                Format::Json => reports.push(json!({
-                    "file": name,
-                    "valid": false,
-                    "parse_errors": errors.iter().map(parse_error_json).collect::<Vec<_>>(),
-                    "errors": [],
-                    "warnings": [],
-                })),
-                Format::Github => {
-                    for error in errors.iter() {
-                        let location = error.line().zip(error.column());
-                        annotate(
-                            crate::github::Level::Error,
-                            &name,
-                            location,
-                            error.rule(),
-                            &parse_headline(error),
-                        );
-                    }
-                }
+            if let Some(hint) = trace_hint(&name, &source) {
+                return not_a_document(&name, &hint, format, reports);
             }
-            return Outcome::Invalid;
+            let rest = errors.validate_rest(options);
+            (Some(errors), rest)
         }
     };
-    let result = oatf::validate_with(&document, options);
+    let parse_errors: &[ParseError] = parse_errors.as_ref().map_or(&[], |e| e.as_slice());
+    let valid = parse_errors.is_empty() && result.is_valid();
     match format {
         Format::Text => {
+            for error in parse_errors {
+                out(&render(error, parse_headline(error), &name, &source));
+                out("\n");
+            }
             for error in result.errors() {
                 out(&render(
                     error,
@@ -319,27 +297,50 @@ fn check_file(
                 ));
                 out("\n");
             }
-            let (e, w) = (result.errors().len(), result.warnings().len());
-            if result.is_valid() {
+            let (p, e, w) = (
+                parse_errors.len(),
+                result.errors().len(),
+                result.warnings().len(),
+            );
+            if valid {
                 if !quiet || w > 0 {
                     out(&format!("{shown_name}: valid ({w} warning{})\n", plural(w)));
                 }
             } else {
+                let parsed = if p > 0 {
+                    format!("{p} parse error{}, ", plural(p))
+                } else {
+                    String::new()
+                };
                 out(&format!(
-                    "{shown_name}: invalid ({e} error{}, {w} warning{})\n",
+                    "{shown_name}: invalid ({parsed}{e} error{}, {w} warning{})\n",
                     plural(e),
                     plural(w)
                 ));
+                if p > 0
+                    && let Some(note) = crate::library::test_file_note(&name, &source)
+                {
+                    eprintln!("{note}");
+                }
             }
         }
         Format::Json => reports.push(json!({
             "file": name,
-            "valid": result.is_valid(),
-            "parse_errors": [],
+            "valid": valid,
+            "parse_errors": parse_errors.iter().map(parse_error_json).collect::<Vec<_>>(),
             "errors": result.errors().iter().map(validation_error_json).collect::<Vec<_>>(),
             "warnings": result.warnings().iter().map(warning_json).collect::<Vec<_>>(),
         })),
         Format::Github => {
+            for error in parse_errors {
+                annotate(
+                    crate::github::Level::Error,
+                    &name,
+                    error.line().zip(error.column()),
+                    error.rule(),
+                    &parse_headline(error),
+                );
+            }
             for error in result.errors() {
                 annotate(
                     crate::github::Level::Error,
@@ -360,11 +361,61 @@ fn check_file(
             }
         }
     }
-    if result.is_valid() {
+    if valid {
         Outcome::Valid(result.warnings().len())
     } else {
         Outcome::Invalid
     }
+}
+
+/// When a file that does not parse as a document looks like a JSON Lines trace
+/// ([`looks_like_a_trace`](crate::evaluate::looks_like_a_trace)), what to tell the user instead of
+/// YAML errors: that it is a trace, and the command that evaluates it.
+fn trace_hint(name: &str, source: &str) -> Option<String> {
+    crate::evaluate::looks_like_a_trace(source).then(|| {
+        // The argument as a shell word: `-` for standard input, quoted when it needs to be.
+        let argument = match name {
+            "<stdin>" => "-".to_owned(),
+            plain
+                if plain
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || "./_-+:@%".contains(c)) =>
+            {
+                plain.to_owned()
+            }
+            other => format!("'{}'", other.replace('\'', "'\\''")),
+        };
+        format!(
+            "{name} looks like a JSON Lines trace, not an OATF document; to evaluate it against a \
+             document, run `oatf evaluate DOCUMENT.yaml {argument}`"
+        )
+    })
+}
+
+/// Reports a file that is not a document at all (see [`trace_hint`]).
+fn not_a_document(name: &str, hint: &str, format: Format, reports: &mut Vec<Value>) -> Outcome {
+    match format {
+        Format::Text => out(&format!(
+            "error: {}\n{}: invalid (not an OATF document)\n",
+            crate::safe_text::escape(hint),
+            crate::safe_text::escape(name)
+        )),
+        Format::Json => reports.push(json!({
+            "file": name,
+            "valid": false,
+            "parse_errors": [{
+                "rule": null,
+                "kind": "syntax",
+                "path": null,
+                "message": hint,
+                "location": null,
+            }],
+            "errors": [],
+            "warnings": [],
+        })),
+        Format::Github => annotate(crate::github::Level::Error, name, None, None, hint),
+    }
+    Outcome::Invalid
 }
 
 fn plural(n: usize) -> &'static str {

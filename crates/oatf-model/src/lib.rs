@@ -45,6 +45,9 @@
 //!   default and lets `validate` report it (V-031 for actors, V-004 when no rule is more specific).
 //! - **Post-normalization guarantees** are read through [`NormalizedDocument`] (checked once) and
 //!   [`Loaded::normalized`], without `Option` where presence is guaranteed.
+//! - **Every error at once.** `parse` records each unknown key and value of the wrong type, leaves the
+//!   field out and reads on; [`ParseErrors::validate_rest`] validates what was read, so one run shows
+//!   the parse errors and the `V-` findings together (at most 100 parse errors are kept).
 //! - **Diagnostics** carry the dot-path of spec-decisions 1a and, for documents read by `parse`, the
 //!   line, column and byte span; all error types implement [`miette::Diagnostic`] with source labels.
 //!

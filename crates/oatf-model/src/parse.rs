@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 use crate::error::{ParseError, ParseErrors};
 use crate::types::Document;
-use crate::types::missing::CollectGuard;
+use crate::types::collect::CollectGuard;
 use crate::yaml::de::NodeDe;
 use crate::yaml::node::{self, Limits};
 
@@ -75,6 +75,11 @@ impl Default for ParseOptions {
 /// (spec-decisions 1, 6). Everything else, including missing `oatf`/`attack`/`execution` and unknown
 /// values of closed enumerations, is left to [`validate`](crate::validate).
 ///
+/// Every unknown key and value of the wrong type is reported in one run, each with its path, line and
+/// column: the field is left out and reading goes on. The error keeps what could be read
+/// ([`ParseErrors::partial_document`]) and validates it ([`ParseErrors::validate_rest`]), so a user
+/// sees the `V-` findings of the rest of the document beside the parse errors.
+///
 /// ```
 /// let document = oatf_model::parse("oatf: \"0.1\"\nattack:\n  severity: extreme\n")?;
 /// assert_eq!(document.attack.and_then(|a| a.severity).map(|s| s.level().as_str().to_owned()),
@@ -97,37 +102,56 @@ pub fn parse_with(input: &str, options: &ParseOptions) -> Result<Document, Parse
     );
     let mut errors = read.errors;
     let mut document = None;
+    let mut dropped = Vec::new();
     // A syntax failure leaves no tree; V-020 findings alone still let us look for other errors.
     if let Some(root) = &read.root
         && errors.iter().all(|e| e.rule.is_some())
     {
         let collect = CollectGuard::start();
-        match Document::deserialize(NodeDe {
+        let result = Document::deserialize(NodeDe {
             node: root,
             path: String::new(),
-        }) {
+        });
+        let collected = collect.take();
+        errors.extend(collected.errors);
+        if collected.more > 0 {
+            errors.push(ParseError::new(
+                crate::ParseErrorKind::TypeMismatch,
+                format!(
+                    "{} more errors of the same kinds after the first {}",
+                    collected.more,
+                    crate::types::collect::MAX_ERRORS
+                ),
+            ));
+        }
+        match result {
             Ok(mut doc) => {
-                doc.source.missing_fields = collect.take_paths();
+                doc.source.missing_fields = collected.missing;
+                doc.source.spans = Some(Arc::new(read.index));
                 document = Some(doc);
+                dropped = collected.dropped;
             }
-            Err(e) => {
-                let mut error = e.into_parse_error();
-                // `oatf: 0.1` (a float) is a type mismatch that is also a V-001 fault.
-                if error.path.as_deref() == Some("oatf") {
-                    error.rule = Some("V-001");
-                }
-                errors.push(error);
+            Err(e) if !e.recorded() => errors.push(e.to_parse_error()),
+            Err(_) => {}
+        }
+        for error in &mut errors {
+            // `oatf: 0.1` (a float) is a type mismatch that is also a V-001 fault.
+            if error.rule.is_none() && error.path.as_deref() == Some("oatf") {
+                error.rule = Some("V-001");
             }
         }
     }
-    if let Some(mut doc) = document
-        && errors.is_empty()
+    if errors.is_empty()
+        && let Some(doc) = document
     {
-        doc.source.spans = Some(Arc::new(read.index));
         return Ok(doc);
     }
     sort_errors(&mut errors);
-    Err(ParseErrors::new(errors).unwrap_or_else(|| {
+    let errors = match document {
+        Some(partial) => ParseErrors::with_partial(errors, partial, dropped),
+        None => ParseErrors::new(errors),
+    };
+    Err(errors.unwrap_or_else(|| {
         ParseErrors::single(ParseError::new(
             crate::ParseErrorKind::Syntax,
             "the input could not be parsed",
@@ -284,11 +308,182 @@ mod tests {
     fn unknown_key_and_type_mismatch() {
         check(
             "oatf: \"0.1\"\nattack:\n  bogus: 1\n",
-            "-|type_mismatch|attack.bogus|3:3|unknown field `bogus`, expected one of id, name, version, status, created, modified, author, description, grace_period, severity, impact, classification, references, execution, indicators, correlation",
+            "-|type_mismatch|attack.bogus|3:3|unknown field `bogus`; expected one of id, name, version, status, created, modified, author, description, grace_period, severity, impact, classification, references, execution, indicators, correlation",
         );
         check(
             "oatf: \"0.1\"\nattack:\n  version: \"2\"\n",
-            "-|type_mismatch|attack.version|3:12|expected i64, found a string",
+            "-|type_mismatch|attack.version|3:12|expected an integer, found the string \"2\"",
+        );
+        check(
+            "oatf: \"0.1\"\nattack:\n  descripton: x\n",
+            "-|type_mismatch|attack.descripton|3:3|unknown field `descripton`; did you mean `description`? expected one of id, name, version, status, created, modified, author, description, grace_period, severity, impact, classification, references, execution, indicators, correlation",
+        );
+        check(
+            "oatf: \"0.1\"\nattack:\n  name: [a]\n  severity: {level: high, confidence: true}\n  references: [{url: 5}]\n",
+            "-|type_mismatch|attack.name|3:9|expected a string, found a list\n\
+             -|type_mismatch|attack.severity.confidence|4:39|expected an integer, found the boolean true\n\
+             -|type_mismatch|attack.references[0].url|5:22|expected a string, found the integer 5",
+        );
+    }
+
+    #[test]
+    fn every_error_of_a_document_at_once() {
+        // Unknown keys at three depths, type mismatches in a struct, in a list and at the root: each
+        // is reported and left out, and reading goes on (issue 22).
+        check(
+            "oatf: 0.1\nbogus: 1\nattack:\n  nme: x\n  version: high\n  execution:\n    mode: mcp_server\n    state: {}\n    phases:\n      - name: p\n        triger: {event: x}\n  indicators:\n    - target: t\n      pattern: {contains: x, regx: y}\n      confidence: \"high\"\n",
+            "V-001|type_mismatch|oatf|1:7|expected a string, found the number 0.1\n\
+             -|type_mismatch|bogus|2:1|unknown field `bogus`; expected one of oatf, $schema, attack\n\
+             -|type_mismatch|attack.nme|4:3|unknown field `nme`; did you mean `name`? expected one of id, name, version, status, created, modified, author, description, grace_period, severity, impact, classification, references, execution, indicators, correlation\n\
+             -|type_mismatch|attack.version|5:12|expected an integer, found the string \"high\"\n\
+             -|type_mismatch|attack.execution.phases[0].triger|11:9|unknown field `triger`; did you mean `trigger`? expected one of name, description, mode, state, extractors, on_enter, trigger\n\
+             -|type_mismatch|attack.indicators[0].pattern.regx|14:30|unknown field `regx`; did you mean `regex`? expected one of target, condition, contains, starts_with, ends_with, regex, any_of, gt, lt, gte, lte, exists\n\
+             -|type_mismatch|attack.indicators[0].confidence|15:19|expected an integer, found the string \"high\"",
+        );
+    }
+
+    /// The four kinds of mistake of issue 22 in one document: an unknown key, a type mismatch, a
+    /// missing required field and a V- rule. One run reports all four, each where it is.
+    #[test]
+    fn four_mistakes_in_one_run() {
+        let input = "oatf: \"0.1\"
+attack:
+  descripton: Tool poisoning
+  severity:
+    level: high
+    confidence: \"high\"
+  execution:
+    actors:
+      - name: server
+        mode: mcp_server
+        phases:
+          - state: {tools: []}
+      - name: client
+        phases:
+          - state: {}
+  indicators:
+    - actor: sever
+      protocol: mcp
+      target: content
+      pattern: {contains: secret}
+";
+        let errors = match parse(input) {
+            Ok(doc) => panic!("parsed: {doc:?}"),
+            Err(errors) => errors,
+        };
+        let rest = errors.validate_rest(&crate::ValidateOptions::default());
+        let mut lines: Vec<String> = errors
+            .iter()
+            .map(|e| {
+                format!(
+                    "{}|{}|{}:{}|{}",
+                    e.kind(),
+                    e.path().unwrap_or("-"),
+                    e.line().unwrap_or(0),
+                    e.column().unwrap_or(0),
+                    e.message()
+                )
+            })
+            .collect();
+        lines.extend(rest.errors().iter().map(|e| {
+            let at = e.location().map_or((0, 0), |l| (l.line, l.column));
+            format!(
+                "{}|{}|{}:{}|{}",
+                e.rule(),
+                e.path(),
+                at.0,
+                at.1,
+                e.message()
+            )
+        }));
+        assert_eq!(
+            lines,
+            [
+                "type_mismatch|attack.descripton|3:3|unknown field `descripton`; did you mean `description`? expected one of id, name, version, status, created, modified, author, description, grace_period, severity, impact, classification, references, execution, indicators, correlation",
+                "type_mismatch|attack.severity.confidence|6:17|expected an integer, found the string \"high\"",
+                "V-031|attack.execution.actors[1].mode|13:9|required field `mode` is missing",
+                "V-048|attack.indicators[0].actor|17:14|indicator references unknown actor `sever`; did you mean `server`? the document's actors are `server`, `client`",
+            ]
+        );
+    }
+
+    /// The rules `validate_rest` reports for `input` (which must fail to parse).
+    #[track_caller]
+    fn check_rest(input: &str, expect: &[&str]) {
+        let errors = match parse(input) {
+            Ok(doc) => panic!("parsed: {doc:?}"),
+            Err(errors) => errors,
+        };
+        let rest = errors.validate_rest(&crate::ValidateOptions::default());
+        let found: Vec<String> = rest
+            .errors()
+            .iter()
+            .map(|e| format!("{} {}", e.rule(), e.path()))
+            .chain(
+                rest.warnings()
+                    .iter()
+                    .map(|w| format!("{} {}", w.code(), w.path().unwrap_or("-"))),
+            )
+            .collect();
+        assert_eq!(found, expect, "input:\n{input}");
+    }
+
+    #[test]
+    fn what_a_faulty_field_explains_is_not_reported_again() {
+        const STATE: &str = "    mode: mcp_server\n    state: {tools: []}\n";
+        // `execution` of the wrong type: no V-004 "missing execution" beside the type mismatch.
+        check_rest("oatf: \"0.1\"\nattack:\n  execution: 5\n", &[]);
+        // A `pattern` of the wrong type: no V-012 "no detection key" at the indicator holding it,
+        // but V-013 in the next indicator is still reported.
+        check_rest(
+            &format!(
+                "oatf: \"0.1\"\nattack:\n  execution:\n{STATE}  indicators:\n    - target: content\n      pattern: 5\n    - target: content\n      pattern: {{regex: \"(\"}}\n"
+            ),
+            &["V-013 attack.indicators[1].pattern.regex"],
+        );
+        // A required field of the wrong type is not also missing (V-031).
+        check_rest(
+            "oatf: \"0.1\"\nattack:\n  execution:\n    actors:\n      - name: a\n        mode: [mcp_server]\n        phases: [{state: {}}]\n",
+            &[],
+        );
+        // An unknown key leaves its siblings checked.
+        check_rest(
+            &format!("oatf: \"0.1\"\nattack:\n  bogus: 1\n  version: 0\n  execution:\n{STATE}"),
+            &["V-035 attack.version"],
+        );
+    }
+
+    #[test]
+    fn errors_are_bounded() {
+        let mut input = String::from("oatf: \"0.1\"\nattack:\n");
+        for i in 0..1000 {
+            input.push_str(&format!("  k{i}: 1\n"));
+        }
+        let errors = parse(&input).err();
+        let errors = errors.as_ref().map_or(&[][..], |e| e.as_slice());
+        assert_eq!(errors.len(), crate::types::collect::MAX_ERRORS + 1);
+        assert_eq!(
+            errors.last().map(ParseError::message),
+            Some("900 more errors of the same kinds after the first 100")
+        );
+    }
+
+    #[test]
+    fn partial_document_keeps_what_parsed() {
+        let errors =
+            match parse("oatf: \"0.1\"\nattack:\n  name: ok\n  version: high\n  bogus: 1\n") {
+                Ok(doc) => panic!("parsed: {doc:?}"),
+                Err(errors) => errors,
+            };
+        let attack = errors.partial_document().and_then(|d| d.attack.as_ref());
+        assert_eq!(attack.and_then(|a| a.name.as_deref()), Some("ok"));
+        assert_eq!(attack.map(|a| a.version), Some(None));
+        // A syntax error leaves nothing to validate.
+        let syntax = parse("a: [\n").err();
+        assert!(
+            syntax
+                .as_ref()
+                .is_some_and(|e| e.partial_document().is_none())
         );
     }
 
@@ -298,7 +493,7 @@ mod tests {
             "oatf: \"0.1\"\nattack:\n  name: &n x\n  author: *n\n  bogus: 1\n",
             "V-020|syntax|attack.name|3:12|yaml anchors are not allowed in oatf documents\n\
              V-020|syntax|attack.author|4:11|yaml aliases are not allowed in oatf documents\n\
-             -|type_mismatch|attack.bogus|5:3|unknown field `bogus`, expected one of id, name, version, status, created, modified, author, description, grace_period, severity, impact, classification, references, execution, indicators, correlation",
+             -|type_mismatch|attack.bogus|5:3|unknown field `bogus`; expected one of id, name, version, status, created, modified, author, description, grace_period, severity, impact, classification, references, execution, indicators, correlation",
         );
     }
 

@@ -39,6 +39,16 @@ pub(crate) fn hint<'a>(input: &str, candidates: impl IntoIterator<Item = &'a str
         .unwrap_or_default()
 }
 
+/// `"; did you mean `x`? expected one of a, b"`, or `"; expected one of a, b"` when no candidate is
+/// close: the tail of a message about an unknown key or value.
+pub(crate) fn one_of(input: &str, candidates: &[&str]) -> String {
+    let list = candidates.join(", ");
+    match did_you_mean(input, candidates.iter().copied()) {
+        Some(close) => format!("; did you mean `{close}`? expected one of {list}"),
+        None => format!("; expected one of {list}"),
+    }
+}
+
 /// The optimal string alignment distance (Levenshtein with adjacent transpositions).
 fn distance(a: &[char], b: &[char]) -> usize {
     let width = b.len() + 1;

@@ -330,7 +330,16 @@ pub(crate) fn load(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<PyDocu
                 .map(PyDiagnostic::from_warning)
                 .collect(),
         )),
-        Err(oatf::LoadError::Parse(errors)) => Err(parse_failed(py, &errors)),
+        Err(oatf::LoadError::Parse(errors)) => {
+            // Every problem at once: the parse errors, then the V- errors of the parts that parsed.
+            let rest = py.detach(|| errors.validate_rest(&oatf::default_validate_options()));
+            let problems = errors
+                .iter()
+                .map(PyDiagnostic::from_parse)
+                .chain(rest.errors().iter().map(PyDiagnostic::from_validation))
+                .collect();
+            Err(load_error(py, problems))
+        }
         Err(oatf::LoadError::Invalid(errors)) => Err(load_error(
             py,
             errors.iter().map(PyDiagnostic::from_validation).collect(),
@@ -400,13 +409,27 @@ pub(crate) fn validate(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<Py
         }
         Err(e) => return Err(e),
     };
-    let outcome = py.detach(|| oatf::parse(&text).map(|document| oatf::validate(&document)));
+    let outcome = py.detach(|| match oatf::parse(&text) {
+        Ok(document) => Ok(oatf::validate(&document)),
+        Err(errors) => {
+            let rest = errors.validate_rest(&oatf::default_validate_options());
+            Err((errors, rest))
+        }
+    });
     Ok(match outcome {
         Ok(result) => validation_result(&result),
-        Err(errors) => PyValidationResult {
-            errors: errors.iter().map(PyDiagnostic::from_parse).collect(),
-            warnings: Vec::new(),
-        },
+        // The parse errors, then the findings of the parts that parsed.
+        Err((errors, rest)) => {
+            let rest = validation_result(&rest);
+            PyValidationResult {
+                errors: errors
+                    .iter()
+                    .map(PyDiagnostic::from_parse)
+                    .chain(rest.errors)
+                    .collect(),
+                warnings: rest.warnings,
+            }
+        }
     })
 }
 

@@ -75,6 +75,50 @@ def test_load_error_carries_every_problem():
     assert "apocalyptic" in lines[severity.line - 1]
 
 
+FOUR_MISTAKES = """\
+oatf: "0.1"
+attack:
+  descripton: Tool poisoning
+  severity:
+    level: high
+    confidence: "high"
+  execution:
+    actors:
+      - name: server
+        mode: mcp_server
+        phases:
+          - state: {tools: []}
+      - name: client
+        phases:
+          - state: {}
+  indicators:
+    - actor: sever
+      protocol: mcp
+      target: content
+      pattern: {contains: secret}
+"""
+
+
+def test_load_error_carries_all_four_mistakes_at_once():
+    # An unknown key, a type mismatch, a missing required field and a V- rule: one run reports all four.
+    with pytest.raises(oatf.LoadError) as raised:
+        oatf.load(FOUR_MISTAKES)
+    found = [(p.kind, p.rule, p.path, p.line, p.column) for p in raised.value.errors]
+    assert found == [
+        ("parse", None, "attack.descripton", 3, 3),
+        ("parse", None, "attack.severity.confidence", 6, 17),
+        ("validation", "V-031", "attack.execution.actors[1].mode", 13, 9),
+        ("validation", "V-048", "attack.indicators[0].actor", 17, 14),
+    ]
+    messages = [p.message for p in raised.value.errors]
+    assert messages[0].startswith("unknown field `descripton`; did you mean `description`?")
+    assert messages[1] == 'expected an integer, found the string "high"'
+    assert "the document's actors are `server`, `client`" in messages[3]
+    # `validate` gives the same four.
+    result = oatf.validate(FOUR_MISTAKES)
+    assert [(p.rule, p.path) for p in result.errors] == [(r, path) for _, r, path, _, _ in found]
+
+
 def test_parse_error_has_line_and_column():
     with pytest.raises(oatf.LoadError) as raised:
         oatf.load('oatf: "0.1"\nattack:\n  id: [unclosed\n')

@@ -382,8 +382,9 @@ fn keys_colliding_after_normalization_are_reported() {
     let result = validate(&parse(yaml).expect("parses"));
     assert!(
         result.errors().iter().any(|e| e.rule() == "V-010"
+            && e.path() == "attack.indicators[1].id"
             && e.message()
-                == "indicator id `ACME-001-02` collides with the id generated for indicator 2"),
+                == "the indicator id generated for this indicator, `ACME-001-02`, is already used at `attack.indicators[0].id`"),
         "duplicate indicator ids after generation must be reported: {:?}",
         result.errors()
     );
@@ -391,7 +392,9 @@ fn keys_colliding_after_normalization_are_reported() {
     let yaml = "oatf: \"0.1\"\nattack:\n  execution:\n    mode: mcp_server\n    phases:\n      - state: {tools: []}\n        trigger: {event: tools/call}\n      - name: phase-1\n";
     let result = validate(&parse(yaml).expect("parses"));
     assert!(
-        result.errors().iter().any(|e| e.rule() == "V-011"),
+        result.errors().iter().any(|e| e.rule() == "V-011"
+            && e.path() == "attack.execution.phases[1].name"
+            && e.message().contains("`attack.execution.phases[0]`")),
         "duplicate phase names after generation must be reported: {:?}",
         result.errors()
     );

@@ -18,16 +18,8 @@ fn document_text(case: &Case) -> Result<String, Outcome> {
 }
 
 fn describe_parse_errors(errors: &oatf::ParseErrors) -> String {
-    let parts: Vec<String> = errors
-        .iter()
-        .map(|e| {
-            let mut text = e.to_string();
-            if let Some(rule) = e.rule() {
-                text = format!("[{rule}] {text}");
-            }
-            text
-        })
-        .collect();
+    // `Display` of a parse error starts with its rule when it has one (`V-020: …`).
+    let parts: Vec<String> = errors.iter().map(ToString::to_string).collect();
     format!("parse failed: {}", parts.join("; "))
 }
 
@@ -178,11 +170,18 @@ pub(super) fn validate(case: &Case) -> Result<Outcome, Outcome> {
     let document = match oatf::parse(&text) {
         Ok(document) => document,
         Err(parse_errors) => {
-            // A parse failure satisfies only a case that expects errors, and only when the parse errors
-            // report every expected {rule, path} themselves (FORMAT.md).
+            // A parse failure satisfies only a case that expects errors, and only when the failure
+            // reports every expected {rule, path} itself (FORMAT.md): the rules of the parse errors
+            // (V-001, V-020) and the V- errors of the parts of the document that parsed.
+            let rest = parse_errors.validate_rest(&oatf::default_validate_options());
             let reported: Vec<(String, Option<String>)> = parse_errors
                 .iter()
                 .filter_map(|e| Some((e.rule()?.to_owned(), e.path().map(str::to_owned))))
+                .chain(
+                    rest.errors()
+                        .iter()
+                        .map(|e| (e.rule().to_owned(), Some(e.path().to_owned()))),
+                )
                 .collect();
             let expects_errors = errors.as_ref().is_some_and(|e| !e.is_empty());
             let mut problems = Vec::new();

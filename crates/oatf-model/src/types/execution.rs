@@ -8,6 +8,7 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
+use super::collect;
 use super::{Closed, Extensions, ExtractorSource, ExtractorType, LogLevel};
 
 oatf_struct! {
@@ -214,8 +215,12 @@ impl<'de> Deserialize<'de> for Action {
                 let mut action = Action::default();
                 while let Some(key) = map.next_key::<String>()? {
                     match key.as_str() {
-                        "send" if action.send.is_none() => action.send = Some(map.next_value()?),
-                        "log" if action.log.is_none() => action.log = Some(map.next_value()?),
+                        "send" if action.send.is_none() => {
+                            action.send = collect::next_value(&mut map)?;
+                        }
+                        "log" if action.log.is_none() => {
+                            action.log = collect::next_value(&mut map)?;
+                        }
                         "send" | "log" => return Err(de::Error::duplicate_field("action")),
                         _ if key.starts_with("x-") => {
                             let value = map.next_value::<Value>()?;

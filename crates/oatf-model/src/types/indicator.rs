@@ -8,6 +8,7 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
+use super::collect;
 use super::{Closed, Direction, IndicatorMethod, SemanticIntentClass, SeverityLevel, Tier};
 
 oatf_struct! {
@@ -140,16 +141,16 @@ impl<'de> Deserialize<'de> for PatternMatch {
                 let mut operators = serde_json::Map::new();
                 while let Some(key) = map.next_key::<String>()? {
                     match key.as_str() {
-                        "target" => pattern.target = map.next_value()?,
+                        "target" => pattern.target = collect::next_value(&mut map)?.flatten(),
                         // `condition: null` is a bare-null equality condition, not absence.
-                        "condition" => pattern.condition = Some(map.next_value::<Condition>()?),
+                        "condition" => pattern.condition = collect::next_value(&mut map)?,
                         op if OPERATORS.contains(&op) => {
                             let value = map.next_value::<Value>()?;
                             if !value.is_null() {
                                 operators.insert(key, value);
                             }
                         }
-                        _ => return Err(de::Error::unknown_field(&key, &PATTERN_FIELDS)),
+                        _ => collect::unknown_field(&mut map, &key, &PATTERN_FIELDS)?,
                     }
                 }
                 pattern.shorthand =

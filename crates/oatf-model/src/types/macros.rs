@@ -19,7 +19,7 @@ macro_rules! field_finish {
             Some(v) => v,
             // While `parse` reads YAML, a missing required field is recorded for `validate`
             // (spec-decisions 1) and the field gets its default; otherwise it is an error.
-            None => match $crate::types::missing::missing_required($key) {
+            None => match $crate::types::collect::missing_required($key) {
                 Some(v) => v,
                 None => return Err(serde::de::Error::missing_field($key)),
             },
@@ -102,7 +102,11 @@ macro_rules! oatf_struct {
                                         if $field.is_some() {
                                             return Err(serde::de::Error::duplicate_field($key));
                                         }
-                                        $field = map.next_value::<Option<$ty>>()?;
+                                        // A value of the wrong type is recorded and left out
+                                        // while `parse` collects (`types::collect`).
+                                        let value: Option<Option<$ty>> =
+                                            $crate::types::collect::next_value(&mut map)?;
+                                        $field = value.flatten();
                                     }
                                 )*
                                 _ => {
@@ -113,7 +117,7 @@ macro_rules! oatf_struct {
                                             continue;
                                         }
                                     )?
-                                    return Err(serde::de::Error::unknown_field(&key, FIELDS));
+                                    $crate::types::collect::unknown_field(&mut map, &key, FIELDS)?;
                                 }
                             }
                         }

@@ -8,10 +8,10 @@
 #[macro_use]
 mod macros;
 mod attack;
+pub(crate) mod collect;
 mod enums;
 mod execution;
 mod indicator;
-pub(crate) mod missing;
 
 use std::fmt;
 use std::sync::Arc;
@@ -213,18 +213,18 @@ impl<'de> Deserialize<'de> for Document {
                 let mut document = Document::default();
                 while let Some(key) = map.next_key::<String>()? {
                     match key.as_str() {
-                        "oatf" => document.oatf = map.next_value()?,
-                        "$schema" => document.schema = map.next_value()?,
-                        "attack" => match map.next_value::<AttackSlot>()? {
-                            AttackSlot::Mapping(attack) => document.attack = Some(*attack),
+                        "oatf" => document.oatf = collect::next_value(&mut map)?.flatten(),
+                        "$schema" => document.schema = collect::next_value(&mut map)?.flatten(),
+                        "attack" => match collect::next_value::<_, AttackSlot>(&mut map)? {
+                            Some(AttackSlot::Mapping(attack)) => document.attack = Some(*attack),
                             // Explicit null means absent: V-003 reports a missing attack.
-                            AttackSlot::Other("null") => {}
-                            AttackSlot::Other(found) => {
+                            Some(AttackSlot::Other("null")) | None => {}
+                            Some(AttackSlot::Other(found)) => {
                                 document.source.attack_not_mapping = Some(found);
                             }
                         },
                         // Decision 12: `x-` keys are not allowed at the root either.
-                        _ => return Err(de::Error::unknown_field(&key, FIELDS)),
+                        _ => collect::unknown_field(&mut map, &key, FIELDS)?,
                     }
                     document.source.top_level_keys.push(key);
                 }

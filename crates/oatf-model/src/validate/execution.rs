@@ -89,7 +89,7 @@ impl Validator<'_> {
                     "`actors` must contain at least one entry",
                 );
             }
-            let mut names = HashSet::new();
+            let mut names = HashMap::new();
             for (i, actor) in actors.iter().enumerate() {
                 self.actor(actor, &idx(&path, i), i, &mut names);
             }
@@ -101,7 +101,7 @@ impl Validator<'_> {
         actor: &Actor,
         path: &str,
         index: usize,
-        names: &mut HashSet<String>,
+        names: &mut HashMap<String, String>,
     ) {
         // V-031
         if !is_lower_ident(&actor.name) {
@@ -114,14 +114,17 @@ impl Validator<'_> {
                 ),
             );
         }
-        if !names.insert(actor.name.clone()) {
-            let list = path.rsplit_once('[').map_or(path, |(list, _)| list);
-            self.error_at(
-                "V-031",
-                list,
-                &key(path, "name"),
-                format!("duplicate actor name `{}` at `{path}`", shown(&actor.name)),
-            );
+        // V-031: a duplicate name, at the later actor's `name` (spec-decisions 1a).
+        let name_path = key(path, "name");
+        match names.get(&actor.name) {
+            Some(first) => {
+                let first = first.clone();
+                let message = duplicate_message("actor name", &actor.name, false, false, &first);
+                self.duplicate("V-031", name_path, &first, message);
+            }
+            None => {
+                names.insert(actor.name.clone(), name_path);
+            }
         }
         self.mode_value(&actor.mode, key(path, "mode"));
         let phases_path = key(path, "phases");
@@ -166,34 +169,81 @@ impl Validator<'_> {
         actor: usize,
     ) {
         let count = phases.len();
-        let mut explicit: HashMap<&str, usize> = HashMap::new();
-        for (i, phase) in phases.iter().enumerate() {
-            let p = idx(path, i);
-            // V-008
-            if phase.trigger.is_none() && i + 1 != count {
+        // V-008: at most one terminal phase (without `trigger`), and it is the last. Two or more are
+        // a property of the list; a single one elsewhere is a misplaced element, reported at that
+        // phase (spec-decisions 1a).
+        let terminal: Vec<usize> = phases
+            .iter()
+            .enumerate()
+            .filter(|(_, phase)| phase.trigger.is_none())
+            .map(|(i, _)| i)
+            .collect();
+        match terminal.as_slice() {
+            [] => {}
+            [only] if only + 1 == count => {}
+            [only] => {
+                let p = idx(path, *only);
+                self.error(
+                    "V-008",
+                    p.clone(),
+                    format!("only the last phase may be terminal (omit `trigger`), but `{p}` has no trigger and is not last"),
+                );
+            }
+            [first, .., last] => {
+                let shown: Vec<String> = terminal
+                    .iter()
+                    .map(|&i| format!("`{}`", idx(path, i)))
+                    .collect();
+                // The label goes to the first terminal phase that is not the last phase.
+                let at = if *first + 1 == count { *last } else { *first };
                 self.error_at(
                     "V-008",
                     path,
-                    &p,
-                    format!("only the last phase may be terminal (omit `trigger`), but `{p}` has no trigger"),
+                    &idx(path, at),
+                    format!(
+                        "at most one phase may be terminal (omit `trigger`), found {}: {}",
+                        terminal.len(),
+                        shown.join(", ")
+                    ),
                 );
             }
+        }
+        // V-011 (and V-031 within an actor): effective name (explicit, or the `phase-N` that
+        // normalization will generate, spec-decisions 10) → first index. Reported at the later
+        // occurrence's `name` (spec-decisions 1a).
+        let mut names: HashMap<String, usize> = HashMap::new();
+        for (i, phase) in phases.iter().enumerate() {
+            let effective = phase
+                .name
+                .clone()
+                .unwrap_or_else(|| crate::generated_phase_name(i));
+            match names.entry(effective) {
+                std::collections::hash_map::Entry::Occupied(first) => {
+                    let j = *first.get();
+                    let first_path = key(&idx(path, j), "name");
+                    let message = duplicate_message(
+                        "phase name",
+                        first.key(),
+                        phase.name.is_none(),
+                        phases[j].name.is_none(),
+                        &first_path,
+                    );
+                    let at = key(&idx(path, i), "name");
+                    self.duplicate("V-011", at.clone(), &first_path, message.clone());
+                    if multi_actor {
+                        self.duplicate("V-031", at, &first_path, message);
+                    }
+                }
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(i);
+                }
+            }
+        }
+        for (i, phase) in phases.iter().enumerate() {
+            let p = idx(path, i);
             // V-009
             if i == 0 && phase.state.is_none() {
                 self.error("V-009", p.clone(), "the first phase must include `state`");
-            }
-            // V-011 (and V-031 within an actor)
-            if let Some(name) = phase.name.as_deref() {
-                if explicit.contains_key(name) {
-                    let message = format!("duplicate phase name `{}` at `{p}`", shown(name));
-                    let label = key(&p, "name");
-                    self.error_at("V-011", path, &label, message.clone());
-                    if multi_actor {
-                        self.error_at("V-031", path, &label, message);
-                    }
-                } else {
-                    explicit.insert(name, i);
-                }
             }
             let mode = phase.mode.as_deref().or(inherited);
             if let Some(m) = &phase.mode {
@@ -210,23 +260,6 @@ impl Validator<'_> {
             }
             if let Some(trigger) = &phase.trigger {
                 self.trigger(trigger, &key(&p, "trigger"), mode);
-            }
-        }
-        // V-011 (spec-decisions 10): a generated name that collides with an explicit one.
-        for (i, phase) in phases.iter().enumerate() {
-            if phase.name.is_none() {
-                let generated = crate::generated_phase_name(i);
-                if let Some(&j) = explicit.get(generated.as_str()) {
-                    let message = format!(
-                        "phase name `{generated}` collides with the name generated for phase {}",
-                        i + 1
-                    );
-                    let at = key(&idx(path, j), "name");
-                    self.error_at("V-011", path, &at, message.clone());
-                    if multi_actor {
-                        self.error_at("V-031", path, &at, message);
-                    }
-                }
             }
         }
     }

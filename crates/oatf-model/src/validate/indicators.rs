@@ -11,7 +11,8 @@ impl Validator<'_> {
         execution_mode: Option<&str>,
     ) {
         const BASE: &str = "attack.indicators";
-        let mut ids: HashMap<&str, usize> = HashMap::new();
+        // Effective id (explicit, or the one normalization will generate) → first index.
+        let mut ids: HashMap<String, usize> = HashMap::new();
         let actor_protocols: Vec<String> = self
             .actors
             .iter()
@@ -19,18 +20,30 @@ impl Validator<'_> {
             .collect();
         for (i, indicator) in indicators.iter().enumerate() {
             let p = idx(BASE, i);
-            if let Some(id) = indicator.id.as_deref() {
-                // V-010
-                if ids.contains_key(id) {
-                    self.error_at(
-                        "V-010",
-                        BASE,
-                        &key(&p, "id"),
-                        format!("duplicate indicator id `{}` at `{p}`", shown(id)),
+            // V-010, and spec-decisions 10: an explicit id equal to a generated one. Reported at the
+            // later occurrence's `id` (spec-decisions 1a), even when that id is the generated one.
+            let effective = indicator
+                .id
+                .clone()
+                .unwrap_or_else(|| crate::generated_indicator_id(attack_id, i));
+            match ids.entry(effective) {
+                std::collections::hash_map::Entry::Occupied(first) => {
+                    let j = *first.get();
+                    let first_path = key(&idx(BASE, j), "id");
+                    let message = duplicate_message(
+                        "indicator id",
+                        first.key(),
+                        indicator.id.is_none(),
+                        indicators[j].id.is_none(),
+                        &first_path,
                     );
-                } else {
-                    ids.insert(id, i);
+                    self.duplicate("V-010", key(&p, "id"), &first_path, message);
                 }
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(i);
+                }
+            }
+            if let Some(id) = indicator.id.as_deref() {
                 // V-024
                 if let Some(attack_id) = attack_id {
                     let ok = split_numbered(id, 2).is_some_and(|prefix| {
@@ -49,20 +62,6 @@ impl Validator<'_> {
                 }
             }
             self.indicator(indicator, &p, execution_mode, &actor_protocols);
-        }
-        // V-010 (spec-decisions 10): explicit ids equal to generated ones.
-        for (i, indicator) in indicators.iter().enumerate() {
-            if indicator.id.is_none() {
-                let generated = crate::generated_indicator_id(attack_id, i);
-                if let Some(&j) = ids.get(generated.as_str()) {
-                    self.error_at(
-                        "V-010",
-                        BASE,
-                        &key(&idx(BASE, j), "id"),
-                        format!("indicator id `{generated}` collides with the id generated for indicator {}", i + 1),
-                    );
-                }
-            }
         }
     }
 
@@ -215,11 +214,15 @@ impl Validator<'_> {
             && !self.actors.is_empty()
             && !self.actors.iter().any(|a| &a.name == actor)
         {
-            self.error(
-                "V-048",
-                key(p, "actor"),
-                format!("indicator references unknown actor `{}`", shown(actor)),
-            );
+            self.error("V-048", key(p, "actor"), {
+                let hint = crate::suggest::hint(actor, self.actors.iter().map(|a| a.name.as_str()));
+                format!(
+                    "indicator references unknown actor `{}`{hint}{}the document's actors are {}",
+                    shown(actor),
+                    if hint.is_empty() { "; " } else { " " },
+                    listed(self.actors.iter().map(|a| a.name.as_str()))
+                )
+            });
         }
         if let Some(pattern) = &indicator.pattern {
             let pp = key(p, "pattern");
@@ -339,4 +342,19 @@ impl Validator<'_> {
             );
         }
     }
+}
+
+/// Names as a list for a message: `` `a`, `b` ``, the first 20 only (`` …and 3 more ``).
+fn listed<'a>(names: impl ExactSizeIterator<Item = &'a str>) -> String {
+    const MAX: usize = 20;
+    let total = names.len();
+    let mut text = names
+        .take(MAX)
+        .map(|n| format!("`{}`", shown(n)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if total > MAX {
+        text.push_str(&format!(" and {} more", total - MAX));
+    }
+    text
 }

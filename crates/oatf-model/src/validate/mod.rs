@@ -283,6 +283,27 @@ fn shown(s: &str) -> String {
     out
 }
 
+/// The message of a duplicate identifier (V-010, V-011, V-031), naming the first occurrence; either
+/// may be a generated id or name (spec-decisions 10).
+fn duplicate_message(
+    what: &str,
+    value: &str,
+    later_generated: bool,
+    first_generated: bool,
+    first: &str,
+) -> String {
+    let value = shown(value);
+    let owner = first.rsplit_once('.').map_or(first, |(owner, _)| owner);
+    match (later_generated, first_generated) {
+        (false, false) => format!("duplicate {what} `{value}`, first used at `{first}`"),
+        (false, true) => format!("{what} `{value}` equals the {what} generated for `{owner}`"),
+        (true, _) => {
+            let noun = what.split(' ').next().unwrap_or(what);
+            format!("the {what} generated for this {noun}, `{value}`, is already used at `{first}`")
+        }
+    }
+}
+
 /// A template reference found in a string.
 enum TemplateRef<'s> {
     /// `{{name}}` or `{{actor.name}}` or `{{request.x}}`.
@@ -364,11 +385,12 @@ impl Validator<'_> {
     fn error(&mut self, rule: &'static str, path: impl Into<String>, message: impl Into<String>) {
         let path = path.into();
         let location = self.locate(&path);
-        self.push_error(rule, path, location, message.into());
+        self.push_error(rule, path, location, message.into(), None);
     }
 
-    /// An error whose path is the rule's address (spec-decisions 1a: the list for duplicates, the
-    /// object for combinations) while its source label points at `label`, the specific element.
+    /// An error whose path is the rule's address (spec-decisions 1a: the list for a property of the
+    /// list as a whole, the object for a combination of fields, a present field that needs an absent
+    /// one) while its source label points at `label`, the specific element.
     fn error_at(
         &mut self,
         rule: &'static str,
@@ -378,7 +400,20 @@ impl Validator<'_> {
     ) {
         let path = path.into();
         let location = self.locate(label).or_else(|| self.locate(&path));
-        self.push_error(rule, path, location, message.into());
+        self.push_error(rule, path, location, message.into(), None);
+    }
+
+    /// A duplicate identifier (spec-decisions 1a): the error is at `path`, the identifying field of
+    /// the later occurrence; `first`, the first occurrence, gets a secondary source label. A
+    /// generated name or id is not in the source: its label goes to the object that lacks it (the
+    /// nearest located ancestor).
+    fn duplicate(&mut self, rule: &'static str, path: String, first: &str, message: String) {
+        let location = self.locate(&path);
+        let secondary = self.locate(first).map(|l| result::SecondaryLabel {
+            text: "first used here".to_owned(),
+            span: l.span,
+        });
+        self.push_error(rule, path, location, message, secondary);
     }
 
     fn push_error(
@@ -387,6 +422,7 @@ impl Validator<'_> {
         path: String,
         location: Option<SourceLocation>,
         message: String,
+        secondary: Option<result::SecondaryLabel>,
     ) {
         if self.missing.contains(&path) {
             return;
@@ -397,6 +433,7 @@ impl Validator<'_> {
             message,
             path,
             location,
+            secondary,
         });
     }
 
@@ -605,10 +642,11 @@ impl Validator<'_> {
         }
         // V-047
         if let Some(correlation) = &attack.correlation {
+            // Spec-decisions 1a: a present field that needs an absent one is reported at the
+            // present field.
             if attack.indicators.is_none() {
-                self.error_at(
+                self.error(
                     "V-047",
-                    "attack",
                     "attack.correlation",
                     "`correlation` is only allowed when `indicators` is present",
                 );
@@ -728,7 +766,7 @@ mod tests {
                 "V-017 attack.severity.confidence",
                 "V-045 attack.impact",
                 "V-005 attack.impact[2]",
-                "V-047 attack",
+                "V-047 attack.correlation",
                 "V-005 attack.correlation.logic",
             ],
         );
@@ -757,9 +795,10 @@ mod tests {
             "  execution:\n    mode: mcp_server\n    phases:\n      - name: phase-2\n        trigger: {count: 2, after: 5x}\n      - extractors:\n          - {name: Bad, source: request, type: regex, selector: \"no group\"}\n          - {name: ok, source: request, type: json_path, selector: \"$[\"}\n        on_enter:\n          - {send: {method: x}, log: {message: y}}\n          - {delay_ms: 5, x-note: 1}\n        trigger: {event: tools/nope}\n      - state: {}\n",
             &[
                 "V-009 attack.execution.phases[0]",
-                "V-011 attack.execution.phases",
                 "V-019 attack.execution.phases[0].trigger",
                 "V-036 attack.execution.phases[0].trigger.after",
+                // The generated name of the unnamed later phase is the duplicate (spec-decisions 10, 1a).
+                "V-011 attack.execution.phases[1].name",
                 "V-037 attack.execution.phases[1].extractors[0].name",
                 "V-042 attack.execution.phases[1].extractors[0].selector",
                 "V-015 attack.execution.phases[1].extractors[1].selector",
@@ -775,9 +814,9 @@ mod tests {
             "  execution:\n    actors:\n      - name: a\n        mode: mcp_server\n        phases:\n          - {name: p, mode: mcp_client, state: {}, trigger: {event: tools/call}}\n          - {name: p}\n      - name: a\n        mode: ghost_server\n        phases: []\n",
             &[
                 "V-044 attack.execution.actors[0].phases[0].mode",
-                "V-011 attack.execution.actors[0].phases",
-                "V-031 attack.execution.actors[0].phases",
-                "V-031 attack.execution.actors",
+                "V-011 attack.execution.actors[0].phases[1].name",
+                "V-031 attack.execution.actors[0].phases[1].name",
+                "V-031 attack.execution.actors[1].name",
                 "V-007 attack.execution.actors[1].phases",
                 "V-031 attack.execution.actors[1].phases",
                 "W-002 attack.execution.actors[1].mode",
@@ -814,7 +853,7 @@ mod tests {
                 "V-049 attack.indicators[0].method",
                 "V-013 attack.indicators[0].pattern.regex",
                 "V-025 attack.indicators[0].confidence",
-                "V-010 attack.indicators",
+                "V-010 attack.indicators[1].id",
                 "V-014 attack.indicators[1].expression.cel",
                 "V-039 attack.indicators[1].expression.variables.my-var",
                 "V-026 attack.indicators[1].expression.variables.my-var",
@@ -825,6 +864,106 @@ mod tests {
                 "W-007 attack.indicators[2].semantic",
                 "V-018 attack.indicators[3].surface",
             ],
+        );
+    }
+
+    /// V-008 (spec-decisions 1a): a single terminal phase that is not last is a misplaced element,
+    /// reported at that phase; two or more terminal phases are a property of the list.
+    #[test]
+    fn terminal_phases() {
+        let phases = |triggers: &[bool]| {
+            let mut body = "  execution:\n    mode: mcp_server\n    phases:\n".to_owned();
+            for (i, &trigger) in triggers.iter().enumerate() {
+                body.push_str(&format!("      - name: p{i}\n"));
+                if i == 0 {
+                    body.push_str("        state: {}\n");
+                }
+                if trigger {
+                    body.push_str("        trigger: {event: tools/call}\n");
+                }
+            }
+            body
+        };
+        check(&phases(&[true, false]), &[]);
+        check(&phases(&[true, true]), &[]);
+        check(
+            &phases(&[false, true]),
+            &["V-008 attack.execution.phases[0]"],
+        );
+        check(
+            &phases(&[true, false, true]),
+            &["V-008 attack.execution.phases[1]"],
+        );
+        check(&phases(&[false, false]), &["V-008 attack.execution.phases"]);
+        check(
+            &phases(&[false, false, true]),
+            &["V-008 attack.execution.phases"],
+        );
+        check(
+            &phases(&[false, true, false, false]),
+            &["V-008 attack.execution.phases"],
+        );
+    }
+
+    /// A duplicate is reported at the later occurrence (spec-decisions 1a); the message and a
+    /// secondary source label show the first one.
+    #[test]
+    fn duplicates_show_the_first_occurrence() {
+        let source = "oatf: \"0.1\"\nattack:\n  execution:\n    mode: mcp_server\n    state: {}\n  indicators:\n    - {id: dup, target: a, pattern: {contains: x}}\n    - {id: other, target: a, pattern: {contains: x}}\n    - {id: dup, target: a, pattern: {contains: x}}\n";
+        let document = match crate::parse(source) {
+            Ok(d) => d,
+            Err(e) => panic!("does not parse: {e}"),
+        };
+        let result = validate(&document);
+        let [error] = result.errors() else {
+            panic!("{:?}", result.errors());
+        };
+        assert_eq!(error.path(), "attack.indicators[2].id");
+        assert!(
+            error.message().contains("`attack.indicators[0].id`"),
+            "{}",
+            error.message()
+        );
+        let labels: Vec<(String, usize)> = miette::Diagnostic::labels(error)
+            .map(|labels| {
+                labels
+                    .map(|l| (l.label().unwrap_or("").to_owned(), l.offset()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let at = |needle: &str, nth: usize| {
+            source
+                .match_indices(needle)
+                .nth(nth)
+                .map_or(usize::MAX, |(i, _)| i)
+        };
+        // The primary label on the later `dup`, the secondary on the first.
+        assert_eq!(labels.len(), 2, "{labels:?}");
+        assert_eq!(labels[0].1, at("dup", 1), "{labels:?}");
+        assert_eq!(labels[1].1, at("dup", 0), "{labels:?}");
+        assert_eq!(labels[1].0, "first used here", "{labels:?}");
+    }
+
+    /// Collisions with generated ids and names (spec-decisions 10) are reported at the later
+    /// occurrence, whether its id or name is written or generated.
+    #[test]
+    fn collisions_with_generated_identifiers() {
+        let indicator = "{target: a, pattern: {contains: x}}";
+        check(
+            &format!(
+                "{SINGLE}  indicators:\n    - {{id: indicator-02, target: a, pattern: {{contains: x}}}}\n    - {indicator}\n"
+            ),
+            &["V-010 attack.indicators[1].id"],
+        );
+        check(
+            &format!(
+                "  id: ACME-001\n{SINGLE}  indicators:\n    - {indicator}\n    - {{id: ACME-001-01, target: a, pattern: {{contains: x}}}}\n"
+            ),
+            &["V-010 attack.indicators[1].id"],
+        );
+        check(
+            "  execution:\n    mode: mcp_server\n    phases:\n      - {state: {}, trigger: {event: tools/call}}\n      - {name: phase-1}\n",
+            &["V-011 attack.execution.phases[1].name"],
         );
     }
 

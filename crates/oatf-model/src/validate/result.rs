@@ -47,6 +47,16 @@ pub struct ValidationError {
     pub(crate) message: String,
     pub(crate) path: String,
     pub(crate) location: Option<SourceLocation>,
+    /// A second place the user needs to see (the first occurrence of a duplicate), shown as a
+    /// secondary source label.
+    pub(crate) secondary: Option<SecondaryLabel>,
+}
+
+/// A secondary source label of a [`ValidationError`]: its text and the byte range it marks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct SecondaryLabel {
+    pub(crate) text: String,
+    pub(crate) span: Range<usize>,
 }
 
 impl ValidationError {
@@ -112,10 +122,16 @@ impl miette::Diagnostic for ValidationError {
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
-        let location = self.location.as_ref()?;
-        Some(Box::new(std::iter::once(
-            miette::LabeledSpan::new_with_span(Some(self.message.clone()), location.span.clone()),
-        )))
+        if self.location.is_none() && self.secondary.is_none() {
+            return None;
+        }
+        let primary = self.location.as_ref().map(|location| {
+            miette::LabeledSpan::new_with_span(Some(self.message.clone()), location.span.clone())
+        });
+        let secondary = self.secondary.as_ref().map(|label| {
+            miette::LabeledSpan::new_with_span(Some(label.text.clone()), label.span.clone())
+        });
+        Some(Box::new(primary.into_iter().chain(secondary)))
     }
 }
 

@@ -9,6 +9,7 @@ use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, V
 use super::node::{Key, Node, NodeKind, join_index, join_key};
 use crate::error::{ParseError, ParseErrorKind};
 use crate::span::Location;
+use crate::types::collect;
 
 /// A deserialization error, located by the innermost node that saw it.
 #[derive(Debug)]
@@ -17,6 +18,8 @@ pub(crate) struct DeError {
     message: String,
     missing_field: Option<&'static str>,
     key_fault: bool,
+    /// Already recorded by the collector of `parse` (see `types::collect`).
+    recorded: bool,
     located: Option<(String, Location)>,
 }
 
@@ -27,17 +30,24 @@ impl DeError {
             message,
             missing_field: None,
             key_fault: false,
+            recorded: false,
             located: None,
         }
     }
 
-    pub(crate) fn into_parse_error(self) -> ParseError {
-        let mut error = ParseError::new(self.kind, self.message);
-        if let Some((path, location)) = self.located {
-            error.path = Some(path);
+    /// Whether the collector of `parse` already holds this error.
+    pub(crate) fn recorded(&self) -> bool {
+        self.recorded
+    }
+
+    pub(crate) fn to_parse_error(&self) -> ParseError {
+        let mut error = ParseError::new(self.kind, self.message.clone());
+        error.unknown_field = self.key_fault && self.kind == ParseErrorKind::TypeMismatch;
+        if let Some((path, location)) = &self.located {
+            error.path = Some(path.clone());
             error.line = Some(location.line);
             error.column = Some(location.column);
-            error.span = Some(location.span);
+            error.span = Some(location.span.clone());
         }
         error
     }
@@ -69,19 +79,13 @@ impl de::Error for DeError {
     }
 
     fn invalid_type(unexp: de::Unexpected<'_>, exp: &dyn de::Expected) -> Self {
-        let found = match unexp {
-            de::Unexpected::Bool(_) => "a boolean".to_owned(),
-            de::Unexpected::Unsigned(_) | de::Unexpected::Signed(_) => "an integer".to_owned(),
-            de::Unexpected::Float(_) => "a float".to_owned(),
-            de::Unexpected::Str(_) => "a string".to_owned(),
-            de::Unexpected::Unit => "null".to_owned(),
-            de::Unexpected::Seq => "a sequence".to_owned(),
-            de::Unexpected::Map => "a mapping".to_owned(),
-            other => other.to_string(),
-        };
         DeError::new(
             ParseErrorKind::TypeMismatch,
-            format!("expected {exp}, found {found}"),
+            format!(
+                "expected {}, found {}",
+                expected_in_words(&exp.to_string()),
+                found_in_words(&unexp)
+            ),
         )
     }
 
@@ -90,9 +94,8 @@ impl de::Error for DeError {
         DeError::new(
             ParseErrorKind::UnknownVariant,
             format!(
-                "unknown value `{shown}`, expected one of {}{}",
-                expected.join(", "),
-                crate::suggest::hint(variant, expected.iter().copied())
+                "unknown value `{shown}`{}",
+                crate::suggest::one_of(variant, expected)
             ),
         )
     }
@@ -102,9 +105,8 @@ impl de::Error for DeError {
         let mut e = DeError::new(
             ParseErrorKind::TypeMismatch,
             format!(
-                "unknown field `{shown}`, expected one of {}{}",
-                expected.join(", "),
-                crate::suggest::hint(field, expected.iter().copied())
+                "unknown field `{shown}`{}",
+                crate::suggest::one_of(field, expected)
             ),
         );
         e.key_fault = true;
@@ -125,6 +127,46 @@ impl de::Error for DeError {
         e.key_fault = true;
         e
     }
+}
+
+/// What a visitor expects, in the words of a YAML author rather than of Rust (`i64` is "an integer").
+fn expected_in_words(expected: &str) -> String {
+    match expected {
+        "i8" | "i16" | "i32" | "i64" | "i128" | "u8" | "u16" | "u32" | "u64" | "u128" => {
+            "an integer".to_owned()
+        }
+        "f32" | "f64" => "a number".to_owned(),
+        "a sequence" => "a list".to_owned(),
+        "a map" => "a mapping".to_owned(),
+        "a borrowed string" | "a character" => "a string".to_owned(),
+        "unit" => "null".to_owned(),
+        other => other.to_owned(),
+    }
+}
+
+/// What was found, with the value when it is a scalar (`the string "high"`, `the integer 5`).
+fn found_in_words(found: &de::Unexpected<'_>) -> String {
+    match found {
+        de::Unexpected::Bool(b) => format!("the boolean {b}"),
+        de::Unexpected::Unsigned(u) => format!("the integer {u}"),
+        de::Unexpected::Signed(i) => format!("the integer {i}"),
+        de::Unexpected::Float(f) => format!("the number {f}"),
+        de::Unexpected::Str(s) => format!("the string {}", quoted(s)),
+        de::Unexpected::Unit => "null".to_owned(),
+        de::Unexpected::Seq => "a list".to_owned(),
+        de::Unexpected::Map => "a mapping".to_owned(),
+        other => other.to_string(),
+    }
+}
+
+/// A string as a double-quoted literal, shortened to 64 characters.
+fn quoted(text: &str) -> String {
+    const MAX: usize = 64;
+    let mut shown: String = text.chars().take(MAX).collect();
+    if shown.len() < text.len() {
+        shown.push('…');
+    }
+    serde_json::to_string(&shown).unwrap_or_default()
 }
 
 /// Deserializer over one node at a known path.
@@ -168,14 +210,14 @@ impl<'de, 'a> de::Deserializer<'de> for NodeDe<'a> {
             }),
             NodeKind::Map(entries) => {
                 let last_key = RefCell::new(None);
-                crate::types::missing::enter_map();
+                collect::enter_map();
                 let result = visitor.visit_map(MapDe {
                     entries: entries.iter(),
                     value: None,
                     path: &self.path,
                     last_key: &last_key,
                 });
-                crate::types::missing::leave_map(&self.path, result.is_ok());
+                collect::leave_map(&self.path, result.is_ok());
                 return result.map_err(|e| {
                     let key = last_key.borrow_mut().take();
                     self.locate(e, key)
@@ -235,7 +277,7 @@ impl<'de> SeqAccess<'de> for SeqDe<'_, '_> {
 
 struct MapDe<'a, 'p> {
     entries: std::slice::Iter<'a, (Key, Node)>,
-    value: Option<(&'a Node, String)>,
+    value: Option<(&'a Node, String, &'a Key)>,
     path: &'p str,
     last_key: &'p RefCell<Option<(String, Location)>>,
 }
@@ -252,16 +294,34 @@ impl<'de> MapAccess<'de> for MapDe<'_, '_> {
         };
         let path = join_key(self.path, &key.text);
         *self.last_key.borrow_mut() = Some((path.clone(), key.location.clone()));
-        self.value = Some((node, path));
+        self.value = Some((node, path, key));
         let de: de::value::StrDeserializer<'_, DeError> = key.text.as_str().into_deserializer();
         seed.deserialize(de).map(Some)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, DeError> {
-        match self.value.take() {
-            Some((node, path)) => seed.deserialize(NodeDe { node, path }),
-            None => Err(de::Error::custom("value requested before its key")),
-        }
+        let Some((node, path, key)) = self.value.take() else {
+            return Err(de::Error::custom("value requested before its key"));
+        };
+        seed.deserialize(NodeDe { node, path }).map_err(|mut e| {
+            // The path is built again only on failure, so a value costs no second allocation.
+            let path = join_key(self.path, &key.text);
+            // An unknown key is reported by a seed that never reads its value: locate it at the key.
+            if e.located.is_none() {
+                let location = if e.key_fault {
+                    &key.location
+                } else {
+                    &node.location
+                };
+                e.located = Some((path.clone(), location.clone()));
+            }
+            if collect::collecting() {
+                let fresh = (!e.recorded).then(|| e.to_parse_error());
+                e.recorded = true;
+                collect::record(fresh, &path);
+            }
+            e
+        })
     }
 
     fn size_hint(&self) -> Option<usize> {

@@ -148,6 +148,7 @@ impl Builder<'_> {
             column: Some(location.column),
             span: Some(location.span.clone()),
             rule,
+            unknown_field: false,
         });
     }
 
@@ -413,6 +414,7 @@ fn located(kind: ParseErrorKind, message: String, path: String, location: &Locat
         column: Some(location.column),
         span: Some(location.span.clone()),
         rule: None,
+        unknown_field: false,
     }
 }
 
