@@ -57,6 +57,7 @@ mod extension;
 mod indicator;
 mod trace;
 mod verdict;
+mod warning;
 
 #[cfg(test)]
 mod entry_point_tests;
@@ -84,3 +85,4 @@ pub use verdict::{
     AttackResult, AttackVerdict, EvaluationSummary, IndicatorResult, IndicatorVerdict,
     compute_verdict, max_tier,
 };
+pub use warning::{TraceWarning, TraceWarningKind};

@@ -25,6 +25,9 @@
 
 #[cfg(test)]
 mod actor_tests;
+mod coverage;
+#[cfg(test)]
+mod coverage_tests;
 mod filter;
 mod reader;
 #[cfg(test)]
@@ -42,6 +45,7 @@ use crate::actor::{CompiledActor, Role};
 use crate::attack::CompiledAttack;
 use crate::indicator::{CompiledIndicator, truncate};
 use crate::verdict::{AttackVerdict, IndicatorResult, IndicatorVerdict};
+use crate::warning::TraceWarning;
 
 pub use reader::{
     DEFAULT_MAX_LINE_LEN, DEFAULT_MAX_LINE_NODES, JsonlTraceReader, TraceError, TraceErrorKind,
@@ -221,8 +225,10 @@ pub struct TraceEvaluator<'a> {
     funnels: Vec<[u64; 4]>,
     /// The filter steps' outcome by class of message (format §6 filtering by lookup).
     filter: filter::FilterTable<'a>,
-    /// Per declared actor: whether any message was attributed to it.
-    actor_seen: Vec<bool>,
+    /// Messages per actor, declared or not (silent actors, the `not_matched` evidence).
+    census: coverage::ActorCensus,
+    /// Per indicator: whether its target resolved (the unresolved-target warning, D-70).
+    coverage: coverage::TargetCoverage,
     undecided: usize,
     matched: usize,
     messages: u64,
@@ -300,7 +306,8 @@ impl<'a> TraceEvaluator<'a> {
             attack,
             funnels: vec![[0; 4]; indicators.len()],
             filter: filter::FilterTable::new(attack),
-            actor_seen: vec![false; actors],
+            census: coverage::ActorCensus::new(actors),
+            coverage: coverage::TargetCoverage::new(indicators.len()),
             indicators,
             undecided,
             matched: 0,
@@ -324,9 +331,7 @@ impl<'a> TraceEvaluator<'a> {
     pub fn push(&mut self, message: &TraceMessage) {
         self.messages += 1;
         let actor = self.actor_of(message);
-        if let Some(seen) = actor.and_then(|(index, _)| self.actor_seen.get_mut(index)) {
-            *seen = true;
-        }
+        self.census.record(actor.map(|(index, _)| index), message);
         if self.grace.is_past(actor, message) {
             self.after_grace += 1;
             return;
@@ -356,7 +361,7 @@ impl<'a> TraceEvaluator<'a> {
                     (entries.get(index), self.indicators.get_mut(index))
                     && !accumulator.is_decided()
                 {
-                    Self::evaluate_one(
+                    let result = Self::evaluate_one(
                         indicator,
                         accumulator,
                         message,
@@ -364,15 +369,17 @@ impl<'a> TraceEvaluator<'a> {
                         &mut self.undecided,
                         &mut self.matched,
                     );
+                    self.coverage.observe(index, indicator, message, result);
                 }
             }
             return;
         }
         // More kinds of message than the table keeps: filter indicator by indicator.
-        for ((entry, accumulator), funnel) in entries
+        for (index, ((entry, accumulator), funnel)) in entries
             .iter()
             .zip(self.indicators.iter_mut())
             .zip(self.funnels.iter_mut())
+            .enumerate()
         {
             let Ok(indicator) = entry else { continue };
             if accumulator.is_decided() {
@@ -386,7 +393,7 @@ impl<'a> TraceEvaluator<'a> {
             if passed < funnel.len() {
                 continue;
             }
-            Self::evaluate_one(
+            let result = Self::evaluate_one(
                 indicator,
                 accumulator,
                 message,
@@ -394,10 +401,12 @@ impl<'a> TraceEvaluator<'a> {
                 &mut self.undecided,
                 &mut self.matched,
             );
+            self.coverage.observe(index, indicator, message, result);
         }
     }
 
-    /// Evaluates one applicable, undecided indicator against `message` and records the outcome.
+    /// Evaluates one applicable, undecided indicator against `message`, records the outcome and
+    /// returns its result.
     fn evaluate_one(
         indicator: &CompiledIndicator,
         accumulator: &mut Accumulator,
@@ -405,7 +414,7 @@ impl<'a> TraceEvaluator<'a> {
         position: u64,
         undecided: &mut usize,
         matched: &mut usize,
-    ) {
+    ) -> IndicatorResult {
         let (result, evidence) = indicator.evaluate_outcome(&message.content);
         let evidence = match result {
             // Why the method was not evaluated is not about this message.
@@ -422,6 +431,7 @@ impl<'a> TraceEvaluator<'a> {
                 *matched += 1;
             }
         }
+        result
     }
 
     /// The per-indicator verdicts (evidence naming the deciding message) and the attack verdict
@@ -430,9 +440,16 @@ impl<'a> TraceEvaluator<'a> {
     /// An indicator that no message applied to is `not_matched`, its evidence naming the filter that
     /// removed the messages (spec-decisions 23). A trace without any message is `error`: nothing
     /// was observed.
+    ///
+    /// [`AttackVerdict::warnings`] names the declared actors without messages (as
+    /// [`silent_actors`](Self::silent_actors), when the trace has messages) and, for each
+    /// `not_matched` indicator whose target never resolved in a message that applied to it, the
+    /// path, with the closest path the messages had (decision D-70).
     pub fn finish(mut self) -> AttackVerdict {
         let evaluated = self.messages - self.after_grace;
         self.filter.add_funnels(&mut self.funnels);
+        let actors = self.attack.compiled_actors();
+        let census = &self.census;
         let verdicts: Vec<IndicatorVerdict> = self
             .attack
             .indicator_entries()
@@ -441,12 +458,42 @@ impl<'a> TraceEvaluator<'a> {
             .zip(&self.funnels)
             .map(|((entry, accumulator), funnel)| match entry {
                 Ok(indicator) => accumulator.finish(indicator.id(), || {
-                    no_applicable_message(indicator, evaluated, self.after_grace, funnel)
+                    if funnel[0] == 0 && evaluated > 0 && census.has_unattributed() {
+                        let mut text = String::from("no applicable message: ");
+                        text.push_str(&census.no_message_from(indicator, actors));
+                        text
+                    } else {
+                        no_applicable_message(indicator, evaluated, self.after_grace, funnel)
+                    }
                 }),
                 Err((id, _)) => accumulator.finish(id, String::new),
             })
             .collect();
+        let mut warnings = Vec::new();
+        if self.messages > 0 {
+            warnings.extend(
+                actors
+                    .iter()
+                    .zip(&self.census.declared)
+                    .filter(|(_, count)| **count == 0)
+                    .map(|(actor, _)| TraceWarning::actor_without_messages(&actor.name)),
+            );
+        }
+        for (index, (entry, verdict)) in self
+            .attack
+            .indicator_entries()
+            .iter()
+            .zip(&verdicts)
+            .enumerate()
+        {
+            if let Ok(indicator) = entry
+                && let Some(warning) = self.coverage.warning(index, indicator, verdict.result)
+            {
+                warnings.push(warning);
+            }
+        }
         let mut verdict = self.attack.compute_verdict(&verdicts);
+        verdict.warnings = warnings;
         if self.messages == 0 {
             verdict.result = crate::AttackResult::Error;
             verdict.diagnostic = Some(String::from(
@@ -462,8 +509,8 @@ impl<'a> TraceEvaluator<'a> {
         self.attack
             .compiled_actors()
             .iter()
-            .zip(&self.actor_seen)
-            .filter(|(_, seen)| !**seen)
+            .zip(&self.census.declared)
+            .filter(|(_, count)| **count == 0)
             .map(|(actor, _)| actor.name.as_str())
     }
 
@@ -507,7 +554,8 @@ impl<'a> TraceEvaluator<'a> {
                 .sum::<usize>()
             + self.grace.terminal_seen.capacity()
             + self.funnels.capacity() * size_of::<[u64; 4]>()
-            + self.actor_seen.capacity()
+            + self.census.heap_bytes()
+            + self.coverage.heap_bytes()
             + self.filter.heap_bytes()
     }
 
