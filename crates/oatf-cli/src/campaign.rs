@@ -15,7 +15,7 @@ use rayon::prelude::*;
 use serde_json::{Value, json};
 
 use oatf::report::campaign::{self, RunOutcome};
-use oatf::report::{TraceStats, exit_code as verdict_code};
+use oatf::report::{TraceStats, run_exit_code};
 
 use crate::evaluate::{
     EXIT_INVALID_DOCUMENT, EXIT_NO_INPUT, EXIT_USAGE, Format, one_line, result_with_tier,
@@ -190,7 +190,7 @@ struct Failure {
 impl Outcome {
     fn code(&self) -> u8 {
         match &self.result {
-            Ok((verdict, _)) => verdict_code(verdict),
+            Ok((verdict, stats)) => run_exit_code(verdict, stats),
             Err(failure) => failure.code,
         }
     }
@@ -198,8 +198,8 @@ impl Outcome {
 
 /// How bad an exit code is, for "the exit code of the worst run": an invalid document or an
 /// unreadable input first (the campaign itself is broken), then `boundary_breach` (3),
-/// `local_action` (2), `ingested` or no tier (1), partial without tier (4), error (5), and
-/// not_exploited (0) last.
+/// `local_action` (2), `ingested` or no tier (1), partial without tier (4), error (5),
+/// not_exploited with warnings under `--strict` (6), and not_exploited (0) last.
 fn severity_rank(code: u8) -> u8 {
     match code {
         EXIT_INVALID_DOCUMENT | EXIT_NO_INPUT | EXIT_USAGE => 9,
@@ -208,6 +208,7 @@ fn severity_rank(code: u8) -> u8 {
         1 => 4,
         4 => 3,
         5 => 2,
+        oatf::report::EXIT_STRICT_WARNINGS => 1,
         _ => 0,
     }
 }
@@ -225,6 +226,8 @@ pub(crate) struct Options<'a> {
     pub(crate) format: Format,
     pub(crate) max_line_len: usize,
     pub(crate) quiet: bool,
+    /// Warnings fail a run (`--strict`, exit 6).
+    pub(crate) strict: bool,
     pub(crate) color: bool,
 }
 
@@ -272,7 +275,7 @@ pub(crate) fn run(options: &Options<'_>) -> u8 {
         .runs
         .par_iter()
         .map(|run| {
-            let outcome = evaluate_run(run, &attacks, options.max_line_len);
+            let outcome = evaluate_run(run, &attacks, options.max_line_len, options.strict);
             progress.inc();
             outcome
         })
@@ -345,7 +348,12 @@ fn load(path: &PathBuf) -> Result<Attack, u8> {
     }
 }
 
-fn evaluate_run(run: &Run, attacks: &[Result<Attack, u8>], max_line_len: usize) -> Outcome {
+fn evaluate_run(
+    run: &Run,
+    attacks: &[Result<Attack, u8>],
+    max_line_len: usize,
+    strict: bool,
+) -> Outcome {
     let trace = if run.trace.as_os_str() == "-" {
         "<stdin>".to_owned()
     } else {
@@ -381,8 +389,9 @@ fn evaluate_run(run: &Run, attacks: &[Result<Attack, u8>], max_line_len: usize) 
         max_line_len,
         false,
     ) {
-        Ok((mut verdict, stats)) => {
+        Ok((mut verdict, mut stats)) => {
             verdict.source = Some(format!("oatf {}", env!("CARGO_PKG_VERSION")));
+            stats.strict = strict;
             Ok((verdict, stats))
         }
         Err(message) => Err(Failure {
@@ -533,7 +542,13 @@ impl Report<'_> {
             let code = outcome.code();
             if summary.counts.total() == 1 || severity_rank(code) > severity_rank(summary.worst) {
                 summary.worst = code;
-                summary.worst_verdict = verdict.map(result_with_tier);
+                summary.worst_verdict = verdict.map(|v| {
+                    if code == oatf::report::EXIT_STRICT_WARNINGS {
+                        format!("{} with warnings (--strict)", result_with_tier(v))
+                    } else {
+                        result_with_tier(v)
+                    }
+                });
             }
             if let Some(tier) = verdict.and_then(|v| v.max_tier) {
                 summary.max_tier = Some(summary.max_tier.map_or(tier, |t| t.max(tier)));
@@ -599,10 +614,29 @@ impl Report<'_> {
         if !quiet {
             let notable: Vec<&Outcome> = self.outcomes.iter().filter(|o| o.code() != 0).collect();
             if !notable.is_empty() {
-                text.push_str("runs that did not end not_exploited:\n");
+                text.push_str(
+                    "runs that did not pass (not not_exploited, or failed by --strict):\n",
+                );
             }
             for outcome in notable {
                 let what = match &outcome.result {
+                    Ok((verdict, stats))
+                        if outcome.code() == oatf::report::EXIT_STRICT_WARNINGS =>
+                    {
+                        let warnings: Vec<String> = oatf::report::warnings(verdict, stats)
+                            .into_iter()
+                            .map(|w| w.message)
+                            .collect();
+                        let mut what = format!(
+                            "verdict: {}, failed by --strict: {}",
+                            result_with_tier(verdict),
+                            warnings.join("; ")
+                        );
+                        if stats.malformed > 0 {
+                            what.push_str(&format!("; {} malformed lines", stats.malformed));
+                        }
+                        what
+                    }
                     Ok((verdict, _)) => format!("verdict: {}", result_with_tier(verdict)),
                     Err(failure) => format!("no verdict: {}", failure.message),
                 };
@@ -793,8 +827,13 @@ impl Report<'_> {
                     let s = &verdict.evaluation_summary;
                     // As the single report counts: an unexplained `error` verdict is one more case.
                     let verdict_error = verdict.result == AttackResult::Error && s.error == 0;
-                    tests += verdict.indicator_verdicts.len() + usize::from(verdict_error);
-                    failures += s.matched;
+                    // Under `--strict`, warnings that fail the run are one more failed case.
+                    let strict_failed = oatf::report::run_exit_code(verdict, stats)
+                        == oatf::report::EXIT_STRICT_WARNINGS;
+                    tests += verdict.indicator_verdicts.len()
+                        + usize::from(verdict_error)
+                        + usize::from(strict_failed);
+                    failures += s.matched + usize::from(strict_failed);
                     errors += s.error + usize::from(verdict_error);
                     // The one suite of the single report, named after the run.
                     if let (Some(start), Some(end)) =

@@ -16,11 +16,11 @@ use oatf::JsonlTraceReader;
 use oatf::Tier;
 use oatf::TraceEvaluator;
 use oatf::report::TraceStats;
-use oatf::report::exit_code;
 use oatf::report::json_report;
 use oatf::report::junit;
+use oatf::report::run_exit_code;
 use oatf::report::sarif;
-use oatf::report::silent_actor_warning;
+use oatf::report::warnings;
 use oatf::trace::TraceErrorKind;
 
 use crate::validate::{options, out, parse_headline, read_input, render, with_path};
@@ -36,6 +36,9 @@ Exit codes (the same as ThoughtJack's, so that CI reads both alike):
       with a max_tier exits with that tier's code, 1 to 3
   5   error: the verdict could not be established (an indicator failed, none could be
       evaluated, or the trace has no message)
+  6   with --strict only: not_exploited, but the run has warnings (a declared actor without
+      messages, an indicator target that never resolved, malformed trace lines), so the
+      result may be meaningless; a verdict that exits 1 to 5 keeps its code
   64  usage error (bad arguments)
   65  the document does not parse or is not valid
   66  the document or the trace cannot be read
@@ -79,6 +82,11 @@ pub(crate) struct Args {
     /// No progress display, and a campaign report without the list of runs.
     #[arg(long, short)]
     quiet: bool,
+    /// Fail on warnings: a run whose verdict is not_exploited exits 6 when a declared actor has no
+    /// message, an indicator's target never resolved in the messages it applied to, or trace lines
+    /// were malformed (the result may be meaningless). In every format and in campaigns.
+    #[arg(long)]
+    strict: bool,
     /// Colour in the human report: `auto` (when standard output is a terminal and `NO_COLOR` is
     /// not set), `always` or `never`.
     #[arg(long, value_enum, default_value_t = crate::color::When::Auto)]
@@ -128,6 +136,7 @@ pub(crate) fn run(args: Args) -> u8 {
             format: args.format,
             max_line_len: args.max_line_len,
             quiet: args.quiet,
+            strict: args.strict,
             color,
         });
     }
@@ -215,7 +224,7 @@ pub(crate) fn run(args: Args) -> u8 {
         eprintln!("error: {}: {hint}", one_line(&trace_name));
         return EXIT_USAGE;
     }
-    let (mut verdict, stats) =
+    let (mut verdict, mut stats) =
         match evaluate(&attack, input, trace_name, args.max_line_len, !args.quiet) {
             Ok(done) => done,
             Err(message) => {
@@ -224,6 +233,7 @@ pub(crate) fn run(args: Args) -> u8 {
             }
         };
     verdict.source = Some(format!("oatf {}", env!("CARGO_PKG_VERSION")));
+    stats.strict = args.strict;
     let report = match args.format {
         Format::Human => human(&loaded.document, &verdict, &stats),
         Format::Json => json_report(&verdict, &stats),
@@ -238,7 +248,7 @@ pub(crate) fn run(args: Args) -> u8 {
         report
     };
     out(&report);
-    exit_code(&verdict)
+    run_exit_code(&verdict, &stats)
 }
 
 /// Keys of a trace message (docs/trace-format.md) that no OATF document has at its top level.
@@ -486,11 +496,8 @@ fn human(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -> St
         ));
     }
     text.push('\n');
-    for actor in &stats.silent_actors {
-        text.push_str(&format!(
-            "warning: {}\n",
-            one_line(&silent_actor_warning(actor))
-        ));
+    for warning in warnings(verdict, stats) {
+        text.push_str(&format!("warning: {}\n", one_line(&warning.message)));
     }
     if stats.malformed > 0 {
         text.push_str(&format!(
@@ -498,6 +505,12 @@ fn human(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -> St
              other lines\n",
             stats.malformed,
             plural(stats.malformed, "line", "lines"),
+        ));
+    }
+    let code = run_exit_code(verdict, stats);
+    if stats.strict && code == oatf::report::EXIT_STRICT_WARNINGS {
+        text.push_str(&format!(
+            "error: --strict: the run has warnings, so not_exploited cannot be trusted (exit {code})\n"
         ));
     }
     text

@@ -293,6 +293,16 @@ impl CompiledIndicator {
         }
     }
 
+    /// The path a pattern or semantic indicator tests (none for expressions and skipped ones): what
+    /// trace evaluation checks resolves at least once (`trace/coverage.rs`).
+    pub(crate) fn target(&self) -> Option<&WildcardPath> {
+        match &self.method {
+            Method::Pattern(pattern) => Some(&pattern.target),
+            Method::Semantic(semantic) => Some(&semantic.target),
+            Method::Expression(_) | Method::Skipped(_) => None,
+        }
+    }
+
     /// The longest evidence this indicator keeps, in characters.
     pub(crate) fn evidence_chars(&self) -> usize {
         self.evidence_chars

@@ -60,6 +60,7 @@ mod prefilter;
 mod prefilter_tests;
 mod trace;
 mod verdict;
+mod warning;
 
 #[cfg(test)]
 mod entry_point_tests;
@@ -87,3 +88,4 @@ pub use verdict::{
     AttackResult, AttackVerdict, EvaluationSummary, IndicatorResult, IndicatorVerdict,
     compute_verdict, max_tier,
 };
+pub use warning::{TraceWarning, TraceWarningKind};

@@ -214,6 +214,7 @@ fn message(rng: &mut Rng, seq: u64) -> TraceMessage {
 fn same(a: &AttackVerdict, b: &AttackVerdict) -> bool {
     a.result == b.result
         && a.diagnostic == b.diagnostic
+        && a.warnings == b.warnings
         && a.evaluation_summary == b.evaluation_summary
         && a.indicator_verdicts.len() == b.indicator_verdicts.len()
         && a.indicator_verdicts
@@ -229,6 +230,7 @@ fn prefiltered_and_straightforward_engines_agree() {
     let mut rng = Rng(0x0A7F_2025);
     let mut ruled_out_somewhere = 0;
     let mut matched = 0;
+    let mut warned = 0;
     for case in 0..1200 {
         let document: Document = serde_json::from_value(attack(&mut rng)).unwrap();
         // Some cases with a small input limit, so that regexes fail on long texts.
@@ -263,6 +265,7 @@ fn prefiltered_and_straightforward_engines_agree() {
             ruled_out_somewhere += 1;
         }
         let (a, b) = (fast.finish(), reference.finish());
+        warned += usize::from(!a.warnings.is_empty());
         matched += usize::from(
             a.indicator_verdicts
                 .iter()
@@ -276,4 +279,6 @@ fn prefiltered_and_straightforward_engines_agree() {
     // The generator reaches both sides of the prefilter.
     assert!(ruled_out_somewhere > 400, "{ruled_out_somewhere}");
     assert!(matched > 200, "{matched}");
+    // ... and the unresolved-target warnings (D-70), which see the ruled-out indicators too.
+    assert!(warned > 50, "{warned}");
 }

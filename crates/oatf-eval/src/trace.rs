@@ -25,6 +25,9 @@
 
 #[cfg(test)]
 mod actor_tests;
+mod coverage;
+#[cfg(test)]
+mod coverage_tests;
 mod filter;
 mod reader;
 #[cfg(test)]
@@ -43,6 +46,7 @@ use crate::attack::CompiledAttack;
 use crate::indicator::{CompiledIndicator, truncate};
 use crate::prefilter::Prefilter;
 use crate::verdict::{AttackVerdict, IndicatorResult, IndicatorVerdict};
+use crate::warning::TraceWarning;
 
 pub use reader::{
     DEFAULT_MAX_LINE_LEN, DEFAULT_MAX_LINE_NODES, JsonlTraceReader, TraceError, TraceErrorKind,
@@ -224,8 +228,13 @@ pub struct TraceEvaluator<'a> {
     filter: filter::FilterTable<'a>,
     /// The literal prefilter (D-75); `None` runs the straightforward engine, the reference.
     pub(crate) prefilter: Option<Prefilter>,
-    /// Per declared actor: whether any message was attributed to it.
-    actor_seen: Vec<bool>,
+    /// Per class of message (the filter table's): whether every indicator applicable to it has its
+    /// target coverage settled, so ruled-out indicators need no visit for the warning (D-70).
+    coverage_settled_classes: Vec<bool>,
+    /// Messages per actor, declared or not (silent actors, the `not_matched` evidence).
+    census: coverage::ActorCensus,
+    /// Per indicator: whether its target resolved (the unresolved-target warning, D-70).
+    coverage: coverage::TargetCoverage,
     undecided: usize,
     matched: usize,
     messages: u64,
@@ -304,7 +313,9 @@ impl<'a> TraceEvaluator<'a> {
             funnels: vec![[0; 4]; indicators.len()],
             filter: filter::FilterTable::new(attack),
             prefilter: Some(Prefilter::new()),
-            actor_seen: vec![false; actors],
+            coverage_settled_classes: Vec::new(),
+            census: coverage::ActorCensus::new(actors),
+            coverage: coverage::TargetCoverage::new(indicators.len()),
             indicators,
             undecided,
             matched: 0,
@@ -339,9 +350,7 @@ impl<'a> TraceEvaluator<'a> {
     pub fn push(&mut self, message: &TraceMessage) {
         self.messages += 1;
         let actor = self.actor_of(message);
-        if let Some(seen) = actor.and_then(|(index, _)| self.actor_seen.get_mut(index)) {
-            *seen = true;
-        }
+        self.census.record(actor.map(|(index, _)| index), message);
         if self.grace.is_past(actor, message) {
             self.after_grace += 1;
             return;
@@ -372,7 +381,7 @@ impl<'a> TraceEvaluator<'a> {
                         (entries.get(index), self.indicators.get_mut(index))
                         && !accumulator.is_decided()
                     {
-                        Self::evaluate_one(
+                        let result = Self::evaluate_one(
                             indicator,
                             accumulator,
                             message,
@@ -380,6 +389,7 @@ impl<'a> TraceEvaluator<'a> {
                             &mut self.undecided,
                             &mut self.matched,
                         );
+                        self.coverage.observe(index, indicator, message, result);
                     }
                 }
                 return;
@@ -391,6 +401,10 @@ impl<'a> TraceEvaluator<'a> {
                 &message.content,
                 &self.indicators,
             );
+            if self.coverage_settled_classes.len() <= class {
+                // Sized on a class's first message, so that later messages allocate nothing.
+                self.coverage_settled_classes.resize(class + 1, false);
+            }
             if first {
                 // The class's first message: the ruled-out indicators are recorded `not_matched`.
                 let mut next = evaluate.iter().copied().peekable();
@@ -405,7 +419,7 @@ impl<'a> TraceEvaluator<'a> {
                             Some(_) => indicator.evaluate_outcome(&message.content),
                             None => (IndicatorResult::NotMatched, None),
                         };
-                        Self::record_one(
+                        let result = Self::record_one(
                             indicator,
                             accumulator,
                             outcome,
@@ -414,6 +428,7 @@ impl<'a> TraceEvaluator<'a> {
                             &mut self.undecided,
                             &mut self.matched,
                         );
+                        self.coverage.observe(index, indicator, message, result);
                     }
                 }
                 return;
@@ -429,7 +444,7 @@ impl<'a> TraceEvaluator<'a> {
                     (entries.get(index), self.indicators.get_mut(index))
                     && !accumulator.is_decided()
                 {
-                    Self::evaluate_one(
+                    let result = Self::evaluate_one(
                         indicator,
                         accumulator,
                         message,
@@ -437,15 +452,54 @@ impl<'a> TraceEvaluator<'a> {
                         &mut self.undecided,
                         &mut self.matched,
                     );
+                    self.coverage.observe(index, indicator, message, result);
+                }
+            }
+            // The ruled-out indicators did not match this message either: the target coverage
+            // (D-70) sees them as the straightforward engine would, until every indicator of the
+            // class is settled, after which nothing more is visited for it.
+            if !self
+                .coverage_settled_classes
+                .get(class)
+                .copied()
+                .unwrap_or(false)
+            {
+                let mut listed = evaluate.iter().copied().peekable();
+                let mut all_settled = true;
+                for (slot, &index) in applicable.iter().enumerate() {
+                    if listed
+                        .next_if_eq(&u32::try_from(slot).unwrap_or(u32::MAX))
+                        .is_some()
+                    {
+                        all_settled &= self.coverage.is_settled(index as usize);
+                        continue;
+                    }
+                    let index = index as usize;
+                    if let (Some(Ok(indicator)), Some(accumulator)) =
+                        (entries.get(index), self.indicators.get(index))
+                        && !accumulator.is_decided()
+                    {
+                        self.coverage.observe(
+                            index,
+                            indicator,
+                            message,
+                            IndicatorResult::NotMatched,
+                        );
+                    }
+                    all_settled &= self.coverage.is_settled(index);
+                }
+                if all_settled && let Some(flag) = self.coverage_settled_classes.get_mut(class) {
+                    *flag = true;
                 }
             }
             return;
         }
         // More kinds of message than the table keeps: filter indicator by indicator.
-        for ((entry, accumulator), funnel) in entries
+        for (index, ((entry, accumulator), funnel)) in entries
             .iter()
             .zip(self.indicators.iter_mut())
             .zip(self.funnels.iter_mut())
+            .enumerate()
         {
             let Ok(indicator) = entry else { continue };
             if accumulator.is_decided() {
@@ -459,7 +513,7 @@ impl<'a> TraceEvaluator<'a> {
             if passed < funnel.len() {
                 continue;
             }
-            Self::evaluate_one(
+            let result = Self::evaluate_one(
                 indicator,
                 accumulator,
                 message,
@@ -467,10 +521,12 @@ impl<'a> TraceEvaluator<'a> {
                 &mut self.undecided,
                 &mut self.matched,
             );
+            self.coverage.observe(index, indicator, message, result);
         }
     }
 
-    /// Evaluates one applicable, undecided indicator against `message` and records the outcome.
+    /// Evaluates one applicable, undecided indicator against `message`, records the outcome and
+    /// returns its result.
     fn evaluate_one(
         indicator: &CompiledIndicator,
         accumulator: &mut Accumulator,
@@ -478,7 +534,7 @@ impl<'a> TraceEvaluator<'a> {
         position: u64,
         undecided: &mut usize,
         matched: &mut usize,
-    ) {
+    ) -> IndicatorResult {
         let outcome = indicator.evaluate_outcome(&message.content);
         Self::record_one(
             indicator,
@@ -488,10 +544,11 @@ impl<'a> TraceEvaluator<'a> {
             position,
             undecided,
             matched,
-        );
+        )
     }
 
-    /// Records the outcome of one applicable, undecided indicator on `message`.
+    /// Records the outcome of one applicable, undecided indicator on `message` and returns its
+    /// result.
     fn record_one(
         indicator: &CompiledIndicator,
         accumulator: &mut Accumulator,
@@ -500,7 +557,7 @@ impl<'a> TraceEvaluator<'a> {
         position: u64,
         undecided: &mut usize,
         matched: &mut usize,
-    ) {
+    ) -> IndicatorResult {
         let evidence = match result {
             // Why the method was not evaluated is not about this message.
             IndicatorResult::Skipped => evidence,
@@ -516,6 +573,7 @@ impl<'a> TraceEvaluator<'a> {
                 *matched += 1;
             }
         }
+        result
     }
 
     /// The per-indicator verdicts (evidence naming the deciding message) and the attack verdict
@@ -524,9 +582,16 @@ impl<'a> TraceEvaluator<'a> {
     /// An indicator that no message applied to is `not_matched`, its evidence naming the filter that
     /// removed the messages (spec-decisions 23). A trace without any message is `error`: nothing
     /// was observed.
+    ///
+    /// [`AttackVerdict::warnings`] names the declared actors without messages (as
+    /// [`silent_actors`](Self::silent_actors), when the trace has messages) and, for each
+    /// `not_matched` indicator whose target never resolved in a message that applied to it, the
+    /// path, with the closest path the messages had (decision D-70).
     pub fn finish(mut self) -> AttackVerdict {
         let evaluated = self.messages - self.after_grace;
         self.filter.add_funnels(&mut self.funnels);
+        let actors = self.attack.compiled_actors();
+        let census = &self.census;
         let verdicts: Vec<IndicatorVerdict> = self
             .attack
             .indicator_entries()
@@ -535,12 +600,42 @@ impl<'a> TraceEvaluator<'a> {
             .zip(&self.funnels)
             .map(|((entry, accumulator), funnel)| match entry {
                 Ok(indicator) => accumulator.finish(indicator.id(), || {
-                    no_applicable_message(indicator, evaluated, self.after_grace, funnel)
+                    if funnel[0] == 0 && evaluated > 0 && census.has_unattributed() {
+                        let mut text = String::from("no applicable message: ");
+                        text.push_str(&census.no_message_from(indicator, actors));
+                        text
+                    } else {
+                        no_applicable_message(indicator, evaluated, self.after_grace, funnel)
+                    }
                 }),
                 Err((id, _)) => accumulator.finish(id, String::new),
             })
             .collect();
+        let mut warnings = Vec::new();
+        if self.messages > 0 {
+            warnings.extend(
+                actors
+                    .iter()
+                    .zip(&self.census.declared)
+                    .filter(|(_, count)| **count == 0)
+                    .map(|(actor, _)| TraceWarning::actor_without_messages(&actor.name)),
+            );
+        }
+        for (index, (entry, verdict)) in self
+            .attack
+            .indicator_entries()
+            .iter()
+            .zip(&verdicts)
+            .enumerate()
+        {
+            if let Ok(indicator) = entry
+                && let Some(warning) = self.coverage.warning(index, indicator, verdict.result)
+            {
+                warnings.push(warning);
+            }
+        }
         let mut verdict = self.attack.compute_verdict(&verdicts);
+        verdict.warnings = warnings;
         if self.messages == 0 {
             verdict.result = crate::AttackResult::Error;
             verdict.diagnostic = Some(String::from(
@@ -556,8 +651,8 @@ impl<'a> TraceEvaluator<'a> {
         self.attack
             .compiled_actors()
             .iter()
-            .zip(&self.actor_seen)
-            .filter(|(_, seen)| !**seen)
+            .zip(&self.census.declared)
+            .filter(|(_, count)| **count == 0)
             .map(|(actor, _)| actor.name.as_str())
     }
 
@@ -601,9 +696,11 @@ impl<'a> TraceEvaluator<'a> {
                 .sum::<usize>()
             + self.grace.terminal_seen.capacity()
             + self.funnels.capacity() * size_of::<[u64; 4]>()
-            + self.actor_seen.capacity()
+            + self.census.heap_bytes()
+            + self.coverage.heap_bytes()
             + self.filter.heap_bytes()
             + self.prefilter.as_ref().map_or(0, Prefilter::heap_bytes)
+            + self.coverage_settled_classes.capacity()
     }
 
     /// The declared actor a message belongs to: the one it names, or, when it names none, the only

@@ -7,6 +7,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use oatf_model::{Attack, Closed, CorrelationLogic, Tier};
 use serde::{Deserialize, Serialize};
 
+use crate::warning::TraceWarning;
+
 /// The result of one indicator (SDK §2.20 `IndicatorResult`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -176,6 +178,11 @@ pub struct AttackVerdict {
     /// correlation logic, nothing evaluated); spec-decisions 18.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diagnostic: Option<String>,
+    /// What may make the result meaningless although it is right: a declared actor without messages,
+    /// an indicator target that never resolved (decision D-70). Set by trace evaluation
+    /// ([`TraceEvaluator`](crate::TraceEvaluator)); empty from [`compute_verdict`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<TraceWarning>,
 }
 
 /// Computes the attack verdict from indicator verdicts (SDK §4.5, format §9.2).
@@ -384,6 +391,7 @@ pub(crate) fn aggregate<S: AsRef<str>>(
         timestamp: Some(now_rfc3339()),
         source: None,
         diagnostic,
+        warnings: Vec::new(),
     }
 }
 

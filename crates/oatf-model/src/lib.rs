@@ -105,10 +105,14 @@ pub use normalize::{
     generated_phase_name, normalize, normalized,
 };
 pub use oatf_primitives::{Condition, MatchCondition, MatchPredicate};
+// The one "did you mean" rule, shared with `oatf-eval` (unresolved targets, undeclared actors of a
+// trace); not part of the public API and not re-exported by the `oatf` facade.
 #[cfg(feature = "yaml")]
 pub use parse::{ParseOptions, parse, parse_bytes, parse_bytes_with, parse_with};
 #[cfg(feature = "yaml")]
 pub use serialize::{LoadError, Loaded, load, load_with, serialize};
+#[doc(hidden)]
+pub use suggest::did_you_mean;
 pub use types::{
     Action, ActionKind, Actor, Attack, Category, Classification, Closed, ClosedEnum, Correlation,
     CorrelationLogic, Direction, Document, ElicitationAction, ElicitationMode, Execution,

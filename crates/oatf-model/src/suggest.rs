@@ -1,6 +1,7 @@
 //! "Did you mean …?" for misspelt keys and values: the one edit-distance helper, used by the parse
 //! errors (unknown fields and values) and by validation (closed enumerations, V-005/V-050; modes,
-//! protocols, surfaces and events of the bindings registry, W-002, W-003, V-018, V-029).
+//! protocols, surfaces and events of the bindings registry, W-002, W-003, V-018, V-029), and by
+//! trace evaluation in `oatf-eval` (targets that never resolved, actors the document does not declare).
 
 /// Inputs longer than this get no suggestion (the distance is quadratic in the lengths).
 const MAX_LEN: usize = 64;
@@ -8,7 +9,7 @@ const MAX_LEN: usize = 64;
 /// The candidate closest to `input`, if it is close enough to be a likely typo: at most one edit per
 /// three characters of the candidate (at least one edit), comparing case-insensitively and counting
 /// a transposition of neighbours as one edit. Ties go to the earlier candidate.
-pub(crate) fn did_you_mean<'a>(
+pub fn did_you_mean<'a>(
     input: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {

@@ -52,8 +52,8 @@ pub use condition::{
 pub use duration::{DurationError, parse_duration};
 pub use literals::text_defeats_literals;
 pub use path::{
-    MAX_PATH_DEPTH, PathError, PathErrorKind, SimplePath, WildcardPath, resolve_simple_path,
-    resolve_wildcard_path,
+    MAX_PATH_DEPTH, MissingField, PathError, PathErrorKind, SimplePath, WildcardPath,
+    resolve_simple_path, resolve_wildcard_path,
 };
 pub use predicate::{CompiledPredicate, MatchPredicate, evaluate_predicate};
 pub use protocol::extract_protocol;

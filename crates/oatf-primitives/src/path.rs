@@ -318,6 +318,110 @@ impl WildcardPath {
     }
 }
 
+/// Where a [`WildcardPath`] stops resolving in a value: the field it missed and the object that lacks it
+/// ([`WildcardPath::missing_field`]), so that a tool can say which keys were there.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MissingField<'v> {
+    /// The position of the missing field among the path's dot-separated segments (0 for the first).
+    pub segment: usize,
+    /// The object the path reached that has no such key.
+    pub object: &'v serde_json::Map<String, Value>,
+}
+
+impl WildcardPath {
+    /// The deepest field segment the path misses in `value`, with the object that lacks it; `None`
+    /// when the path resolves, or stops at a value that is not an object (a string, a number, an
+    /// array where a field was expected).
+    ///
+    /// ```
+    /// use oatf_primitives::WildcardPath;
+    /// use serde_json::json;
+    ///
+    /// let path = WildcardPath::parse("arguments.ulr")?;
+    /// let message = json!({"arguments": {"url": "https://example.com"}});
+    /// let missing = path.missing_field(&message).expect("`ulr` is missing");
+    /// assert_eq!(missing.segment, 1);
+    /// assert_eq!(missing.object.keys().collect::<Vec<_>>(), ["url"]);
+    /// assert_eq!(path.with_segment(missing.segment, "url"), "arguments.url");
+    /// # Ok::<(), oatf_primitives::PathError>(())
+    /// ```
+    pub fn missing_field<'v>(&self, value: &'v Value) -> Option<MissingField<'v>> {
+        // Each frame is the remaining element iterator of a `[*]` fan-out, the segment index after
+        // it and the number of field segments before it.
+        let mut stack: Vec<(std::slice::Iter<'v, Value>, usize, usize)> = Vec::new();
+        let mut next: Option<(&'v Value, usize, usize)> = Some((value, 0, 0));
+        let mut deepest: Option<MissingField<'v>> = None;
+        loop {
+            let (mut current, mut index, mut fields) = match next.take() {
+                Some(item) => item,
+                None => match stack.last_mut() {
+                    None => return deepest,
+                    Some((iter, after, fields)) => match iter.next() {
+                        Some(element) => (element, *after, *fields),
+                        None => {
+                            stack.pop();
+                            continue;
+                        }
+                    },
+                },
+            };
+            while let Some(segment) = self.segments.get(index) {
+                match segment {
+                    Segment::Field(name) => {
+                        let Some(object) = current.as_object() else {
+                            break;
+                        };
+                        match field_of(object, name) {
+                            Some(child) => {
+                                current = child;
+                                index += 1;
+                                fields += 1;
+                            }
+                            None => {
+                                if deepest.is_none_or(|d| d.segment < fields) {
+                                    deepest = Some(MissingField {
+                                        segment: fields,
+                                        object,
+                                    });
+                                }
+                                break;
+                            }
+                        }
+                    }
+                    Segment::Wildcard => {
+                        if let Value::Array(items) = current {
+                            stack.push((items.iter(), index + 1, fields));
+                        }
+                        break;
+                    }
+                }
+            }
+            if index == self.segments.len() {
+                // The path resolved.
+                return None;
+            }
+        }
+    }
+
+    /// The path as written with its dot-separated segment number `segment` renamed `name` (a `[*]`
+    /// after it is kept): the text of a "did you mean" suggestion.
+    pub fn with_segment(&self, segment: usize, name: &str) -> String {
+        self.source
+            .split('.')
+            .enumerate()
+            .map(|(i, part)| {
+                if i == segment {
+                    let suffix = part.find('[').map_or("", |at| &part[at..]);
+                    format!("{name}{suffix}")
+                } else {
+                    part.to_owned()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(".")
+    }
+}
+
 impl fmt::Display for WildcardPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.source)

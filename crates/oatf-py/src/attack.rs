@@ -14,6 +14,7 @@ use oatf::JsonlTraceReader;
 use oatf::SemanticEvaluator;
 use oatf::TraceEvaluator;
 use oatf::TraceMessage;
+use oatf::TraceWarning;
 use oatf::trace::TraceErrorKind;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
@@ -73,9 +74,76 @@ impl PyIndicatorVerdict {
 }
 
 /// The verdict of an attack (SDK §2.19, format §9.3).
+/// A warning of a trace evaluation (decision D-70): a declared actor without messages
+/// (`actor_without_messages`) or an indicator target that never resolved (`unresolved_target`).
+#[pyclass(frozen, module = "oatf", name = "TraceWarning")]
+pub(crate) struct PyTraceWarning {
+    warning: TraceWarning,
+}
+
+#[pymethods]
+impl PyTraceWarning {
+    /// `actor_without_messages` or `unresolved_target`.
+    #[getter]
+    fn kind(&self) -> &'static str {
+        self.warning.kind.as_str()
+    }
+
+    /// The indicator the warning is about (`unresolved_target`).
+    #[getter]
+    fn indicator_id(&self) -> Option<&str> {
+        self.warning.indicator_id.as_deref()
+    }
+
+    /// The declared actor the warning is about (`actor_without_messages`).
+    #[getter]
+    fn actor(&self) -> Option<&str> {
+        self.warning.actor.as_deref()
+    }
+
+    /// The target path that never resolved, as written.
+    #[getter]
+    fn path(&self) -> Option<&str> {
+        self.warning.path.as_deref()
+    }
+
+    /// The closest path the messages had ("did you mean"), when one is close.
+    #[getter]
+    fn suggestion(&self) -> Option<&str> {
+        self.warning.suggestion.as_deref()
+    }
+
+    /// The warning as people read it.
+    #[getter]
+    fn message(&self) -> &str {
+        &self.warning.message
+    }
+
+    /// The warning as a dict, as in the JSON verdict document's `warnings`.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(
+            py,
+            &serde_json::to_value(&self.warning).unwrap_or(Value::Null),
+        )
+    }
+
+    fn __str__(&self) -> &str {
+        &self.warning.message
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "TraceWarning({}, {:?})",
+            self.warning.kind, self.warning.message
+        )
+    }
+}
+
 #[pyclass(frozen, module = "oatf", name = "Verdict")]
 pub(crate) struct PyVerdict {
     verdict: AttackVerdict,
+    /// What was read of the trace, for a trace evaluation (the exit code under `strict`).
+    stats: Option<oatf::report::TraceStats>,
     /// The JSON verdict document of `oatf evaluate --format json` (`oatf::report::json_document`),
     /// for a trace evaluation.
     report: Option<Value>,
@@ -87,6 +155,7 @@ impl PyVerdict {
     fn new(verdict: AttackVerdict) -> Self {
         PyVerdict {
             verdict,
+            stats: None,
             report: None,
             trace_errors: Vec::new(),
         }
@@ -172,6 +241,33 @@ impl PyVerdict {
     #[getter]
     fn trace_errors(&self) -> Vec<(u64, String)> {
         self.trace_errors.clone()
+    }
+
+    /// What may make the result meaningless although it is right (decision D-70): declared actors
+    /// without messages and indicator targets that never resolved, for a trace evaluation.
+    #[getter]
+    fn warnings(&self) -> Vec<PyTraceWarning> {
+        let warnings = match &self.stats {
+            Some(stats) => oatf::report::warnings(&self.verdict, stats),
+            None => self.verdict.warnings.clone(),
+        };
+        warnings
+            .into_iter()
+            .map(|warning| PyTraceWarning { warning })
+            .collect()
+    }
+
+    /// The exit code `oatf evaluate` gives this verdict (spec-decisions 24): 0 `not_exploited`,
+    /// 1 to 3 `exploited` by tier, 4 `partial`, 5 `error`; with `strict=True`, 6 for a
+    /// `not_exploited` run that has warnings or malformed trace lines (`--strict`, decision D-69).
+    #[pyo3(signature = (*, strict = false))]
+    fn exit_code(&self, strict: bool) -> u8 {
+        let mut stats = self
+            .stats
+            .clone()
+            .unwrap_or_else(|| oatf::report::TraceStats::new(""));
+        stats.strict = strict;
+        oatf::report::run_exit_code(&self.verdict, &stats)
     }
 
     /// The JSON verdict document, as `oatf evaluate --format json` writes it.
@@ -584,6 +680,7 @@ impl<'a> Run<'a> {
         let report = oatf::report::json_document(&verdict, &stats);
         PyVerdict {
             verdict,
+            stats: Some(stats),
             report: Some(report),
             trace_errors: errors,
         }

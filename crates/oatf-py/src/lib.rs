@@ -50,6 +50,7 @@ fn _oatf(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<attack::PyAttack>()?;
     m.add_class::<attack::PyVerdict>()?;
     m.add_class::<attack::PyIndicatorVerdict>()?;
+    m.add_class::<attack::PyTraceWarning>()?;
     m.add_class::<attack::PyTraceEvaluator>()?;
     m.add_function(wrap_pyfunction!(document::load, m)?)?;
     m.add_function(wrap_pyfunction!(document::validate, m)?)?;

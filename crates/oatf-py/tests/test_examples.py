@@ -50,8 +50,12 @@ def test_trace_file(trace):
         "verdict_from_partial_trace", "actors_without_messages",
     }
     # Built by oatf::report::json_document, as the CLI builds it: silent actors are warnings.
-    assert all(w["code"] == "actor_without_messages" for w in document["warnings"])
-    assert [w["actor"] for w in document["warnings"]] == document["trace"]["actors_without_messages"]
+    silent = [w for w in document["warnings"] if w["kind"] == "actor_without_messages"]
+    assert all(w["code"] == w["kind"] for w in document["warnings"])
+    assert [w["actor"] for w in silent] == document["trace"]["actors_without_messages"]
+    # The shipped examples have no warnings: resistance passes `--strict` (decision D-70).
+    assert verdict.warnings == []
+    assert verdict.exit_code(strict=True) == verdict.exit_code() == document["exit_code"]
     assert document["trace"]["malformed_lines"] == 0
     assert len(document["trace"]["matched_lines"]) == EXPECTED[trace][2]
     assert document.get("max_tier") == EXPECTED[trace][1]

@@ -22,13 +22,13 @@
 //!
 //! let failed = RunOutcome::Unreadable { reason: "cannot open the file: gone" };
 //! let row = campaign_row("a.yaml", "OATF-900", "b.jsonl", failed);
-//! assert_eq!(csv_line(&row), "a.yaml,OATF-900,b.jsonl,error,,66,,,,,,,cannot read b.jsonl: cannot open the file: gone");
+//! assert_eq!(csv_line(&row), "a.yaml,OATF-900,b.jsonl,error,,66,,,,,,,cannot read b.jsonl: cannot open the file: gone,");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 use oatf_eval::AttackVerdict;
 
-use crate::{TraceStats, exit_code};
+use crate::{TraceStats, run_exit_code, warnings};
 
 /// Exit code of a run whose arguments are wrong, such as a document given as the trace (sysexits
 /// `EX_USAGE`).
@@ -39,7 +39,7 @@ pub const EXIT_INVALID_DOCUMENT: u8 = 65;
 pub const EXIT_NO_INPUT: u8 = 66;
 
 /// The columns of a campaign row, in order.
-pub const CSV_COLUMNS: [&str; 13] = [
+pub const CSV_COLUMNS: [&str; 14] = [
     "document",
     "attack_id",
     "trace",
@@ -53,6 +53,7 @@ pub const CSV_COLUMNS: [&str; 13] = [
     "messages",
     "malformed_lines",
     "message",
+    "warnings",
 ];
 
 /// The columns whose cells are [`Cell::Count`] (or [`Cell::Empty`] in a run without a verdict); the
@@ -129,10 +130,11 @@ pub enum RunOutcome<'a> {
 }
 
 impl RunOutcome<'_> {
-    /// The exit code of the run: [`exit_code`] of the verdict, else the failure's.
+    /// The exit code of the run: [`run_exit_code`] of the verdict (so `--strict`, set in
+    /// [`TraceStats::strict`], counts), else the failure's.
     pub fn exit_code(&self) -> u8 {
         match self {
-            RunOutcome::Verdict(verdict, _) => exit_code(verdict),
+            RunOutcome::Verdict(verdict, stats) => run_exit_code(verdict, stats),
             RunOutcome::Unreadable { .. } => EXIT_NO_INPUT,
             RunOutcome::Failed { exit_code, .. } => *exit_code,
         }
@@ -193,6 +195,7 @@ pub fn campaign_row(
                     .diagnostic
                     .as_deref()
                     .map_or(Cell::Empty, Cell::text),
+                warnings_cell(verdict, stats),
             ]);
         }
         RunOutcome::Unreadable { reason } => {
@@ -203,11 +206,27 @@ pub fn campaign_row(
     row
 }
 
-/// The columns after `trace` of a run without a verdict: result `error`, its exit code, no counts.
+/// The columns after `trace` of a run without a verdict: result `error`, its exit code, no counts,
+/// the message, no warnings.
 fn failed(row: &mut Vec<Cell>, code: Cell, message: String) {
     row.extend([Cell::text("error"), Cell::Empty, code]);
     row.extend(std::iter::repeat_n(Cell::Empty, 6));
     row.push(Cell::Text(message));
+    row.push(Cell::Empty);
+}
+
+/// The `warnings` column: every warning of the run ([`warnings`]), joined by `; `.
+fn warnings_cell(verdict: &AttackVerdict, stats: &TraceStats) -> Cell {
+    let all = warnings(verdict, stats);
+    if all.is_empty() {
+        return Cell::Empty;
+    }
+    Cell::Text(
+        all.into_iter()
+            .map(|w| w.message)
+            .collect::<Vec<_>>()
+            .join("; "),
+    )
 }
 
 /// The header line of the CSV (without a line break).
@@ -262,7 +281,7 @@ mod tests {
         }
         assert_eq!(
             csv_line(&row),
-            "d,A-1,t.jsonl,exploited,local_action,2,1,2,0,0,9,1,why"
+            "d,A-1,t.jsonl,exploited,local_action,2,1,2,0,0,9,1,why,"
         );
     }
 
@@ -280,7 +299,7 @@ mod tests {
         assert_eq!(row.len(), CSV_COLUMNS.len());
         assert_eq!(
             csv_line(&row),
-            "d.yaml,d.yaml (not loaded),t.jsonl,error,,65,,,,,,,the document could not be loaded"
+            "d.yaml,d.yaml (not loaded),t.jsonl,error,,65,,,,,,,the document could not be loaded,"
         );
     }
 }

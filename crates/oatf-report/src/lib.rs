@@ -42,7 +42,7 @@ pub mod xml;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use oatf_eval::{AttackResult, AttackVerdict, IndicatorResult};
+use oatf_eval::{AttackResult, AttackVerdict, IndicatorResult, TraceWarning, TraceWarningKind};
 use oatf_model::{Document, Tier};
 use serde_json::{Value, json};
 
@@ -76,11 +76,68 @@ pub fn exit_code(verdict: &AttackVerdict) -> u8 {
     }
 }
 
+/// The exit code of a run under `--strict` whose verdict exits 0 (`not_exploited`) although the
+/// evaluation had warnings or malformed trace lines (decision D-69): the result may be meaningless.
+pub const EXIT_STRICT_WARNINGS: u8 = 6;
+
+/// The exit code of a run under `--strict` (decision D-69): [`exit_code`], except that a run that
+/// would exit 0 exits [`EXIT_STRICT_WARNINGS`] (6) when it has [`warnings`] or malformed trace
+/// lines. A verdict that already fails keeps its code: the warnings do not hide an exploit.
+///
+/// ```
+/// use oatf_eval::AttackVerdict;
+/// use oatf_report::{TraceStats, strict_exit_code};
+///
+/// let verdict: AttackVerdict = serde_json::from_value(serde_json::json!({
+///     "result": "not_exploited", "indicator_verdicts": [],
+///     "evaluation_summary": {"matched": 0, "not_matched": 1, "error": 0, "skipped": 0}
+/// }))?;
+/// let mut stats = TraceStats::new("run.jsonl");
+/// assert_eq!(strict_exit_code(&verdict, &stats), 0);
+/// stats.silent_actors.push("default".into());
+/// assert_eq!(strict_exit_code(&verdict, &stats), 6);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn strict_exit_code(verdict: &AttackVerdict, stats: &TraceStats) -> u8 {
+    match exit_code(verdict) {
+        0 if stats.malformed > 0 || !warnings(verdict, stats).is_empty() => EXIT_STRICT_WARNINGS,
+        code => code,
+    }
+}
+
+/// The exit code of a run: [`strict_exit_code`] when [`TraceStats::strict`] is set, else [`exit_code`].
+pub fn run_exit_code(verdict: &AttackVerdict, stats: &TraceStats) -> u8 {
+    if stats.strict {
+        strict_exit_code(verdict, stats)
+    } else {
+        exit_code(verdict)
+    }
+}
+
+/// Whether `--strict` turns this run into a failure that the verdict alone is not.
+fn strict_failure(verdict: &AttackVerdict, stats: &TraceStats) -> bool {
+    stats.strict && exit_code(verdict) == 0 && run_exit_code(verdict, stats) != 0
+}
+
 /// The warning for a declared actor that no message of the trace belongs to (spec-decisions 23).
 pub fn silent_actor_warning(actor: &str) -> String {
-    format!(
-        "actor `{actor}` has no message in the trace: it never ran, and the run may have failed"
-    )
+    TraceWarning::actor_without_messages(actor).message
+}
+
+/// The warnings of a run (decision D-70): the verdict's
+/// ([`AttackVerdict::warnings`](oatf_eval::AttackVerdict::warnings)), and a warning for each actor
+/// of [`TraceStats::silent_actors`] the verdict does not name already.
+pub fn warnings(verdict: &AttackVerdict, stats: &TraceStats) -> Vec<TraceWarning> {
+    let mut warnings = verdict.warnings.clone();
+    for actor in &stats.silent_actors {
+        let named = warnings.iter().any(|w| {
+            w.kind == TraceWarningKind::ActorWithoutMessages && w.actor.as_deref() == Some(actor)
+        });
+        if !named {
+            warnings.push(TraceWarning::actor_without_messages(actor));
+        }
+    }
+    warnings
 }
 
 /// What was read of a trace besides the messages: the counts and positions the reports show.
@@ -101,6 +158,9 @@ pub struct TraceStats {
     pub after_grace: u64,
     /// Declared actors without any message in the trace.
     pub silent_actors: Vec<String>,
+    /// Warnings and malformed lines fail the run (`oatf evaluate --strict`, decision D-69): the
+    /// exit code is [`strict_exit_code`], and the reports say so.
+    pub strict: bool,
     /// Indicator id → line of the message that matched it.
     pub matched_lines: HashMap<String, u64>,
 }
@@ -144,29 +204,36 @@ fn trace_json(stats: &TraceStats) -> Value {
     })
 }
 
-/// The warnings of a run (declared actors that never ran), as `{code, actor, message}` objects.
-fn warnings_json(stats: &TraceStats) -> Vec<Value> {
-    stats
-        .silent_actors
+/// The warnings of a run ([`warnings`]) as objects: `kind` (and `code`, its older name),
+/// `indicator_id`, `actor`, `path`, `suggestion` when they apply, and `message`.
+fn warnings_json(verdict: &AttackVerdict, stats: &TraceStats) -> Vec<Value> {
+    warnings(verdict, stats)
         .iter()
-        .map(|actor| {
-            json!({
-                "code": "actor_without_messages",
-                "actor": actor,
-                "message": silent_actor_warning(actor),
-            })
+        .map(|warning| {
+            let mut value = serde_json::to_value(warning).unwrap_or(Value::Null);
+            if let Some(object) = value.as_object_mut() {
+                object.insert("code".to_owned(), json!(warning.kind.as_str()));
+            }
+            value
         })
         .collect()
 }
 
 /// The JSON verdict document: the attack verdict (format §9.3) with a `trace` object (file, lines,
 /// messages, malformed lines, messages after the grace period, the line each indicator matched at,
-/// actors without messages) and `warnings`, as `oatf evaluate --format json` writes it.
+/// actors without messages), `warnings` (replacing the verdict's own, with actors of
+/// [`TraceStats::silent_actors`] added), `strict` and `exit_code` ([`run_exit_code`]), as
+/// `oatf evaluate --format json` writes it.
 pub fn json_document(verdict: &AttackVerdict, stats: &TraceStats) -> Value {
     let mut value = serde_json::to_value(verdict).unwrap_or(Value::Null);
     if let Some(object) = value.as_object_mut() {
         object.insert("trace".to_owned(), trace_json(stats));
-        object.insert("warnings".to_owned(), Value::Array(warnings_json(stats)));
+        object.insert(
+            "warnings".to_owned(),
+            Value::Array(warnings_json(verdict, stats)),
+        );
+        object.insert("strict".to_owned(), json!(stats.strict));
+        object.insert("exit_code".to_owned(), json!(run_exit_code(verdict, stats)));
     }
     value
 }
@@ -498,9 +565,20 @@ pub fn sarif(
                 "associatedRule": {"id": v.indicator_id},
             })
         })
-        .chain(stats.silent_actors.iter().map(
-            |actor| json!({"level": "warning", "message": {"text": silent_actor_warning(actor)}}),
-        ))
+        .chain(warnings(verdict, stats).into_iter().map(|warning| {
+            // Under `--strict` a warning fails the run, so it is an error (decision D-69).
+            let level = if stats.strict { "error" } else { "warning" };
+            let mut notification = json!({
+                "level": level,
+                "message": {"text": warning.message},
+                "descriptor": {"id": warning.kind.as_str()},
+            });
+            if let (Some(id), Some(object)) = (&warning.indicator_id, notification.as_object_mut())
+            {
+                object.insert("associatedRule".into(), json!({"id": id}));
+            }
+            notification
+        }))
         .collect();
     let s = &verdict.evaluation_summary;
     let sarif = json!({
@@ -514,7 +592,8 @@ pub fn sarif(
                 "rules": rules,
             }},
             "invocations": [{
-                "executionSuccessful": verdict.result != AttackResult::Error,
+                "executionSuccessful": verdict.result != AttackResult::Error
+                    && !strict_failure(verdict, stats),
                 "toolExecutionNotifications": notifications,
             }],
             "automationDetails": {"id": format!("oatf/{attack_id}/{uri}/")},
@@ -527,6 +606,8 @@ pub fn sarif(
                 "attack_id": verdict.attack_id,
                 "verdict": verdict.result,
                 "max_tier": verdict.max_tier,
+                "strict": stats.strict,
+                "exit_code": run_exit_code(verdict, stats),
                 "evaluation_summary": {
                     "matched": s.matched, "not_matched": s.not_matched,
                     "error": s.error, "skipped": s.skipped,
@@ -560,18 +641,21 @@ pub fn junit(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -
     // An `error` verdict no indicator error explains (a trace without messages, nothing evaluable)
     // is a test case `verdict` with an `<error>`, so that a CI test view shows it red.
     let verdict_error = verdict.result == AttackResult::Error && s.error == 0;
-    let tests = verdict.indicator_verdicts.len() + usize::from(verdict_error);
+    // Under `--strict`, warnings that fail the run are a failed test case `warnings` (D-69).
+    let warnings = warnings(verdict, stats);
+    let strict_failed = strict_failure(verdict, stats);
+    let tests =
+        verdict.indicator_verdicts.len() + usize::from(verdict_error) + usize::from(strict_failed);
     let errors = s.error + usize::from(verdict_error);
+    let failures = s.matched + usize::from(strict_failed);
     let mut x = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     // junit-10.xsd: `skipped` is an attribute of `testsuite`, not of `testsuites`.
     x.push_str(&format!(
-        "<testsuites name=\"oatf evaluate\" tests=\"{tests}\" failures=\"{}\" errors=\"{errors}\">\n",
-        s.matched
+        "<testsuites name=\"oatf evaluate\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\">\n",
     ));
     x.push_str(&format!(
-        "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{}\" errors=\"{errors}\" skipped=\"{}\"{}>\n",
+        "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{}\"{}>\n",
         xml::attr(&format!("{attack_id} {name}")),
-        s.matched,
         s.skipped,
         verdict
             .timestamp
@@ -585,17 +669,12 @@ pub fn junit(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -
         properties.push(("max_tier", tier.as_str().to_owned()));
     }
     properties.extend([
-        ("exit_code", exit_code(verdict).to_string()),
+        ("exit_code", run_exit_code(verdict, stats).to_string()),
         ("trace", stats.name.clone()),
         ("messages", stats.messages.to_string()),
         ("malformed_lines", stats.malformed.to_string()),
     ]);
-    properties.extend(
-        stats
-            .silent_actors
-            .iter()
-            .map(|actor| ("warning", silent_actor_warning(actor))),
-    );
+    properties.extend(warnings.iter().map(|w| ("warning", w.message.clone())));
     // junit-10.xsd has no properties on a test case: each indicator's tier is a suite property
     // `tier:ID`.
     let tiers: Vec<(String, String)> = verdict
@@ -656,6 +735,17 @@ pub fn junit(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -
                     .as_deref()
                     .unwrap_or("the verdict could not be established")
             ),
+        ));
+    }
+    if strict_failed {
+        let mut reasons: Vec<String> = warnings.iter().map(|w| w.message.clone()).collect();
+        if stats.malformed > 0 {
+            reasons.push(format!("{} malformed trace lines skipped", stats.malformed));
+        }
+        x.push_str(&format!(
+            "    <testcase classname=\"{}\" name=\"warnings\">\n      <failure type=\"strict\" message=\"--strict: the run has warnings (exit {EXIT_STRICT_WARNINGS})\">{}</failure>\n    </testcase>\n",
+            xml::attr(attack_id),
+            xml::text(&reasons.join("\n")),
         ));
     }
     x.push_str("  </testsuite>\n</testsuites>\n");

@@ -121,3 +121,85 @@ fn junit_fails_matched_indicators_and_escapes() {
     );
     assert_eq!(xml.matches("<failure ").count(), 1, "{xml}");
 }
+
+/// Issue 22 item 5 through the Rust API: a misspelt actor and a misspelt target give warnings in
+/// the verdict, exit 0, and exit 6 under `--strict` (decisions D-69, D-70).
+#[test]
+fn misspellings_are_warnings_that_fail_strict() {
+    use crate::{EXIT_STRICT_WARNINGS, run_exit_code, strict_exit_code, warnings};
+    use oatf_eval::TraceWarningKind;
+
+    let document = |target: &str| -> Document {
+        serde_json::from_value(json!({"oatf": "0.1", "attack": {
+            "id": "OATF-901", "execution": {"mode": "mcp_server", "state": {"tools": []}},
+            "indicators": [{"surface": "tools/call", "target": target,
+                            "pattern": {"contains": "evil.example"}}]}}))
+        .expect("a document")
+    };
+    let evaluate = |document: &Document, actor: &str| {
+        let attack = oatf_eval::CompiledAttack::new(document, &oatf_eval::EvalOptions::new());
+        let mut evaluator = TraceEvaluator::new(&attack);
+        for _ in 0..12 {
+            evaluator.push(
+                &TraceMessage::new(
+                    TraceDirection::Incoming,
+                    "tools/call",
+                    json!({"arguments": {"url": "https://docs.example"}}),
+                )
+                .with_actor(actor),
+            );
+        }
+        let mut stats = TraceStats::new("run.jsonl");
+        stats.messages = evaluator.messages();
+        stats.silent_actors = evaluator.silent_actors().map(str::to_owned).collect();
+        (evaluator.finish(), stats)
+    };
+
+    let (verdict, mut stats) = evaluate(&document("arguments.url"), "docs-search");
+    assert_eq!(
+        verdict.indicator_verdicts[0].evidence.as_deref(),
+        Some(
+            "no applicable message: no message from actor `default`; the trace has `docs-search` (12 messages)"
+        )
+    );
+    // The actor is named once, though both the verdict and the stats name it.
+    let found = warnings(&verdict, &stats);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].kind, TraceWarningKind::ActorWithoutMessages);
+    assert_eq!(
+        (exit_code(&verdict), strict_exit_code(&verdict, &stats)),
+        (0, 6)
+    );
+    assert_eq!(run_exit_code(&verdict, &stats), 0);
+    stats.strict = true;
+    assert_eq!(run_exit_code(&verdict, &stats), EXIT_STRICT_WARNINGS);
+    assert_eq!(json_document(&verdict, &stats)["exit_code"], 6);
+
+    let (verdict, stats) = evaluate(&document("arguments.ulr"), "default");
+    let [warning] = verdict.warnings.as_slice() else {
+        panic!("one warning expected: {:?}", verdict.warnings);
+    };
+    assert_eq!(warning.kind, TraceWarningKind::UnresolvedTarget);
+    assert_eq!(warning.indicator_id.as_deref(), Some("OATF-901-01"));
+    assert_eq!(warning.path.as_deref(), Some("arguments.ulr"));
+    assert_eq!(warning.suggestion.as_deref(), Some("arguments.url"));
+    assert_eq!(
+        (exit_code(&verdict), strict_exit_code(&verdict, &stats)),
+        (0, 6)
+    );
+    let value = json_document(&verdict, &stats);
+    assert_eq!(value["warnings"][0]["kind"], "unresolved_target");
+    assert_eq!(value["warnings"][0]["code"], "unresolved_target");
+    assert_eq!(value["warnings"][0]["suggestion"], "arguments.url");
+
+    // Warnings never hide a failing verdict, and malformed lines count under strict.
+    let (verdict, mut stats) = evaluate(&document("arguments.url"), "default");
+    assert!(verdict.warnings.is_empty(), "{:?}", verdict.warnings);
+    assert_eq!(strict_exit_code(&verdict, &stats), 0);
+    stats.malformed = 1;
+    assert_eq!(strict_exit_code(&verdict, &stats), 6);
+    assert_eq!(
+        strict_exit_code(&super::tests::verdict("error", None), &stats),
+        5
+    );
+}

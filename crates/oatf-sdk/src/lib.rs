@@ -221,7 +221,7 @@ pub use oatf_eval::SemanticEvaluator;
 // ---- Read a verdict (SDK §2.19, §4.5, §7.3).
 pub use oatf_eval::{
     AttackResult, EvaluationError, EvaluationErrorKind, EvaluationSummary, IndicatorResult,
-    IndicatorVerdict,
+    IndicatorVerdict, TraceWarning, TraceWarningKind,
 };
 
 /// Reading a verdict:
@@ -285,8 +285,8 @@ pub mod trace {
 pub mod primitives {
     pub use oatf_primitives::{
         CompiledCondition, CompiledPredicate, Condition, ConditionError, ConditionErrorKind,
-        DurationError, MAX_PATH_DEPTH, MatchCondition, MatchPredicate, PathError, PathErrorKind,
-        RegexSyntaxError, SimplePath, WildcardPath, deep_equal, evaluate_condition,
+        DurationError, MAX_PATH_DEPTH, MatchCondition, MatchPredicate, MissingField, PathError,
+        PathErrorKind, RegexSyntaxError, SimplePath, WildcardPath, deep_equal, evaluate_condition,
         evaluate_predicate, extract_protocol, parse_duration, resolve_simple_path,
         resolve_wildcard_path,
     };
@@ -317,8 +317,8 @@ pub mod cel {
 #[cfg(feature = "report")]
 pub mod report {
     pub use oatf_report::{
-        TraceStats, campaign, exit_code, json_document, json_report, junit, sarif,
-        silent_actor_warning, xml,
+        EXIT_STRICT_WARNINGS, TraceStats, campaign, exit_code, json_document, json_report, junit,
+        run_exit_code, sarif, silent_actor_warning, strict_exit_code, warnings, xml,
     };
 }
 

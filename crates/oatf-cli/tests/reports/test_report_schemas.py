@@ -132,3 +132,28 @@ def test_campaign_reports_of_all_examples(tmp_path):
 
 def test_junit_of_oatf_test():
     check_junit(oatf("test", "examples", "--format", "junit"))
+
+
+def test_warnings_and_strict_failures_are_valid_reports(tmp_path):
+    """Decisions D-69, D-70: a misspelt target and actor, with and without --strict (exit 6)."""
+    document = next(d for d in documents() if d.name.startswith("mcp-tool-poisoning"))
+    misspelt = tmp_path / "misspelt.yaml"
+    misspelt.write_text(document.read_text().replace('target: "arguments.notes"', 'target: "argumnets.notes"'))
+    trace = EXAMPLES / "mcp-tool-poisoning.resisted.jsonl"
+    other_actor = tmp_path / "other-actor.jsonl"
+    other_actor.write_text(trace.read_text().replace('"actor": "default"', '"actor": "docs-search"'))
+    for doc, run in ((misspelt, trace), (document, other_actor)):
+        for strict in ((), ("--strict",)):
+            sarif = check_sarif(oatf("evaluate", doc, run, "--format", "sarif", *strict))
+            notifications = sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+            levels = {n["level"] for n in notifications}
+            assert levels == ({"error"} if strict else {"warning"}), notifications
+            text = check_junit(oatf("evaluate", doc, run, "--format", "junit", *strict))
+            assert ('name="warnings"' in text) == bool(strict), text
+            manifest = tmp_path / "manifest.yaml"
+            complied = EXAMPLES / "mcp-tool-poisoning.untouched.jsonl"
+            manifest.write_text(
+                f"runs:\n  - {{document: {doc}, trace: {run}}}\n  - {{document: {document}, trace: {complied}}}\n"
+            )
+            check_sarif(oatf("evaluate", "--manifest", manifest, "--format", "sarif", *strict))
+            check_junit(oatf("evaluate", "--manifest", manifest, "--format", "junit", *strict))

@@ -92,6 +92,25 @@ class IndicatorVerdict:
     def timestamp(self) -> Optional[str]: ...
     def to_dict(self) -> Dict[str, Any]: ...
 
+class TraceWarning:
+    """What may make a verdict meaningless although it is right (decision D-70)."""
+
+    @property
+    def kind(self) -> str:
+        """`actor_without_messages` or `unresolved_target`."""
+    @property
+    def indicator_id(self) -> Optional[str]: ...
+    @property
+    def actor(self) -> Optional[str]: ...
+    @property
+    def path(self) -> Optional[str]: ...
+    @property
+    def suggestion(self) -> Optional[str]:
+        """The closest path the messages had ("did you mean"), when one is close."""
+    @property
+    def message(self) -> str: ...
+    def to_dict(self) -> Dict[str, Any]: ...
+
 class Verdict:
     @property
     def result(self) -> str:
@@ -115,6 +134,10 @@ class Verdict:
     def trace(self) -> Optional[Dict[str, Any]]: ...
     @property
     def trace_errors(self) -> List[Tuple[int, str]]: ...
+    @property
+    def warnings(self) -> List[TraceWarning]: ...
+    def exit_code(self, *, strict: bool = False) -> int:
+        """The exit code of `oatf evaluate` (0-5; with strict=True, 6 for not_exploited with warnings)."""
     def to_dict(self) -> Dict[str, Any]:
         """The JSON verdict document, as `oatf evaluate --format json` writes it."""
 

@@ -1,0 +1,146 @@
+//! Warnings of a trace evaluation: what did not make the verdict wrong but may make it meaningless
+//! (decision D-70 in `docs/decisions.md`).
+//!
+//! A verdict of `not_exploited` says the agent resisted; it says nothing if the trace was never
+//! compared with what the indicators look for. [`TraceEvaluator`](crate::TraceEvaluator) reports the
+//! two ways that happens silently: a declared actor without any message (spec-decisions 23), and an
+//! indicator whose target never resolved in any message that applied to it (a misspelt path). A tool
+//! fails on them when asked to (`oatf evaluate --strict`).
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// What a [`TraceWarning`] is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum TraceWarningKind {
+    /// A declared actor had no message in the trace: it never ran, and the run may have failed
+    /// (spec-decisions 23). [`TraceWarning::actor`] names it.
+    ActorWithoutMessages,
+    /// An indicator's target never resolved in any message that applied to it, so its condition was
+    /// never tested: the path is likely misspelt. [`TraceWarning::indicator_id`] and
+    /// [`TraceWarning::path`] name it; [`TraceWarning::suggestion`] is the closest path the messages
+    /// had, when one is close.
+    UnresolvedTarget,
+}
+
+impl TraceWarningKind {
+    /// The canonical string of the kind (`actor_without_messages`, `unresolved_target`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TraceWarningKind::ActorWithoutMessages => "actor_without_messages",
+            TraceWarningKind::UnresolvedTarget => "unresolved_target",
+        }
+    }
+}
+
+impl fmt::Display for TraceWarningKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A warning of a trace evaluation ([`AttackVerdict::warnings`](crate::AttackVerdict::warnings)).
+///
+/// ```
+/// use oatf_eval::{CompiledAttack, Document, EvalOptions, TraceDirection, TraceEvaluator,
+///                 TraceMessage, TraceWarningKind};
+/// use serde_json::json;
+///
+/// let document: Document = serde_json::from_value(json!({"oatf": "0.1", "attack": {
+///     "execution": {"mode": "mcp_server", "state": {"tools": []}},
+///     "indicators": [{"id": "I-1", "surface": "tools/call", "target": "arguments.ulr",
+///                     "pattern": {"contains": "evil.example"}}]}}))?;
+/// let attack = CompiledAttack::new(&document, &EvalOptions::new());
+/// let mut evaluator = TraceEvaluator::new(&attack);
+/// evaluator.push(&TraceMessage::new(TraceDirection::Incoming, "tools/call",
+///     json!({"name": "fetch", "arguments": {"url": "https://evil.example"}})));
+/// let verdict = evaluator.finish();
+/// let warning = &verdict.warnings[0];
+/// assert_eq!(warning.kind, TraceWarningKind::UnresolvedTarget);
+/// assert_eq!(warning.indicator_id.as_deref(), Some("I-1"));
+/// assert_eq!(warning.path.as_deref(), Some("arguments.ulr"));
+/// assert_eq!(warning.suggestion.as_deref(), Some("arguments.url"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct TraceWarning {
+    /// What the warning is about.
+    pub kind: TraceWarningKind,
+    /// The indicator it concerns, for [`TraceWarningKind::UnresolvedTarget`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub indicator_id: Option<String>,
+    /// The declared actor it concerns, for [`TraceWarningKind::ActorWithoutMessages`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actor: Option<String>,
+    /// The path that never resolved, as written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// The closest path the messages had ("did you mean"), when one is close enough.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggestion: Option<String>,
+    /// The warning as people read it, one line.
+    pub message: String,
+}
+
+impl TraceWarning {
+    /// The warning for a declared actor that no message of the trace belongs to.
+    pub fn actor_without_messages(actor: &str) -> Self {
+        TraceWarning {
+            kind: TraceWarningKind::ActorWithoutMessages,
+            indicator_id: None,
+            actor: Some(actor.to_owned()),
+            path: None,
+            suggestion: None,
+            message: format!(
+                "actor `{actor}` has no message in the trace: it never ran, and the run may have failed"
+            ),
+        }
+    }
+
+    /// The warning for an indicator whose target `path` never resolved in the `messages` that
+    /// applied to it, with the keys the messages had where it stopped (`keys`: the path up to there
+    /// and the keys) and the closest path among them.
+    pub(crate) fn unresolved_target(
+        indicator_id: &str,
+        path: &str,
+        messages: u64,
+        keys: Option<(&str, &[Box<str>])>,
+        suggestion: Option<String>,
+    ) -> Self {
+        let plural = if messages == 1 { "message" } else { "messages" };
+        let mut message = format!(
+            "indicator {indicator_id}: target `{path}` did not resolve in any of the {messages} {plural} it applied to, so its condition was never tested"
+        );
+        match (&suggestion, keys) {
+            (Some(suggestion), _) => message.push_str(&format!("; did you mean `{suggestion}`?")),
+            (None, Some((at, keys))) if !keys.is_empty() => {
+                let at = if at.is_empty() {
+                    String::from("the message")
+                } else {
+                    format!("`{at}`")
+                };
+                let keys: Vec<String> = keys.iter().map(|k| format!("`{k}`")).collect();
+                message.push_str(&format!("; {at} had {}", keys.join(", ")));
+            }
+            _ => {}
+        }
+        TraceWarning {
+            kind: TraceWarningKind::UnresolvedTarget,
+            indicator_id: Some(indicator_id.to_owned()),
+            actor: None,
+            path: Some(path.to_owned()),
+            suggestion,
+            message,
+        }
+    }
+}
+
+impl fmt::Display for TraceWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
