@@ -1,5 +1,6 @@
 //! Project automation: `cargo xtask ci` runs what CI runs; `cargo xtask layering` checks the crate graph;
-//! `cargo xtask man` writes the man pages of `oatf`.
+//! `cargo xtask man` writes the man pages of `oatf`; `cargo xtask wasm` builds the npm package and
+//! `cargo xtask playground` the browser playground (`wasm.rs`).
 //!
 //! The layering rules are the "Architecture invariant" lines of ARCHITECTURE.md, checked with `cargo tree`
 //! (absences, as rust-analyzer does): a new edge between crates is a deliberate change made here and there.
@@ -11,6 +12,8 @@
 
 use std::collections::BTreeSet;
 use std::process::{Command, ExitCode};
+
+mod wasm;
 
 /// `(package, cargo tree extra args, crates that must not appear in its normal dependency tree)`.
 const RULES: &[(&str, &[&str], &[&str])] = &[
@@ -106,16 +109,23 @@ const RULES: &[(&str, &[&str], &[&str])] = &[
 ];
 
 fn main() -> ExitCode {
+    if let Some(code) = wasm::rustc_wrapper() {
+        return code;
+    }
     let task = std::env::args().nth(1).unwrap_or_default();
     let ok = match task.as_str() {
         "layering" => layering(),
         "ci" => run("bash", &[".ci/run"]),
         "man" => man(),
+        "wasm" => wasm::build_package(),
+        "playground" => wasm::build_playground(),
         _ => {
-            eprintln!("usage: cargo xtask <ci|layering|man>");
+            eprintln!("usage: cargo xtask <ci|layering|man|wasm|playground>");
             eprintln!("  ci        run every check CI runs (.ci/run)");
             eprintln!("  layering  check the crate graph against ARCHITECTURE.md");
             eprintln!("  man       write the man pages of `oatf` into target/man");
+            eprintln!("  wasm      build the npm package (WebAssembly) into target/npm");
+            eprintln!("  playground  build the npm package and the playground into target/playground");
             false
         }
     };

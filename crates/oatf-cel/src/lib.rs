@@ -243,6 +243,7 @@ type ParseJob = Box<dyn FnOnce() + Send>;
 /// use and kept: starting a thread with such a stack for every expression cost more than the parse
 /// itself (docs/performance.md). Parses from several threads take turns; a panic is caught and
 /// reported, and the thread goes on.
+#[cfg(not(target_family = "wasm"))]
 fn on_parser_thread<T: Send + 'static>(
     parse: impl FnOnce() -> Result<T, EvaluationError> + Send + 'static,
 ) -> Result<T, EvaluationError> {
@@ -273,6 +274,16 @@ fn on_parser_thread<T: Send + 'static>(
         )),
         Err(_) => Err(unavailable("the parser thread stopped")),
     }
+}
+
+/// WebAssembly cannot start threads: the parse runs inline, on the module's stack, which the npm
+/// build makes large (`cargo xtask wasm` links with a 16 MiB stack); `check_bounds` has already bounded
+/// the nesting the parser recurses on.
+#[cfg(target_family = "wasm")]
+fn on_parser_thread<T: Send + 'static>(
+    parse: impl FnOnce() -> Result<T, EvaluationError> + Send + 'static,
+) -> Result<T, EvaluationError> {
+    parse()
 }
 
 impl CelEvaluator for CelEngine {
