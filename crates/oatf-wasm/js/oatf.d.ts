@@ -90,6 +90,8 @@ export interface JudgeInput {
 export interface CompileOptions {
   /** Decides semantic indicators: a score between 0.0 and 1.0. Without a judge they are `skipped`. */
   judge?: (input: JudgeInput) => number;
+  /** `false`: parse and normalize only, without validation (default `true`). */
+  validate?: boolean;
 }
 
 /** A document that does not load: every diagnostic, and the first one's fields. */
@@ -125,6 +127,7 @@ export declare class Attack {
   readonly attackId: string | null;
   readonly indicatorIds: string[];
   evaluateMessage(message: Record<string, unknown> | string): Verdict;
+  computeVerdict(verdicts: Array<Partial<IndicatorVerdict> & { indicator_id: string; result: IndicatorResult }>): Verdict;
   evaluateTrace(jsonl: string | Uint8Array, options?: { name?: string }): VerdictReport;
   free(): void;
 }

@@ -113,6 +113,17 @@ export class Attack {
     return JSON.parse(this.#inner.evaluateMessageJson(messageJson(message)));
   }
 
+  /** Computes the attack verdict (SDK §4.5) from indicator verdicts produced elsewhere (e.g. your own
+   * judge): `[{ indicator_id, result, evidence?, timestamp? }]`; a declared indicator without one
+   * counts as `skipped`. */
+  computeVerdict(verdicts) {
+    try {
+      return JSON.parse(this.#inner.computeVerdictJson(JSON.stringify(verdicts)));
+    } catch (e) {
+      throw typeof e === 'string' ? new TypeError(e) : e;
+    }
+  }
+
   /** Evaluates a JSON Lines trace (format §6). Returns the verdict document `oatf evaluate --format
    * json` prints, with `traceErrors` (the first 100 malformed lines) beside it. */
   evaluateTrace(jsonl, { name = '<trace>' } = {}) {
@@ -129,14 +140,15 @@ export class Attack {
 }
 
 /** Loads and compiles a document. `options.judge({ text, intent, intentClass, threshold, examples })`
- * returns a score in [0, 1] for semantic indicators (without one they are `skipped`). Throws
- * `OatfError` when the document does not load. */
+ * returns a score in [0, 1] for semantic indicators (without one they are `skipped`).
+ * `options.validate: false` only parses (for bare indicators, as the conformance runner does).
+ * Throws `OatfError` when the document does not load. */
 export function compile(source, options = {}) {
   const judge = options.judge;
   if (judge !== undefined && typeof judge !== 'function') throw new TypeError('options.judge must be a function');
   let inner;
   try {
-    inner = new wasm.WasmAttack(text(source, 'the document'), judge);
+    inner = new wasm.WasmAttack(text(source, 'the document'), judge, options.validate !== false);
   } catch (e) {
     if (typeof e === 'string') unwrap(e);
     throw e;

@@ -80,11 +80,27 @@ pub struct WasmAttack {
 
 #[wasm_bindgen]
 impl WasmAttack {
-    /// Loads and compiles `text`; `judge`, when given, decides semantic indicators. Throws the JSON
-    /// `{ ok: false, errors }` when the document does not load.
+    /// Loads and compiles `text`; `judge`, when given, decides semantic indicators. Without
+    /// `validate` the document is only parsed (compiling normalizes it), as the conformance runner
+    /// does for bare indicators. Throws the JSON `{ ok: false, errors }` when the document does not
+    /// load.
     #[wasm_bindgen(constructor)]
-    pub fn new(text: &str, judge: Option<js_sys::Function>) -> Result<WasmAttack, JsValue> {
-        let loaded = crate::load(text).map_err(|errors| JsValue::from_str(&failure(&errors)))?;
+    pub fn new(
+        text: &str,
+        judge: Option<js_sys::Function>,
+        validate: bool,
+    ) -> Result<WasmAttack, JsValue> {
+        let document = if validate {
+            crate::load(text).map(|loaded| loaded.document)
+        } else {
+            oatf::parse(text).map_err(|errors| {
+                errors
+                    .iter()
+                    .map(crate::diagnostics::Diagnostic::from_parse)
+                    .collect()
+            })
+        }
+        .map_err(|errors| JsValue::from_str(&failure(&errors)))?;
         let mut options = oatf::default_eval_options();
         let mut index = None;
         if let Some(judge) = judge {
@@ -97,7 +113,7 @@ impl WasmAttack {
             options = options.with_semantic_evaluator(Arc::new(JsJudge { index: at }));
         }
         Ok(WasmAttack {
-            attack: Rc::new(CompiledAttack::new(&loaded.document, &options)),
+            attack: Rc::new(CompiledAttack::new(&document, &options)),
             judge: index,
         })
     }
@@ -147,6 +163,19 @@ impl WasmAttack {
         }
         run.lines = reader.lines_read();
         run.finish()
+    }
+
+    /// Computes the attack verdict (SDK §4.5) from indicator verdicts given as a JSON array of
+    /// `{ indicator_id, result, evidence?, timestamp? }`; a declared indicator without one is
+    /// `skipped`. Returns the verdict as JSON, or throws a message naming the bad entry.
+    #[wasm_bindgen(js_name = computeVerdictJson)]
+    pub fn compute_verdict_json(&self, verdicts: &str) -> Result<String, JsValue> {
+        let verdicts: Vec<oatf::IndicatorVerdict> = serde_json::from_str(verdicts)
+            .map_err(|e| JsValue::from_str(&format!("indicator verdicts: {e}")))?;
+        let verdict = self.attack.compute_verdict(&verdicts);
+        Ok(serde_json::to_value(&verdict)
+            .unwrap_or(Value::Null)
+            .to_string())
     }
 
     /// Releases the judge; the attack's semantic indicators then report an error.

@@ -1,0 +1,92 @@
+// The playground in a real headless browser (Debian's chromium through playwright-core; no browser is
+// downloaded): typing an invalid document shows its diagnostic on the right line, the example trace
+// gives the README's verdict, a shared link restores the document, and a screenshot is saved to
+// target/playground.png. Needs `cargo xtask playground` first. CHROMIUM overrides /usr/bin/chromium.
+import { createServer } from 'node:http';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, extname, join, normalize, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import assert from 'node:assert/strict';
+import { chromium } from 'playwright-core';
+
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const root = join(repo, 'target/playground');
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm' };
+
+const server = createServer((request, response) => {
+  const path = normalize(decodeURIComponent(new URL(request.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
+  const file = join(root, path === '/' ? 'index.html' : path);
+  try {
+    const body = readFileSync(file);
+    response.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+    response.end(body);
+  } catch {
+    response.writeHead(404).end();
+  }
+});
+await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+const url = `http://127.0.0.1:${server.address().port}/`;
+
+const profile = mkdtempSync(join(tmpdir(), 'oatf-chromium-'));
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync', `--user-data-dir=${profile}`],
+});
+let failed = false;
+try {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+
+  await page.goto(url);
+  // The example is valid.
+  await page.getByTestId('status').filter({ hasText: /^valid/ }).waitFor({ timeout: 30_000 });
+
+  // Type an invalid document: the unknown mode is reported on line 5, in the list and in the gutter.
+  const invalid = 'oatf: "0.1"\nattack:\n  id: OATF-X-1\n  execution:\n    mode: carrier_pigeon\n    state: {}\n';
+  await page.locator('.cm-content').click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Delete');
+  await page.keyboard.type(invalid, { delay: 2 });
+  const diagnostic = page.locator('#diagnostics li', { hasText: 'mode' }).first();
+  await diagnostic.waitFor({ timeout: 15_000 });
+  assert.equal(await diagnostic.getAttribute('data-line'), '5', await diagnostic.textContent());
+  assert.match(await page.getByTestId('status').textContent(), /error/);
+  await page.locator('.cm-lint-marker-error').first().waitFor({ timeout: 5_000 });
+  console.log(`ok - typed document: diagnostic on line 5: ${await diagnostic.textContent()}`);
+
+  // Share: the link restores the typed document in a fresh page.
+  await page.click('#share');
+  const shared = page.url();
+  assert.match(shared, /#doc=/);
+  const second = await browser.newPage();
+  await second.goto(shared);
+  await second.locator('#diagnostics li', { hasText: 'mode' }).first().waitFor({ timeout: 15_000 });
+  assert.match(await second.locator('.cm-content').innerText(), /carrier_pigeon/);
+  await second.close();
+  console.log('ok - the shared link restores the document');
+
+  // The example and its complied trace: exploited, boundary_breach (examples/README.md).
+  await page.click('#example');
+  await page.getByTestId('status').filter({ hasText: /^valid/ }).waitFor({ timeout: 15_000 });
+  await page.click('#evaluate');
+  const result = page.getByTestId('verdict-result');
+  await result.waitFor({ timeout: 15_000 });
+  assert.equal((await result.textContent()).trim(), 'exploited (boundary_breach)');
+  assert.equal(await page.locator('#verdict td.matched').count(), 2);
+  console.log('ok - example trace: exploited (boundary_breach), 2 indicators matched with evidence');
+
+  await page.screenshot({ path: join(repo, 'target/playground.png') });
+  console.log('screenshot: target/playground.png');
+  assert.deepEqual(problems, []);
+} catch (e) {
+  failed = true;
+  console.error(e);
+} finally {
+  await browser.close();
+  server.close();
+  rmSync(profile, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);
