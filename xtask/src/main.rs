@@ -125,7 +125,9 @@ fn main() -> ExitCode {
             eprintln!("  layering  check the crate graph against ARCHITECTURE.md");
             eprintln!("  man       write the man pages of `oatf` into target/man");
             eprintln!("  wasm      build the npm package (WebAssembly) into target/npm");
-            eprintln!("  playground  build the npm package and the playground into target/playground");
+            eprintln!(
+                "  playground  build the npm package and the playground into target/playground"
+            );
             false
         }
     };

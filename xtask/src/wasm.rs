@@ -30,6 +30,8 @@ const LATE_FEATURES: &[&str] = &[
     "slice_as_chunks",
     "unsigned_is_multiple_of",
     "integer_sign_cast",
+    "const_eq_ignore_ascii_case",
+    "trait_upcasting",
 ];
 
 /// How the module is compiled.
@@ -61,7 +63,9 @@ pub(crate) fn rustc_wrapper() -> Option<std::process::ExitCode> {
         command.args(["-Astable_features", "-Aunused_features"]);
     }
     let code = command.status().map_or(1, |s| s.code().unwrap_or(1));
-    Some(std::process::ExitCode::from(u8::try_from(code).unwrap_or(1)))
+    Some(std::process::ExitCode::from(
+        u8::try_from(code).unwrap_or(1),
+    ))
 }
 
 pub(crate) fn build_package() -> bool {
@@ -79,7 +83,8 @@ pub(crate) fn build_playground() -> bool {
         return false;
     }
     let web = Path::new("web");
-    if !web.join("node_modules").is_dir() && !run_in(web, "npm", &["ci", "--no-audit", "--no-fund"]) {
+    if !web.join("node_modules").is_dir() && !run_in(web, "npm", &["ci", "--no-audit", "--no-fund"])
+    {
         eprintln!("xtask playground: `npm ci` in web/ failed");
         return false;
     }
@@ -87,7 +92,9 @@ pub(crate) fn build_playground() -> bool {
         eprintln!("xtask playground: the bundle failed (web/build.mjs)");
         return false;
     }
-    println!("playground written to target/playground/ (serve it statically, e.g. `python3 -m http.server -d target/playground`)");
+    println!(
+        "playground written to target/playground/ (serve it statically, e.g. `python3 -m http.server -d target/playground`)"
+    );
     true
 }
 
@@ -96,7 +103,9 @@ fn build() -> Result<(), String> {
     let bindgen_version = locked_version("wasm-bindgen")?;
     check_bindgen(&bindgen_version)?;
     compile(&toolchain)?;
-    let wasm = Path::new(TARGET_DIR).join(TARGET).join("wasm/oatf_wasm.wasm");
+    let wasm = Path::new(TARGET_DIR)
+        .join(TARGET)
+        .join("wasm/oatf_wasm.wasm");
     let out = Path::new(OUT_DIR);
     if out.exists() {
         std::fs::remove_dir_all(out).map_err(|e| format!("cannot clear {OUT_DIR}: {e}"))?;
@@ -152,7 +161,12 @@ fn find_toolchain() -> Result<Toolchain, String> {
 fn rustc_minor(rustc: &Path) -> Option<u32> {
     let output = Command::new(rustc).arg("--version").output().ok()?;
     let text = String::from_utf8_lossy(&output.stdout).into_owned();
-    text.split_whitespace().nth(1)?.split('.').nth(1)?.parse().ok()
+    text.split_whitespace()
+        .nth(1)?
+        .split('.')
+        .nth(1)?
+        .parse()
+        .ok()
 }
 
 /// The minor version of the workspace's `rust-version`.
@@ -162,7 +176,11 @@ fn workspace_minor() -> u32 {
         .and_then(|text| {
             text.lines()
                 .find_map(|l| l.strip_prefix("rust-version = \""))
-                .and_then(|v| v.split('.').nth(1).and_then(|m| m.trim_matches('"').parse().ok()))
+                .and_then(|v| {
+                    v.split('.')
+                        .nth(1)
+                        .and_then(|m| m.trim_matches('"').parse().ok())
+                })
         })
         .unwrap_or(0)
 }
@@ -222,7 +240,10 @@ fn compile(toolchain: &Toolchain) -> Result<(), String> {
             .args(["-Zbuild-std=std,panic_abort"])
             .env("RUSTC_BOOTSTRAP", "1")
             .env("RUSTC", rustc)
-            .env("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER", "/usr/bin/wasm-ld");
+            .env(
+                "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER",
+                "/usr/bin/wasm-ld",
+            );
         if *wrap {
             let me = std::env::current_exe().map_err(|e| format!("cannot find xtask: {e}"))?;
             command

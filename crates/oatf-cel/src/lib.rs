@@ -75,7 +75,9 @@ use std::collections::HashMap;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, mpsc};
+#[cfg(not(target_family = "wasm"))]
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use cel::common::ast::{CallExpr, EntryExpr, Expr, IdedExpr};
 use cel::common::types::{
@@ -97,6 +99,7 @@ const MAX_MESSAGE_DEPTH: usize = 128;
 const REGEX_CACHE_CAPACITY: usize = 256;
 
 /// Stack of the thread that parses expressions; only touched pages are committed.
+#[cfg(not(target_family = "wasm"))]
 const PARSE_STACK_BYTES: usize = 256 << 20;
 
 /// Marks a `matches` failure caused by a regex bound (reported as `regex_timeout`).
@@ -237,6 +240,7 @@ fn shared_env() -> Arc<Env> {
     }))
 }
 
+#[cfg(not(target_family = "wasm"))]
 type ParseJob = Box<dyn FnOnce() + Send>;
 
 /// Runs `parse` on the process's CEL parser thread (stack of [`PARSE_STACK_BYTES`]), started on first

@@ -68,7 +68,9 @@ pub fn load_json(text: &str) -> String {
 pub(crate) fn load(text: &str) -> Result<oatf::Loaded, Vec<Diagnostic>> {
     match oatf::load(text) {
         Ok(loaded) => Ok(loaded),
-        Err(oatf::LoadError::Parse(errors)) => Err(errors.iter().map(Diagnostic::from_parse).collect()),
+        Err(oatf::LoadError::Parse(errors)) => {
+            Err(errors.iter().map(Diagnostic::from_parse).collect())
+        }
         Err(oatf::LoadError::Invalid(errors)) => {
             Err(errors.iter().map(Diagnostic::from_validation).collect())
         }
@@ -84,7 +86,12 @@ pub fn normalize_json(text: &str) -> String {
         Ok(document) => {
             json!({ "ok": true, "yaml": oatf::serialize(&oatf::normalize(document)) }).to_string()
         }
-        Err(errors) => failure(&errors.iter().map(Diagnostic::from_parse).collect::<Vec<_>>()),
+        Err(errors) => failure(
+            &errors
+                .iter()
+                .map(Diagnostic::from_parse)
+                .collect::<Vec<_>>(),
+        ),
     }
 }
 
@@ -94,7 +101,12 @@ pub fn normalize_json(text: &str) -> String {
 pub fn serialize_json(document_json: &str) -> String {
     match oatf::parse(document_json) {
         Ok(document) => json!({ "ok": true, "yaml": oatf::serialize(&document) }).to_string(),
-        Err(errors) => failure(&errors.iter().map(Diagnostic::from_parse).collect::<Vec<_>>()),
+        Err(errors) => failure(
+            &errors
+                .iter()
+                .map(Diagnostic::from_parse)
+                .collect::<Vec<_>>(),
+        ),
     }
 }
 
@@ -108,7 +120,9 @@ mod tests {
 
     #[test]
     fn validate_reports_a_parse_error_with_its_line() {
-        let result = parsed(&validate_json("oatf: \"0.1\"\nattack:\n  name: [unclosed\n"));
+        let result = parsed(&validate_json(
+            "oatf: \"0.1\"\nattack:\n  name: [unclosed\n",
+        ));
         assert_eq!(result["valid"], false);
         let first = &result["errors"][0];
         assert_eq!(first["kind"], "parse");
