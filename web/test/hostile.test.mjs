@@ -37,7 +37,8 @@ function noTrap(f) {
 
 test('a load error carries every problem, each at its own line', TIMEOUT, () => {
   const text = MCP.replace('id: OATF-900', 'id: OATF-900\n  severity: apocalyptic').replace('mode: mcp_server', 'mode: carrier_pigeon');
-  const error = assert.throws(() => oatf.load(text), oatf.OatfError) ?? (() => { try { oatf.load(text); } catch (e) { return e; } })();
+  assert.throws(() => oatf.load(text), oatf.OatfError);
+  const error = (() => { try { oatf.load(text); } catch (e) { return e; } })();
   assert.ok(error.errors.length >= 2, JSON.stringify(error.errors));
   const [first] = error.errors;
   assert.deepEqual([error.rule, error.path, error.line, error.column], [first.rule, first.path, first.line, first.column]);
@@ -95,7 +96,7 @@ test('garbage, NUL and foreign tags do not crash', TIMEOUT, () => {
 });
 
 test('a catastrophic regex is linear', TIMEOUT, () => {
-  const attack = oatf.compile(MCP.replace('contains: .ssh/id_rsa', "regex: '(a+)+$'"));
+  const attack = oatf.compile(MCP.replace('contains: .ssh/id_rsa', () => "regex: '(a+)+$'"));
   const started = performance.now();
   const verdict = noTrap(() => attack.evaluateMessage({ arguments: { path: 'a'.repeat(100_000) + '!' } }));
   assert.equal(verdict.result, 'not_exploited');
@@ -103,13 +104,16 @@ test('a catastrophic regex is linear', TIMEOUT, () => {
 });
 
 test('an oversized regex is an error of its indicator, not a hang', TIMEOUT, () => {
-  const result = noTrap(() => oatf.validate(MCP.replace('contains: .ssh/id_rsa', "regex: '(((a{100}){100}){100}){100}'")));
-  assert.equal(result.valid, false);
-  assert.ok(result.errors.some((e) => e.rule === 'V-013'), JSON.stringify(result.errors));
+  // The SDK checks regex size when it compiles the attack (V-013 checks the syntax): the indicator is
+  // `error` and names the limit, as in the Rust API.
+  const attack = oatf.compile(MCP.replace('contains: .ssh/id_rsa', () => "regex: '(((a{100}){100}){100}){100}'"));
+  const verdict = noTrap(() => attack.evaluateMessage({ arguments: { path: 'aaaa' } }));
+  assert.equal(verdict.result, 'error');
+  assert.match(verdict.indicator_verdicts[0].evidence, /compiles to more than \d+ bytes/);
 });
 
 test('CEL: deep nesting is refused, nesting within the limit parses on the wasm stack', TIMEOUT, () => {
-  const cel = (expression) => MCP.replace("pattern:\n        contains: .ssh/id_rsa", `expression:\n        cel: ${JSON.stringify(expression)}`);
+  const cel = (expression) => MCP.replace("pattern:\n        contains: .ssh/id_rsa", () => `expression:\n        cel: ${JSON.stringify(expression)}`);
   const tooDeep = noTrap(() => oatf.validate(cel('('.repeat(10_000) + '1' + ')'.repeat(10_000) + ' == 1')));
   assert.equal(tooDeep.valid, false);
   assert.ok(tooDeep.errors.some((e) => e.rule === 'V-014'), JSON.stringify(tooDeep.errors));
@@ -125,13 +129,13 @@ test('CEL: deep nesting is refused, nesting within the limit parses on the wasm 
   assert.equal(attack.evaluateMessage({ arguments: { path: '/tmp' } }).result, 'not_exploited');
 });
 
-test('CEL: an expression that would run forever stops at its budget', TIMEOUT, () => {
+test('CEL: an expression that would run forever stops at its budget', { timeout: 120_000 }, () => {
   const expression = '[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, [1,2,3,4,5,6,7,8,9,10].all(f, [1,2,3,4,5,6,7,8,9,10].all(g, a+b+c+d+e+f+g > 0)))))))';
-  const attack = oatf.compile(MCP.replace("pattern:\n        contains: .ssh/id_rsa", `expression:\n        cel: ${JSON.stringify(expression)}`));
-  const started = performance.now();
+  const attack = oatf.compile(MCP.replace("pattern:\n        contains: .ssh/id_rsa", () => `expression:\n        cel: ${JSON.stringify(expression)}`));
+  // 10^7 iterations unbounded; the budget (CelLimits::max_iterations) stops it at 10^6.
   const verdict = noTrap(() => attack.evaluateMessage({ arguments: {} }));
-  assert.ok(['error', 'exploited'].includes(verdict.result));
-  assert.ok(performance.now() - started < 10_000);
+  assert.equal(verdict.result, 'error');
+  assert.match(verdict.indicator_verdicts[0].evidence, /max_iterations/);
 });
 
 test('bad trace lines are counted and named; the verdict comes from the rest', TIMEOUT, () => {
@@ -153,10 +157,9 @@ test('a deep or huge trace line is malformed, not a crash', TIMEOUT, () => {
 });
 
 test('evaluateMessage refuses a message nested deeper than JSON text may be', TIMEOUT, () => {
-  let message = {};
-  for (let i = 0; i < 10_000; i++) message = { a: message };
+  const deep = '{"a":'.repeat(10_000) + '{}' + '}'.repeat(10_000);
   const attack = oatf.compile(MCP);
-  assert.throws(() => noTrap(() => attack.evaluateMessage(JSON.stringify(message))), /not JSON|recursion/);
+  assert.throws(() => noTrap(() => attack.evaluateMessage(deep)), /not JSON: recursion limit/);
 });
 
 test('push reports a malformed message and goes on', TIMEOUT, () => {

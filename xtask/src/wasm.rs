@@ -110,6 +110,14 @@ fn build() -> Result<(), String> {
     if out.exists() {
         std::fs::remove_dir_all(out).map_err(|e| format!("cannot clear {OUT_DIR}: {e}"))?;
     }
+    // wasm-opt runs before wasm-bindgen: Debian's binaryen (108) turns the externref table that
+    // wasm-bindgen adds into a funcref table, which fails at instantiation.
+    let optimized = Path::new(TARGET_DIR).join("oatf_wasm.opt.wasm");
+    let wasm = if optimize(&wasm, &optimized) {
+        optimized
+    } else {
+        wasm
+    };
     let wasm_arg = wasm.to_string_lossy();
     if !run(
         "wasm-bindgen",
@@ -127,7 +135,6 @@ fn build() -> Result<(), String> {
         return Err("wasm-bindgen failed".to_owned());
     }
     let module = out.join("oatf_wasm_bg.wasm");
-    optimize(&module);
     copy_sources(out)?;
     report_size(&module);
     println!("npm package written to {OUT_DIR}/ (`npm pack` there makes the tarball)");
@@ -260,9 +267,10 @@ fn compile(toolchain: &Toolchain) -> Result<(), String> {
     }
 }
 
-/// Runs `wasm-opt -Os` when binaryen is installed; the module works without it.
-fn optimize(module: &Path) {
+/// Runs `wasm-opt -Os` into `output` when binaryen is installed; the module works without it.
+fn optimize(module: &Path, output: &Path) -> bool {
     let path = module.to_string_lossy();
+    let output = output.to_string_lossy();
     let ok = Command::new("wasm-opt")
         .args([
             "-Os",
@@ -273,7 +281,7 @@ fn optimize(module: &Path) {
             "--enable-reference-types",
             "--enable-multivalue",
             "-o",
-            &path,
+            &output,
             &path,
         ])
         .status()
@@ -281,6 +289,7 @@ fn optimize(module: &Path) {
     if !ok {
         println!("wasm-opt not run (install binaryen for a smaller module)");
     }
+    ok
 }
 
 fn copy_sources(out: &Path) -> Result<(), String> {

@@ -49,8 +49,15 @@ function unwrap(json) {
   return result;
 }
 
-/** The SDK version. */
-export const version = wasm.version();
+/** The SDK version (set once the WebAssembly module is instantiated, before any importer runs). */
+export let version = '';
+
+/** @internal Called by the entry points (`node.js`, `web.js`) once the module is instantiated: nothing
+ * here may call into the module while this file is evaluated, since ES modules evaluate their
+ * dependencies first. */
+export function __ready() {
+  version = wasm.version();
+}
 
 /** Validates a document (SDK §3.2). Never throws for a bad document: one that does not parse gives
  * its parse errors. */
