@@ -29,33 +29,40 @@ await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
 const url = `http://127.0.0.1:${server.address().port}/`;
 
 const profile = mkdtempSync(join(tmpdir(), 'oatf-chromium-'));
-const browser = await chromium.launch({
+// A fresh profile (--user-data-dir) each run, passed as playwright wants it.
+const browser = await chromium.launchPersistentContext(profile, {
   executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  headless: true,
+  viewport: { width: 1280, height: 860 },
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync', `--user-data-dir=${profile}`],
+    '--disable-component-update', '--disable-sync'],
 });
 let failed = false;
 try {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  const page = await browser.newPage();
   const problems = [];
   page.on('pageerror', (e) => problems.push(e.message));
+  page.on('console', (m) => m.type() === 'error' && console.error(`page console: ${m.text()}`));
+  page.on('worker', (w) => w.on('console', (m) => console.error(`worker console: ${m.text()}`)));
 
   await page.goto(url);
   // The example is valid.
   await page.getByTestId('status').filter({ hasText: /^valid/ }).waitFor({ timeout: 30_000 });
 
-  // Type an invalid document: the unknown mode is reported on line 5, in the list and in the gutter.
-  const invalid = 'oatf: "0.1"\nattack:\n  id: OATF-X-1\n  execution:\n    mode: carrier_pigeon\n    state: {}\n';
+  // Type an invalid document: the unknown mode is reported on line 6, in the list and in the gutter.
+  // The lines are pasted (typed newlines would be auto-indented by the editor), the mode is typed key by key.
   await page.locator('.cm-content').click();
   await page.keyboard.press('Control+A');
   await page.keyboard.press('Delete');
-  await page.keyboard.type(invalid, { delay: 2 });
+  await page.keyboard.insertText('oatf: "0.1"\nattack:\n  id: OATF-X-1\n  execution:\n    state: {}\n    mode: ');
+  await page.keyboard.type('carrier_pigeon', { delay: 20 });
+  await page.keyboard.insertText('\n');
   const diagnostic = page.locator('#diagnostics li', { hasText: 'mode' }).first();
   await diagnostic.waitFor({ timeout: 15_000 });
-  assert.equal(await diagnostic.getAttribute('data-line'), '5', await diagnostic.textContent());
+  assert.equal(await diagnostic.getAttribute('data-line'), '6', await diagnostic.textContent());
   assert.match(await page.getByTestId('status').textContent(), /error/);
   await page.locator('.cm-lint-marker-error').first().waitFor({ timeout: 5_000 });
-  console.log(`ok - typed document: diagnostic on line 5: ${await diagnostic.textContent()}`);
+  console.log(`ok - typed document: diagnostic on line 6: ${await diagnostic.textContent()}`);
 
   // Share: the link restores the typed document in a fresh page.
   await page.click('#share');
@@ -84,6 +91,10 @@ try {
 } catch (e) {
   failed = true;
   console.error(e);
+  for (const page of browser.pages()) {
+    console.error(`status: ${await page.locator('#status').textContent().catch(() => '?')}`);
+    console.error(`diagnostics: ${await page.locator('#diagnostics').textContent().catch(() => '?')}`);
+  }
 } finally {
   await browser.close();
   server.close();

@@ -11,12 +11,17 @@ import exampleTrace from '../../examples/mcp-tool-poisoning.complied.jsonl';
 const WORKER_TIMEOUT_MS = 5000;
 
 let worker;
+/** Resolves when the worker has instantiated the SDK (it says `{ ready: true }`). */
+let ready;
 let nextId = 1;
 const pending = new Map();
 
 function startWorker() {
   worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  let markReady;
+  ready = new Promise((resolve) => (markReady = resolve));
   worker.onmessage = ({ data }) => {
+    if (data.ready) return markReady();
     const request = pending.get(data.id);
     if (!request) return;
     pending.delete(data.id);
@@ -36,8 +41,10 @@ function restartWorker() {
   startWorker();
 }
 
-/** Sends a request to the worker; a worker that does not answer in time is terminated and replaced. */
-function ask(message) {
+/** Sends a request to the worker once it is ready; a worker that does not answer in time is terminated
+ * and replaced. */
+async function ask(message) {
+  await ready;
   const id = nextId++;
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
