@@ -85,8 +85,17 @@ try {
   assert.equal(await page.locator('#verdict td.matched').count(), 2);
   console.log('ok - example trace: exploited (boundary_breach), 2 indicators matched with evidence');
 
+  // The screenshot shows both: the verdict, and a diagnostic at its line after an edit.
+  await page.evaluate(() => {
+    const view = window.oatfEditor;
+    const line = view.state.doc.line(7);
+    view.dispatch({ changes: { from: line.from, to: line.to, insert: '  version: one' } });
+  });
+  await page.locator('#diagnostics li', { hasText: 'version' }).first().waitFor({ timeout: 15_000 });
+  assert.equal(await page.locator('#diagnostics li', { hasText: 'version' }).first().getAttribute('data-line'), '7');
   await page.screenshot({ path: join(repo, 'target/playground.png') });
-  console.log('screenshot: target/playground.png');
+  await page.screenshot({ path: join(repo, 'target/playground.jpg'), type: 'jpeg', quality: 60 });
+  console.log('screenshot: target/playground.png (and target/playground.jpg, the copy docs/ shows)');
   assert.deepEqual(problems, []);
 } catch (e) {
   failed = true;

@@ -267,8 +267,15 @@ fn compile(toolchain: &Toolchain) -> Result<(), String> {
     }
 }
 
-/// Runs `wasm-opt -Os` into `output` when binaryen is installed; the module works without it.
+/// Runs `wasm-opt -Os` into `output` when binaryen is installed; the module works without it. An
+/// `output` newer than `module` is kept (wasm-opt takes a minute).
 fn optimize(module: &Path, output: &Path) -> bool {
+    let modified = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    if let (Some(input), Some(existing)) = (modified(module), modified(output))
+        && existing >= input
+    {
+        return true;
+    }
     let path = module.to_string_lossy();
     let output = output.to_string_lossy();
     let ok = Command::new("wasm-opt")
