@@ -45,6 +45,15 @@ try {
   page.on('console', (m) => m.type() === 'error' && console.error(`page console: ${m.text()}`));
   page.on('worker', (w) => w.on('console', (m) => console.error(`worker console: ${m.text()}`)));
 
+  // The package from a plain <script type="module">, no bundler.
+  await page.goto(`${url}plain.html`);
+  await page.locator('#out', { hasText: 'rules' }).waitFor({ timeout: 30_000 });
+  const plain = JSON.parse(await page.locator('#out').textContent());
+  assert.equal(plain.valid, false);
+  assert.ok(plain.rules.includes('V-034'), JSON.stringify(plain));
+  assert.match(plain.version, /^\d+\.\d+\.\d+/);
+  console.log(`ok - plain <script type="module"> (no bundler): ${JSON.stringify(plain)}`);
+
   await page.goto(url);
   // The example is valid.
   await page.getByTestId('status').filter({ hasText: /^valid/ }).waitFor({ timeout: 30_000 });
@@ -84,6 +93,28 @@ try {
   assert.equal((await result.textContent()).trim(), 'exploited (boundary_breach)');
   assert.equal(await page.locator('#verdict td.matched').count(), 2);
   console.log('ok - example trace: exploited (boundary_breach), 2 indicators matched with evidence');
+
+  // A hostile document (a CEL expression of 10^7 iterations, stopped by its budget at 10^6) is evaluated
+  // in the worker: the page stays responsive meanwhile, and the outcome is an error (the budget's, or the
+  // worker's timeout, which replaces the worker).
+  const runaway = '[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, [1,2,3,4,5,6,7,8,9,10].all(f, [1,2,3,4,5,6,7,8,9,10].all(g, a+b+c+d+e+f+g > 0)))))))';
+  const hostile = `oatf: "0.1"\nattack:\n  execution: {mode: mcp_server, state: {tools: []}}\n  indicators:\n    - surface: tools/call\n      target: arguments\n      expression: {cel: ${JSON.stringify(runaway)}}\n`;
+  await page.evaluate((text) => {
+    const view = window.oatfEditor;
+    view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+  }, hostile);
+  await page.fill('#trace', '{"direction":"incoming","method":"tools/call","content":{"arguments":{}}}');
+  await page.click('#evaluate');
+  const started = Date.now();
+  assert.equal(await page.evaluate(() => 6 * 7), 42);
+  const responsive = Date.now() - started;
+  assert.ok(responsive < 2_000, `the page took ${responsive} ms to answer while the worker evaluated`);
+  await page.getByTestId('verdict-result').filter({ hasText: 'error' }).waitFor({ timeout: 60_000 });
+  console.log(`ok - hostile CEL: the page answered in ${responsive} ms meanwhile; verdict: ${(await page.locator('#verdict').innerText()).split('\n').slice(0, 2).join(' / ')}`);
+  await page.click('#example');
+  await page.getByTestId('status').filter({ hasText: /^valid/ }).waitFor({ timeout: 15_000 });
+  await page.click('#evaluate');
+  await page.getByTestId('verdict-result').filter({ hasText: 'exploited' }).waitFor({ timeout: 15_000 });
 
   // The screenshot shows both: the verdict, and a diagnostic at its line after an edit.
   await page.evaluate(() => {

@@ -22,7 +22,10 @@ await build({
   loader: { '.yaml': 'text', '.jsonl': 'text' },
   logLevel: 'warning',
 });
-for (const name of ['index.html', 'style.css']) copyFileSync(join(web, 'playground', name), join(out, name));
+for (const name of ['index.html', 'style.css', 'plain.html']) copyFileSync(join(web, 'playground', name), join(out, name));
+// plain.html uses the package without a bundler, as a page would from a CDN or a copy of target/npm.
+mkdirSync(join(out, 'npm'), { recursive: true });
+for (const name of ['web.js', 'oatf.js', 'oatf_wasm.js', 'oatf_wasm_bg.wasm']) copyFileSync(join(npm, name), join(out, 'npm', name));
 // web.js finds the module beside itself: `new URL('./oatf_wasm_bg.wasm', import.meta.url)`.
 copyFileSync(join(npm, 'oatf_wasm_bg.wasm'), join(out, 'oatf_wasm_bg.wasm'));
 console.log(`playground written to ${out}`);
