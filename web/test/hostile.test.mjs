@@ -190,3 +190,14 @@ test('a judge that throws or answers nonsense gives an indicator error', TIMEOUT
 test('the instance still works after all of the above', TIMEOUT, () => {
   assert.equal(oatf.compile(MCP).evaluateMessage({ arguments: { path: '~/.ssh/id_rsa' } }).result, 'exploited');
 });
+
+test('bytes that are not UTF-8 are a parse error at their line, never replaced', TIMEOUT, () => {
+  const bytes = new TextEncoder().encode('oatf: "0.1"\nattack:\n  name: "X"\n');
+  bytes[bytes.length - 3] = 0xff;
+  const result = oatf.validate(bytes);
+  assert.equal(result.valid, false);
+  assert.equal(result.errors[0].kind, 'parse');
+  assert.equal(result.errors[0].line, 3);
+  assert.throws(() => oatf.load(bytes), (e) => e instanceof oatf.OatfError && e.line === 3 && /utf-8/i.test(e.message));
+  assert.equal(oatf.load(new TextEncoder().encode(MCP)).attack.id, 'OATF-900');
+});

@@ -39,8 +39,15 @@ export function describe(d) {
 
 function text(input, what) {
   if (typeof input === 'string') return input;
-  if (input instanceof Uint8Array) return new TextDecoder('utf-8', { fatal: false }).decode(input);
-  throw new TypeError(`${what} must be a string (YAML text)`);
+  if (input instanceof Uint8Array) {
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(input);
+    } catch {
+      // Never replace what the user wrote: the parser names the first invalid byte's line and column.
+      throw new OatfError(JSON.parse(wasm.decodeErrorsJson(input)).errors);
+    }
+  }
+  throw new TypeError(`${what} must be a string or a Uint8Array (UTF-8 YAML)`);
 }
 
 function unwrap(json) {
@@ -62,7 +69,14 @@ export function __ready() {
 /** Validates a document (SDK §3.2). Never throws for a bad document: one that does not parse gives
  * its parse errors. */
 export function validate(source) {
-  return JSON.parse(wasm.validateJson(text(source, 'the document')));
+  let yaml;
+  try {
+    yaml = text(source, 'the document');
+  } catch (e) {
+    if (e instanceof OatfError) return { valid: false, errors: e.errors, warnings: [] };
+    throw e;
+  }
+  return JSON.parse(wasm.validateJson(yaml));
 }
 
 /** Parses, validates and normalizes a document (SDK §3.5): the normalized document as a plain

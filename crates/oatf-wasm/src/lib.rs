@@ -110,6 +110,17 @@ pub fn serialize_json(document_json: &str) -> String {
     }
 }
 
+/// Bytes that are not UTF-8: `{ ok: false, errors }` with the parser's error for the first invalid byte
+/// (its line and column), as JSON. The JavaScript layer calls it when `TextDecoder` refuses the bytes.
+#[wasm_bindgen(js_name = decodeErrorsJson)]
+pub fn decode_errors_json(bytes: &[u8]) -> String {
+    let errors = match oatf::model::parse_bytes(bytes) {
+        Err(errors) => errors.iter().map(Diagnostic::from_parse).collect(),
+        Ok(_) => vec![Diagnostic::other("the input is not valid UTF-8".to_owned())],
+    };
+    failure(&errors)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,6 +138,16 @@ mod tests {
         let first = &result["errors"][0];
         assert_eq!(first["kind"], "parse");
         assert!(first["line"].as_u64().is_some(), "{first}");
+    }
+
+    #[test]
+    fn invalid_utf8_names_its_line() {
+        let result = parsed(&decode_errors_json(
+            b"oatf: \"0.1\"\nattack:\n  name: \"\xff\"\n",
+        ));
+        assert_eq!(result["ok"], false);
+        assert_eq!(result["errors"][0]["line"], 3);
+        assert_eq!(result["errors"][0]["kind"], "parse");
     }
 
     #[test]
