@@ -155,7 +155,6 @@ export class Attack {
 
   /** Frees the WebAssembly memory of the attack (optional: the garbage collector does it too). */
   free() {
-    this.#inner.free_judge();
     this.#inner.free();
   }
 }

@@ -30,6 +30,37 @@ struct JsJudge {
     index: usize,
 }
 
+impl JsJudge {
+    /// Keeps `judge` until the returned evaluator (held by the compiled attack) is dropped.
+    fn register(judge: js_sys::Function) -> Self {
+        let index = JUDGES.with(|judges| {
+            let mut judges = judges.borrow_mut();
+            match judges.iter().position(Option::is_none) {
+                Some(free) => {
+                    judges[free] = Some(judge);
+                    free
+                }
+                None => {
+                    judges.push(Some(judge));
+                    judges.len() - 1
+                }
+            }
+        });
+        JsJudge { index }
+    }
+}
+
+/// The compiled attack (and every trace evaluator sharing it) is gone: release the function.
+impl Drop for JsJudge {
+    fn drop(&mut self) {
+        JUDGES.with(|judges| {
+            if let Some(slot) = judges.borrow_mut().get_mut(self.index) {
+                *slot = None;
+            }
+        });
+    }
+}
+
 impl SemanticEvaluator for JsJudge {
     fn evaluate(
         &self,
@@ -75,7 +106,6 @@ impl SemanticEvaluator for JsJudge {
 #[wasm_bindgen]
 pub struct WasmAttack {
     attack: Rc<CompiledAttack>,
-    judge: Option<usize>,
 }
 
 #[wasm_bindgen]
@@ -102,19 +132,11 @@ impl WasmAttack {
         }
         .map_err(|errors| JsValue::from_str(&failure(&errors)))?;
         let mut options = oatf::default_eval_options();
-        let mut index = None;
         if let Some(judge) = judge {
-            let at = JUDGES.with(|judges| {
-                let mut judges = judges.borrow_mut();
-                judges.push(Some(judge));
-                judges.len() - 1
-            });
-            index = Some(at);
-            options = options.with_semantic_evaluator(Arc::new(JsJudge { index: at }));
+            options = options.with_semantic_evaluator(Arc::new(JsJudge::register(judge)));
         }
         Ok(WasmAttack {
             attack: Rc::new(CompiledAttack::new(&document, &options)),
-            judge: index,
         })
     }
 
@@ -176,17 +198,6 @@ impl WasmAttack {
         Ok(serde_json::to_value(&verdict)
             .unwrap_or(Value::Null)
             .to_string())
-    }
-
-    /// Releases the judge; the attack's semantic indicators then report an error.
-    pub fn free_judge(&mut self) {
-        if let Some(index) = self.judge.take() {
-            JUDGES.with(|judges| {
-                if let Some(slot) = judges.borrow_mut().get_mut(index) {
-                    *slot = None;
-                }
-            });
-        }
     }
 }
 
