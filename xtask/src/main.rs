@@ -101,6 +101,20 @@ const RULES: &[(&str, &[&str], &[&str])] = &[
     ),
     // The bench crate and the reference SDK (package `oatf`) stay out of everything users run.
     ("oatf-cli", &[], &["oatf-bench", "oatf"]),
+    // The npm package is bindings over the facade: no CLI, runner, bench or Python pieces in the module.
+    (
+        "oatf-wasm",
+        &[],
+        &[
+            "clap",
+            "oatf-conformance",
+            "oatf-cli",
+            "oatf-bench",
+            "oatf",
+            "pyo3",
+            "rayon",
+        ],
+    ),
     (
         "oatf-sdk",
         &["--no-default-features"],
