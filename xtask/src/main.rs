@@ -140,7 +140,9 @@ fn main() -> ExitCode {
         "wasm" => wasm::build_package(),
         "playground" => wasm::build_playground(),
         _ => {
-            eprintln!("usage: cargo xtask <ci|layering|man|shared-sync|format-doc|wasm|playground>");
+            eprintln!(
+                "usage: cargo xtask <ci|layering|man|shared-sync|format-doc|wasm|playground>"
+            );
             eprintln!("  ci        run every check CI runs (.ci/run)");
             eprintln!("  layering  check the crate graph against ARCHITECTURE.md");
             eprintln!("  man       write the man pages of `oatf` into target/man");
