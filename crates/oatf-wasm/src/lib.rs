@@ -42,7 +42,22 @@ pub fn validate_json(text: &str) -> String {
                     .collect(),
             )
         }
-        Err(errors) => (errors.iter().map(Diagnostic::from_parse).collect(), vec![]),
+        Err(errors) => {
+            // Every problem at once, as `oatf validate` and Python give them: the parse errors,
+            // then the V- findings of the parts that parsed.
+            let rest = errors.validate_rest(&oatf::default_validate_options());
+            (
+                errors
+                    .iter()
+                    .map(Diagnostic::from_parse)
+                    .chain(rest.errors().iter().map(Diagnostic::from_validation))
+                    .collect(),
+                rest.warnings()
+                    .iter()
+                    .map(Diagnostic::from_warning)
+                    .collect(),
+            )
+        }
     };
     let errors: Vec<Diagnostic> = errors;
     let warnings: Vec<Diagnostic> = warnings;
@@ -69,7 +84,12 @@ pub(crate) fn load(text: &str) -> Result<oatf::Loaded, Vec<Diagnostic>> {
     match oatf::load(text) {
         Ok(loaded) => Ok(loaded),
         Err(oatf::LoadError::Parse(errors)) => {
-            Err(errors.iter().map(Diagnostic::from_parse).collect())
+            let rest = errors.validate_rest(&oatf::default_validate_options());
+            Err(errors
+                .iter()
+                .map(Diagnostic::from_parse)
+                .chain(rest.errors().iter().map(Diagnostic::from_validation))
+                .collect())
         }
         Err(oatf::LoadError::Invalid(errors)) => {
             Err(errors.iter().map(Diagnostic::from_validation).collect())
