@@ -15,45 +15,35 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory as _, Parser, Subcommand};
 
 // `eprint!` and `eprintln!` for every module below, in place of std's, which panic when standard
 // error cannot be written (`2> /dev/full`): a failed write there is dropped, since there is nowhere
 // left to report it, and the command keeps its exit code.
 macro_rules! eprint {
     ($($arg:tt)*) => {
-        $crate::stdout::write_stderr(format_args!($($arg)*))
+        $crate::output::write_stderr(format_args!($($arg)*))
     };
 }
 macro_rules! eprintln {
     () => {
-        $crate::stdout::write_stderr(format_args!("\n"))
+        $crate::output::write_stderr(format_args!("\n"))
     };
     ($($arg:tt)*) => {
-        $crate::stdout::write_stderr(format_args!("{}\n", format_args!($($arg)*)))
+        $crate::output::write_stderr(format_args!("{}\n", format_args!($($arg)*)))
     };
 }
 
-mod campaign;
-mod catalog;
-mod color;
-mod conformance;
-mod evaluate;
-mod fmt_cmd;
-mod frameworks;
-mod generate;
-mod github;
-mod library;
-mod normalize;
-mod safe_fs;
-mod safe_text;
-mod schema;
+mod commands;
+mod exit;
+mod input;
+mod options;
+mod output;
+mod render;
 mod startup;
-mod stdout;
-mod test_cmd;
-mod testing;
-mod validate;
-mod yaml_layout;
+
+use commands::{catalog, conformance, evaluate, fmt, generate, normalize, schema, test, validate};
+use output::Output;
 
 /// The exit codes every command shares, as `oatf --help` shows them.
 const EXIT_CODES: &str = "\
@@ -78,11 +68,11 @@ enum Command {
     /// Write the canonical (normalized) YAML form of a document to standard output.
     Normalize(normalize::Args),
     /// Lay documents out canonically (indentation, key order), keeping comments and the author's text.
-    Fmt(fmt_cmd::Args),
+    Fmt(fmt::Args),
     /// Check a threat library (valid documents, unique ids) and print its index or framework coverage.
     Catalog(catalog::Args),
     /// Run the test cases of a threat library (`NAME.test.yaml` beside `NAME.yaml`).
-    Test(test_cmd::Args),
+    Test(test::Args),
     /// Evaluate recorded traces (JSON Lines) against a document's indicators and report the verdict;
     /// several traces, a directory or a manifest make a campaign.
     Evaluate(evaluate::Args),
@@ -102,22 +92,24 @@ fn main() -> ExitCode {
         Err(error)
             if error.exit_code() == 0 && !std::io::IsTerminal::is_terminal(&std::io::stdout()) =>
         {
-            stdout::write(&error.render().to_string());
-            return ExitCode::from(stdout::finish(0));
+            let mut out = Output::stdout();
+            out.write(&error.render().to_string());
+            return ExitCode::from(out.finish(0));
         }
         Err(error) => return ExitCode::from(evaluate::parse_error_code(&error)),
     };
+    let mut out = Output::stdout();
     let code = match cli.command {
-        Command::Conformance(args) => conformance::run(args),
-        Command::Validate(args) => validate::run(args),
-        Command::Normalize(args) => normalize::run(args),
-        Command::Evaluate(args) => evaluate::run(args),
-        Command::Fmt(args) => fmt_cmd::run(args),
-        Command::Catalog(args) => catalog::run(args),
-        Command::Test(args) => test_cmd::run(args),
-        Command::Schema(args) => schema::run(args),
-        Command::Completions(args) => generate::completions(args),
-        Command::Man(args) => generate::man(args),
+        Command::Conformance(args) => conformance::run(args, &mut out),
+        Command::Validate(args) => validate::run(args, &mut out),
+        Command::Normalize(args) => normalize::run(args, &mut out),
+        Command::Evaluate(args) => evaluate::run(args, &mut out),
+        Command::Fmt(args) => fmt::run(args, &mut out),
+        Command::Catalog(args) => catalog::run(args, &mut out),
+        Command::Test(args) => test::run(args, &mut out),
+        Command::Schema(args) => schema::run(args, &mut out),
+        Command::Completions(args) => generate::completions(args, Cli::command(), &mut out),
+        Command::Man(args) => generate::man(args, Cli::command()),
     };
-    ExitCode::from(stdout::finish(code))
+    ExitCode::from(out.finish(code))
 }

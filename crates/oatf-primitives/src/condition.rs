@@ -3,7 +3,6 @@
 use std::borrow::Cow;
 use std::cmp::Ordering;
 
-
 use crate::condition_error::{ConditionError, ConditionErrorKind};
 use crate::lazy_regex::{LazyRegex, RegexLimits};
 use serde::de::{self, Deserializer};
@@ -149,7 +148,6 @@ impl<'de> Deserialize<'de> for Condition {
             .map_err(de::Error::custom)
     }
 }
-
 
 /// A condition compiled once (regex built, operands prepared) and evaluated against many values.
 ///

@@ -47,8 +47,8 @@ mod value;
 
 pub use condition::{CompiledCondition, Condition, MatchCondition, evaluate_condition};
 pub use condition_error::{ConditionError, ConditionErrorKind};
-pub use lazy_regex::RegexLimits;
 pub use duration::{DurationError, parse_duration};
+pub use lazy_regex::RegexLimits;
 pub use path::{
     MAX_PATH_DEPTH, MissingField, PathError, PathErrorKind, SimplePath, WildcardPath,
     resolve_simple_path, resolve_wildcard_path,
