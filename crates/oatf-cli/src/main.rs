@@ -99,17 +99,26 @@ fn main() -> ExitCode {
         Err(error) => return ExitCode::from(evaluate::parse_error_code(&error)),
     };
     let mut out = Output::stdout();
-    let code = match cli.command {
-        Command::Conformance(args) => conformance::run(args, &mut out),
-        Command::Validate(args) => validate::run(args, &mut out),
-        Command::Normalize(args) => normalize::run(args, &mut out),
-        Command::Evaluate(args) => evaluate::run(args, &mut out),
-        Command::Fmt(args) => fmt::run(args, &mut out),
-        Command::Catalog(args) => catalog::run(args, &mut out),
-        Command::Test(args) => test::run(args, &mut out),
-        Command::Schema(args) => schema::run(args, &mut out),
-        Command::Completions(args) => generate::completions(args, Cli::command(), &mut out),
-        Command::Man(args) => generate::man(args, Cli::command()),
-    };
+    let code = run(cli.command, &mut out);
     ExitCode::from(out.finish(code))
 }
+
+/// Runs one subcommand, writing its report to `out`, and gives its exit code (before
+/// [`Output::finish`] turns a failed write into exit 74).
+fn run(command: Command, out: &mut Output<'_>) -> u8 {
+    match command {
+        Command::Conformance(args) => conformance::run(args, out),
+        Command::Validate(args) => validate::run(args, out),
+        Command::Normalize(args) => normalize::run(args, out),
+        Command::Evaluate(args) => evaluate::run(args, out),
+        Command::Fmt(args) => fmt::run(args, out),
+        Command::Catalog(args) => catalog::run(args, out),
+        Command::Test(args) => test::run(args, out),
+        Command::Schema(args) => schema::run(args, out),
+        Command::Completions(args) => generate::completions(args, Cli::command(), out),
+        Command::Man(args) => generate::man(args, Cli::command()),
+    }
+}
+
+#[cfg(test)]
+mod tests;
