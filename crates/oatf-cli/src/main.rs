@@ -1,7 +1,8 @@
 //! The `oatf` command: works with OATF documents and runs conformance suites.
 //!
-//! Each subcommand lives in its own module with an `Args` struct and a `run` function returning the
-//! process exit code. Exit codes: 0 success, 1 the input failed the check, 2 an input cannot be read,
+//! Each subcommand lives in its own module under `commands/` with an `Args` struct and a `run`
+//! function that writes to the [`Output`] it is given and returns the process exit code; the shared
+//! plumbing is `input/`, `render/`, `options`, `exit` and `output` (ARCHITECTURE.md has the map). Exit codes: 0 success, 1 the input failed the check, 2 an input cannot be read,
 //! 64 usage (every subcommand); `oatf evaluate` has its own (its `--help`, spec-decisions 24): 0–5 by
 //! verdict and tier, 64 usage, 65 invalid document, 66 input. Output that cannot be written (standard
 //! output full or closed, an `--output` file) exits 74 (sysexits `EX_IOERR`) with a message, for every

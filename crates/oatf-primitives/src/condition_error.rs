@@ -18,9 +18,9 @@ pub enum ConditionErrorKind {
     Invalid,
     /// The `regex` operand is not a valid RE2 pattern.
     InvalidRegex,
-    /// The `regex` operand compiles beyond [`RegexLimits`].
+    /// The `regex` operand compiles beyond [`RegexLimits`](crate::RegexLimits).
     RegexTooLarge,
-    /// The text a regex would run against is longer than [`RegexLimits::max_input_len`].
+    /// The text a regex would run against is longer than [`RegexLimits::max_input_len`](crate::RegexLimits::max_input_len).
     RegexInputTooLong,
 }
 
