@@ -73,7 +73,7 @@ enum Command {
     /// Check a threat library (valid documents, unique ids) and print its index or framework coverage.
     Catalog(catalog::Args),
     /// Run the test cases of a threat library (`NAME.test.yaml` beside `NAME.yaml`).
-    Test(test::Args),
+    Test(test_cmd::Args),
     /// Evaluate recorded traces (JSON Lines) against a document's indicators and report the verdict;
     /// several traces, a directory or a manifest make a campaign.
     Evaluate(evaluate::Args),
@@ -114,7 +114,7 @@ fn run(command: Command, out: &mut Output<'_>) -> u8 {
         Command::Evaluate(args) => evaluate::run(args, out),
         Command::Fmt(args) => fmt::run(args, out),
         Command::Catalog(args) => catalog::run(args, out),
-        Command::Test(args) => test::run(args, out),
+        Command::Test(args) => test_cmd::run(args, out),
         Command::Schema(args) => schema::run(args, out),
         Command::Completions(args) => generate::completions(args, Cli::command(), out),
         Command::Man(args) => generate::man(args, Cli::command()),

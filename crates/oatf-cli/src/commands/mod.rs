@@ -10,5 +10,5 @@ pub(crate) mod fmt;
 pub(crate) mod generate;
 pub(crate) mod normalize;
 pub(crate) mod schema;
-pub(crate) mod test;
+pub(crate) mod test_cmd;
 pub(crate) mod validate;
