@@ -43,7 +43,9 @@ mod output;
 mod render;
 mod startup;
 
-use commands::{catalog, conformance, evaluate, fmt, generate, normalize, schema, test, validate};
+use commands::{
+    catalog, conformance, evaluate, fmt, generate, normalize, schema, test_cmd, validate,
+};
 use output::Output;
 
 /// The exit codes every command shares, as `oatf --help` shows them.
