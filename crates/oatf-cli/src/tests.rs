@@ -3,19 +3,34 @@
 //! the binary. (The binary's own behaviour, with real standard streams, is tested under `tests/`.)
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Parser as _;
 
 use super::{Cli, run};
 use crate::output::{EXIT_IOERR, Output};
 
-/// A document of the repository's examples.
-fn example(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples")
-        .join(name)
-}
+/// A valid document (the tests read no file outside the crate, so that they pass from the packaged
+/// crate too).
+const VALID: &str = r#"oatf: "0.1"
+attack:
+  id: T-001
+  name: Exfiltration
+  severity: high
+  execution:
+    mode: mcp_server
+    state:
+      tools:
+        - name: lookup
+          description: "Looks things up."
+          inputSchema: {type: object}
+  indicators:
+    - id: T-001-01
+      surface: tools/call
+      target: arguments.query
+      pattern:
+        contains: "BEGIN OPENSSH PRIVATE KEY"
+"#;
 
 /// A file with `text` in the system's temporary directory, removed when dropped.
 struct TempFile(PathBuf);
@@ -55,11 +70,10 @@ fn oatf(args: &[&str]) -> (u8, String) {
 
 #[test]
 fn validate_reports_a_valid_document() {
-    let path = example("ag-ui-prompt-injection.yaml");
-    let path = path.to_str().expect("a UTF-8 path");
-    let (code, text) = oatf(&["validate", path]);
+    let file = TempFile::new("valid.yaml", VALID);
+    let (code, text) = oatf(&["validate", file.arg()]);
     assert_eq!(code, 0);
-    assert_eq!(text, format!("{path}: valid (0 warnings)\n"));
+    assert_eq!(text, format!("{}: valid (0 warnings)\n", file.arg()));
 }
 
 #[test]
@@ -89,9 +103,11 @@ fn validate_reports_a_missing_field_with_its_rule_and_exits_1() {
 
 #[test]
 fn normalize_writes_the_canonical_form_which_is_a_fixed_point() {
-    let path = example("ag-ui-prompt-injection.yaml");
-    let (code, canonical) = oatf(&["normalize", path.to_str().expect("a UTF-8 path")]);
+    let source = TempFile::new("source.yaml", VALID);
+    let (code, canonical) = oatf(&["normalize", source.arg()]);
     assert_eq!(code, 0);
+    // Normalizing fills the defaults (SDK §3.3), so the canonical form is not the source.
+    assert_ne!(canonical, VALID);
     assert!(canonical.starts_with("oatf: "), "{canonical}");
     // The canonical form is already normalized: `--check` accepts it and prints nothing.
     let file = TempFile::new("canonical.yaml", &canonical);
@@ -104,8 +120,8 @@ fn normalize_writes_the_canonical_form_which_is_a_fixed_point() {
 
 #[test]
 fn normalize_check_exits_1_when_a_document_is_not_canonical() {
-    let path = example("ag-ui-prompt-injection.yaml");
-    let (_, canonical) = oatf(&["normalize", path.to_str().expect("a UTF-8 path")]);
+    let source = TempFile::new("commented-source.yaml", VALID);
+    let (_, canonical) = oatf(&["normalize", source.arg()]);
     let file = TempFile::new("not-canonical.yaml", &format!("# a comment\n{canonical}"));
     assert_eq!(
         oatf(&["normalize", "--check", file.arg()]),
