@@ -1,7 +1,8 @@
 //! The `oatf` command: works with OATF documents and runs conformance suites.
 //!
-//! Each subcommand lives in its own module with an `Args` struct and a `run` function returning the
-//! process exit code. Exit codes: 0 success, 1 the input failed the check, 2 an input cannot be read,
+//! Each subcommand lives in its own module under `commands/` with an `Args` struct and a `run`
+//! function that writes to the [`Output`] it is given and returns the process exit code; the shared
+//! plumbing is `input/`, `render/`, `options`, `exit` and `output` (ARCHITECTURE.md has the map). Exit codes: 0 success, 1 the input failed the check, 2 an input cannot be read,
 //! 64 usage (every subcommand); `oatf evaluate` has its own (its `--help`, spec-decisions 24): 0–5 by
 //! verdict and tier, 64 usage, 65 invalid document, 66 input. Output that cannot be written (standard
 //! output full or closed, an `--output` file) exits 74 (sysexits `EX_IOERR`) with a message, for every
@@ -15,45 +16,37 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory as _, Parser, Subcommand};
 
 // `eprint!` and `eprintln!` for every module below, in place of std's, which panic when standard
 // error cannot be written (`2> /dev/full`): a failed write there is dropped, since there is nowhere
 // left to report it, and the command keeps its exit code.
 macro_rules! eprint {
     ($($arg:tt)*) => {
-        $crate::stdout::write_stderr(format_args!($($arg)*))
+        $crate::output::write_stderr(format_args!($($arg)*))
     };
 }
 macro_rules! eprintln {
     () => {
-        $crate::stdout::write_stderr(format_args!("\n"))
+        $crate::output::write_stderr(format_args!("\n"))
     };
     ($($arg:tt)*) => {
-        $crate::stdout::write_stderr(format_args!("{}\n", format_args!($($arg)*)))
+        $crate::output::write_stderr(format_args!("{}\n", format_args!($($arg)*)))
     };
 }
 
-mod campaign;
-mod catalog;
-mod color;
-mod conformance;
-mod evaluate;
-mod fmt_cmd;
-mod frameworks;
-mod generate;
-mod github;
-mod library;
-mod normalize;
-mod safe_fs;
-mod safe_text;
-mod schema;
+mod commands;
+mod exit;
+mod input;
+mod options;
+mod output;
+mod render;
 mod startup;
-mod stdout;
-mod test_cmd;
-mod testing;
-mod validate;
-mod yaml_layout;
+
+use commands::{
+    catalog, conformance, evaluate, fmt, generate, normalize, schema, test_cmd, validate,
+};
+use output::Output;
 
 /// The exit codes every command shares, as `oatf --help` shows them.
 const EXIT_CODES: &str = "\
@@ -78,7 +71,7 @@ enum Command {
     /// Write the canonical (normalized) YAML form of a document to standard output.
     Normalize(normalize::Args),
     /// Lay documents out canonically (indentation, key order), keeping comments and the author's text.
-    Fmt(fmt_cmd::Args),
+    Fmt(fmt::Args),
     /// Check a threat library (valid documents, unique ids) and print its index or framework coverage.
     Catalog(catalog::Args),
     /// Run the test cases of a threat library (`NAME.test.yaml` beside `NAME.yaml`).
@@ -102,22 +95,33 @@ fn main() -> ExitCode {
         Err(error)
             if error.exit_code() == 0 && !std::io::IsTerminal::is_terminal(&std::io::stdout()) =>
         {
-            stdout::write(&error.render().to_string());
-            return ExitCode::from(stdout::finish(0));
+            let mut out = Output::stdout();
+            out.write(&error.render().to_string());
+            return ExitCode::from(out.finish(0));
         }
         Err(error) => return ExitCode::from(evaluate::parse_error_code(&error)),
     };
-    let code = match cli.command {
-        Command::Conformance(args) => conformance::run(args),
-        Command::Validate(args) => validate::run(args),
-        Command::Normalize(args) => normalize::run(args),
-        Command::Evaluate(args) => evaluate::run(args),
-        Command::Fmt(args) => fmt_cmd::run(args),
-        Command::Catalog(args) => catalog::run(args),
-        Command::Test(args) => test_cmd::run(args),
-        Command::Schema(args) => schema::run(args),
-        Command::Completions(args) => generate::completions(args),
-        Command::Man(args) => generate::man(args),
-    };
-    ExitCode::from(stdout::finish(code))
+    let mut out = Output::stdout();
+    let code = run(cli.command, &mut out);
+    ExitCode::from(out.finish(code))
 }
+
+/// Runs one subcommand, writing its report to `out`, and gives its exit code (before
+/// [`Output::finish`] turns a failed write into exit 74).
+fn run(command: Command, out: &mut Output<'_>) -> u8 {
+    match command {
+        Command::Conformance(args) => conformance::run(args, out),
+        Command::Validate(args) => validate::run(args, out),
+        Command::Normalize(args) => normalize::run(args, out),
+        Command::Evaluate(args) => evaluate::run(args, out),
+        Command::Fmt(args) => fmt::run(args, out),
+        Command::Catalog(args) => catalog::run(args, out),
+        Command::Test(args) => test_cmd::run(args, out),
+        Command::Schema(args) => schema::run(args, out),
+        Command::Completions(args) => generate::completions(args, Cli::command(), out),
+        Command::Man(args) => generate::man(args, Cli::command()),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -6,6 +6,12 @@
 //! was open (one `fcntl(1, F_GETFD)`). This is the crate's only unsafe code: the attribute that puts
 //! the function in `.init_array`, and the `fcntl` call, which takes no pointer. Elsewhere the probe
 //! does not exist and a closed stdout behaves like `/dev/null` (documented in D-61).
+//!
+//! The flag is the crate's one `static`, and it is start-up state, not command state: it is written
+//! once, before `main`, and only read afterwards ([`crate::output::Output::stdout`]). It records a fact
+//! about how the process was started that cannot be learnt later (the runtime has replaced the closed
+//! descriptor by then), so it cannot be a value `main` computes and passes on. What a command writes,
+//! and whether a write failed, is held by the `Output` the command is given (D-79).
 
 #[cfg(target_os = "linux")]
 mod probe {

@@ -2,11 +2,9 @@
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
-use std::fmt;
 
-use regex::{Regex, RegexBuilder};
-
-use crate::lazy_regex::LazyRegex;
+use crate::condition_error::{ConditionError, ConditionErrorKind};
+use crate::lazy_regex::{LazyRegex, RegexLimits};
 use serde::de::{self, Deserializer};
 use serde::ser::Serializer;
 use serde::{Deserialize, Serialize};
@@ -150,101 +148,6 @@ impl<'de> Deserialize<'de> for Condition {
             .map_err(de::Error::custom)
     }
 }
-
-/// Bounds on regular expressions (spec-decisions item 17).
-///
-/// RE2 semantics make matching linear in the input, so instead of a time limit the compiled size and the
-/// length of the matched text are bounded. A pattern over the size limits does not compile; a text over
-/// `max_input_len` is an evaluation error (`regex_timeout` in the evaluator's terms).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct RegexLimits {
-    /// Compiled program size limit in bytes (`regex::RegexBuilder::size_limit`).
-    pub size_limit: usize,
-    /// Lazy DFA cache size limit in bytes (`regex::RegexBuilder::dfa_size_limit`).
-    pub dfa_size_limit: usize,
-    /// Nesting limit of the pattern syntax.
-    pub nest_limit: u32,
-    /// The longest text, in bytes, a regex is run against.
-    pub max_input_len: usize,
-}
-
-impl Default for RegexLimits {
-    fn default() -> Self {
-        RegexLimits {
-            size_limit: 1 << 20,
-            dfa_size_limit: 2 << 20,
-            nest_limit: 100,
-            max_input_len: 16 << 20,
-        }
-    }
-}
-
-impl RegexLimits {
-    /// Compiles `pattern` within these limits.
-    pub fn compile(&self, pattern: &str) -> Result<Regex, ConditionError> {
-        RegexBuilder::new(pattern)
-            .size_limit(self.size_limit)
-            .dfa_size_limit(self.dfa_size_limit)
-            .nest_limit(self.nest_limit)
-            .build()
-            .map_err(|e| match e {
-                regex::Error::CompiledTooBig(limit) => ConditionError::new(
-                    ConditionErrorKind::RegexTooLarge,
-                    format!("regex {pattern:?} compiles to more than {limit} bytes"),
-                ),
-                other => ConditionError::new(
-                    ConditionErrorKind::InvalidRegex,
-                    format!("invalid regex {pattern:?}: {other}"),
-                ),
-            })
-    }
-}
-
-/// Why a condition could not be compiled or evaluated.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConditionError {
-    kind: ConditionErrorKind,
-    message: String,
-}
-
-/// The kind of a [`ConditionError`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ConditionErrorKind {
-    /// The value is not a condition (for example an object mixing operators and other keys).
-    Invalid,
-    /// The `regex` operand is not a valid RE2 pattern.
-    InvalidRegex,
-    /// The `regex` operand compiles beyond [`RegexLimits`].
-    RegexTooLarge,
-    /// The text a regex would run against is longer than [`RegexLimits::max_input_len`].
-    RegexInputTooLong,
-}
-
-impl ConditionError {
-    pub(crate) fn new(kind: ConditionErrorKind, message: String) -> Self {
-        ConditionError { kind, message }
-    }
-
-    /// What went wrong.
-    pub fn kind(&self) -> ConditionErrorKind {
-        self.kind
-    }
-
-    /// A human-readable description.
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-}
-
-impl fmt::Display for ConditionError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for ConditionError {}
 
 /// A condition compiled once (regex built, operands prepared) and evaluated against many values.
 ///

@@ -15,10 +15,60 @@
 
 use std::sync::OnceLock;
 
-use regex::Regex;
+use regex::{Regex, RegexBuilder};
 use regex_automata::nfa::thompson;
 
-use crate::condition::{ConditionError, ConditionErrorKind, RegexLimits};
+use crate::condition_error::{ConditionError, ConditionErrorKind};
+
+/// Bounds on regular expressions (spec-decisions item 17).
+///
+/// RE2 semantics make matching linear in the input, so instead of a time limit the compiled size and the
+/// length of the matched text are bounded. A pattern over the size limits does not compile; a text over
+/// `max_input_len` is an evaluation error (`regex_timeout` in the evaluator's terms).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RegexLimits {
+    /// Compiled program size limit in bytes (`regex::RegexBuilder::size_limit`).
+    pub size_limit: usize,
+    /// Lazy DFA cache size limit in bytes (`regex::RegexBuilder::dfa_size_limit`).
+    pub dfa_size_limit: usize,
+    /// Nesting limit of the pattern syntax.
+    pub nest_limit: u32,
+    /// The longest text, in bytes, a regex is run against.
+    pub max_input_len: usize,
+}
+
+impl Default for RegexLimits {
+    fn default() -> Self {
+        RegexLimits {
+            size_limit: 1 << 20,
+            dfa_size_limit: 2 << 20,
+            nest_limit: 100,
+            max_input_len: 16 << 20,
+        }
+    }
+}
+
+impl RegexLimits {
+    /// Compiles `pattern` within these limits.
+    pub fn compile(&self, pattern: &str) -> Result<Regex, ConditionError> {
+        RegexBuilder::new(pattern)
+            .size_limit(self.size_limit)
+            .dfa_size_limit(self.dfa_size_limit)
+            .nest_limit(self.nest_limit)
+            .build()
+            .map_err(|e| match e {
+                regex::Error::CompiledTooBig(limit) => ConditionError::new(
+                    ConditionErrorKind::RegexTooLarge,
+                    format!("regex {pattern:?} compiles to more than {limit} bytes"),
+                ),
+                other => ConditionError::new(
+                    ConditionErrorKind::InvalidRegex,
+                    format!("invalid regex {pattern:?}: {other}"),
+                ),
+            })
+    }
+}
 
 /// A regex checked at compile time and built on first use (see the module documentation).
 #[derive(Clone, Debug)]

@@ -35,6 +35,7 @@
 #![deny(missing_docs)]
 
 mod condition;
+mod condition_error;
 mod duration;
 mod lazy_regex;
 mod literals;
@@ -45,11 +46,10 @@ mod re2;
 mod template;
 mod value;
 
-pub use condition::{
-    CompiledCondition, Condition, ConditionError, ConditionErrorKind, MatchCondition, RegexLimits,
-    evaluate_condition,
-};
+pub use condition::{CompiledCondition, Condition, MatchCondition, evaluate_condition};
+pub use condition_error::{ConditionError, ConditionErrorKind};
 pub use duration::{DurationError, parse_duration};
+pub use lazy_regex::RegexLimits;
 pub use literals::text_defeats_literals;
 pub use path::{
     MAX_PATH_DEPTH, MissingField, PathError, PathErrorKind, SimplePath, WildcardPath,

@@ -7,7 +7,9 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::condition::{CompiledCondition, Condition, ConditionError, RegexLimits};
+use crate::condition::{CompiledCondition, Condition};
+use crate::condition_error::ConditionError;
+use crate::lazy_regex::RegexLimits;
 use crate::path::SimplePath;
 
 /// A map from simple dot-paths to conditions, combined with AND (SDK §2.10).

@@ -1,5 +1,5 @@
 //! Colour in human reports (`--color`, `NO_COLOR`), applied after the text is escaped
-//! (`crate::safe_text`), so that only the escapes written here reach the terminal.
+//! (`crate::render::safe_text`), so that only the escapes written here reach the terminal.
 
 /// When to colour, as `--color` takes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

@@ -4,7 +4,10 @@
 
 use std::path::PathBuf;
 
-use crate::validate::{options, out, parse_headline, read_input, render, with_path};
+use crate::input::source::read_input;
+use crate::options::validate_options;
+use crate::output::Output;
+use crate::render::diagnostic::{parse_headline, render, with_path};
 
 /// Arguments of `oatf normalize`.
 #[derive(Debug, clap::Args)]
@@ -23,41 +26,41 @@ pub(crate) struct Args {
     quiet: bool,
 }
 
-pub(crate) fn run(args: Args) -> u8 {
+pub(crate) fn run(args: Args, out: &mut Output<'_>) -> u8 {
     if !args.check && args.files.len() > 1 {
         eprintln!("error: give one FILE, or use --check to check several");
-        return crate::evaluate::EXIT_USAGE;
+        return crate::exit::EXIT_USAGE;
     }
     let mut code = 0;
     let mut files = Vec::new();
     for file in &args.files {
         if file.as_os_str() == "-" {
             files.push(file.clone());
-        } else if crate::library::is_test_file(file) {
+        } else if crate::input::library::is_test_file(file) {
             if args.check {
                 if !args.quiet {
                     eprintln!(
                         "note: {} is a test file (the cases of a document), not a document: not checked",
-                        crate::safe_text::escape(&file.display().to_string())
+                        crate::render::safe_text::escape(&file.display().to_string())
                     );
                 }
             } else {
                 eprintln!(
                     "error: {} is a test file (the cases of a document), not a document",
-                    crate::safe_text::escape(&file.display().to_string())
+                    crate::render::safe_text::escape(&file.display().to_string())
                 );
                 code = 1;
             }
         } else if args.check && file.is_dir() {
-            match crate::library::discover(std::slice::from_ref(file)) {
+            match crate::input::library::discover(std::slice::from_ref(file)) {
                 Ok(library) => {
                     if !args.quiet {
-                        crate::fmt_cmd::skipped_note(file, &library);
+                        crate::input::library::skipped_note(file, &library);
                     }
                     files.extend(library.documents);
                 }
                 Err(message) => {
-                    eprintln!("error: {}", crate::safe_text::escape(&message));
+                    eprintln!("error: {}", crate::render::safe_text::escape(&message));
                     code = 2;
                 }
             }
@@ -66,21 +69,21 @@ pub(crate) fn run(args: Args) -> u8 {
         }
     }
     for file in &files {
-        code = code.max(normalize_one(file, args.check, args.quiet));
+        code = code.max(normalize_one(file, args.check, args.quiet, out));
     }
     code
 }
 
 /// Normalizes one file: 0 done (or canonical with `check`), 1 invalid (or not canonical), 2 unreadable.
-fn normalize_one(file: &PathBuf, check: bool, quiet: bool) -> u8 {
+fn normalize_one(file: &PathBuf, check: bool, quiet: bool, out: &mut Output<'_>) -> u8 {
     let (name, source) = match read_input(file) {
         Ok(input) => input,
         Err(message) => {
-            eprintln!("error: {}", crate::safe_text::escape(&message));
+            eprintln!("error: {}", crate::render::safe_text::escape(&message));
             return 2;
         }
     };
-    match oatf::load_with(&source, &options()) {
+    match oatf::load_with(&source, &validate_options()) {
         Ok(loaded) => {
             for warning in loaded.warnings.iter().filter(|_| !quiet) {
                 eprint!(
@@ -95,7 +98,7 @@ fn normalize_one(file: &PathBuf, check: bool, quiet: bool) -> u8 {
             }
             let canonical = oatf::serialize(&loaded.document);
             if !check {
-                out(&canonical);
+                out.write(&canonical);
                 return 0;
             }
             if canonical == source {
@@ -104,8 +107,8 @@ fn normalize_one(file: &PathBuf, check: bool, quiet: bool) -> u8 {
             let line = first_difference(&source, &canonical);
             eprintln!(
                 "{}:{line}: not in canonical form (`oatf normalize {}` prints it)",
-                crate::safe_text::escape(&name),
-                crate::safe_text::escape(&file.display().to_string()),
+                crate::render::safe_text::escape(&name),
+                crate::render::safe_text::escape(&file.display().to_string()),
             );
             1
         }
@@ -113,7 +116,7 @@ fn normalize_one(file: &PathBuf, check: bool, quiet: bool) -> u8 {
             for error in errors.iter() {
                 eprint!("{}", render(error, parse_headline(error), &name, &source));
             }
-            if let Some(note) = crate::library::test_file_note(&name, &source) {
+            if let Some(note) = crate::input::library::test_file_note(&name, &source) {
                 eprintln!("{note}");
             }
             1

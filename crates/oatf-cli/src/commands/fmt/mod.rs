@@ -5,7 +5,11 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::validate::{parse_headline, read_input, render};
+use crate::input::source::read_input;
+use crate::output::Output;
+use crate::render::diagnostic::{parse_headline, render};
+
+mod layout;
 
 /// Arguments of `oatf fmt`.
 #[derive(Debug, clap::Args)]
@@ -35,14 +39,14 @@ enum Outcome {
     Unwritable,
 }
 
-pub(crate) fn run(args: Args) -> u8 {
+pub(crate) fn run(args: Args, out: &mut Output<'_>) -> u8 {
     let Some(files) = collect(&args.paths, args.quiet) else {
         return 2;
     };
     let (mut changed, mut unchanged, mut failed, mut unreadable) = (0usize, 0usize, 0usize, 0usize);
     let mut unwritable = 0usize;
     for file in &files {
-        match format_file(file, &args) {
+        match format_file(file, &args, out) {
             Outcome::Unchanged => unchanged += 1,
             Outcome::Changed => changed += 1,
             Outcome::Failed => failed += 1,
@@ -83,7 +87,7 @@ pub(crate) fn run(args: Args) -> u8 {
         eprintln!("{}", parts.join(", "));
     }
     if unwritable > 0 {
-        crate::stdout::EXIT_IOERR
+        crate::output::EXIT_IOERR
     } else if unreadable > 0 {
         2
     } else if failed > 0 || (dry && changed > 0) {
@@ -107,11 +111,11 @@ fn collect(paths: &[PathBuf], quiet: bool) -> Option<Vec<PathBuf>> {
             files.push(path.clone());
             continue;
         }
-        if crate::library::is_test_file(path) {
+        if crate::input::library::is_test_file(path) {
             if !quiet {
                 eprintln!(
                     "note: {} is a test file (the cases of a document), not a document: not formatted",
-                    crate::safe_text::escape(&path.display().to_string())
+                    crate::render::safe_text::escape(&path.display().to_string())
                 );
             }
             continue;
@@ -120,15 +124,15 @@ fn collect(paths: &[PathBuf], quiet: bool) -> Option<Vec<PathBuf>> {
             files.push(path.clone());
             continue;
         }
-        match crate::library::discover(std::slice::from_ref(path)) {
+        match crate::input::library::discover(std::slice::from_ref(path)) {
             Ok(library) => {
                 if !quiet {
-                    skipped_note(path, &library);
+                    crate::input::library::skipped_note(path, &library);
                 }
                 files.extend(library.documents);
             }
             Err(message) => {
-                eprintln!("error: {}", crate::safe_text::escape(&message));
+                eprintln!("error: {}", crate::render::safe_text::escape(&message));
                 ok = false;
             }
         }
@@ -136,72 +140,44 @@ fn collect(paths: &[PathBuf], quiet: bool) -> Option<Vec<PathBuf>> {
     ok.then_some(files)
 }
 
-/// The note for what a directory walk left out: test files, and YAML files that are not OATF
-/// documents (no top-level `oatf` or `attack`). Shared by `fmt` and `normalize --check`.
-pub(crate) fn skipped_note(dir: &Path, library: &crate::library::Library) {
-    let dir = crate::safe_text::escape(&dir.display().to_string()).into_owned();
-    if !library.tests.is_empty() {
-        eprintln!(
-            "note: skipped {} test file{} under {dir} (run them with `oatf test`)",
-            library.tests.len(),
-            plural(library.tests.len()),
-        );
-    }
-    if !library.other_yaml.is_empty() {
-        eprintln!(
-            "note: skipped {} yaml file{} under {dir} that {} not OATF documents (no top-level `oatf` or `attack`)",
-            library.other_yaml.len(),
-            plural(library.other_yaml.len()),
-            if library.other_yaml.len() == 1 {
-                "is"
-            } else {
-                "are"
-            },
-        );
-    }
-    if library.documents.is_empty() {
-        eprintln!("note: no OATF document under {dir}");
-    }
-}
-
 fn read(file: &Path) -> Result<(String, String), String> {
     if file.as_os_str() == "-" {
         return read_input(&file.to_path_buf());
     }
-    crate::library::read_text(file)
+    crate::input::library::read_text(file)
         .map(|text| (file.display().to_string(), text))
         .map_err(|problem| problem.to_string())
 }
 
-fn format_file(file: &Path, args: &Args) -> Outcome {
+fn format_file(file: &Path, args: &Args, out: &mut Output<'_>) -> Outcome {
     let (name, source) = match read(file) {
         Ok(input) => input,
         Err(message) => {
-            eprintln!("error: {}", crate::safe_text::escape(&message));
+            eprintln!("error: {}", crate::render::safe_text::escape(&message));
             return Outcome::Unreadable;
         }
     };
-    let shown = crate::safe_text::escape(&name).into_owned();
+    let shown = crate::render::safe_text::escape(&name).into_owned();
     let document = match oatf::parse(&source) {
         Ok(document) => document,
         Err(errors) => {
             for error in errors.iter() {
                 eprint!("{}", render(error, parse_headline(error), &name, &source));
             }
-            if let Some(note) = crate::library::test_file_note(&name, &source) {
+            if let Some(note) = crate::input::library::test_file_note(&name, &source) {
                 eprintln!("{note}");
             }
             eprintln!("error: {shown}: not formatted (the document does not parse)");
             return Outcome::Failed;
         }
     };
-    let formatted = match crate::yaml_layout::format(&source, &document) {
+    let formatted = match layout::format(&source, &document) {
         Ok(text) => text,
         Err(refusal) => {
             eprintln!(
                 "error: {shown}:{}: cannot format: {}",
                 refusal.line,
-                crate::safe_text::escape(&refusal.message)
+                crate::render::safe_text::escape(&refusal.message)
             );
             return Outcome::Failed;
         }
@@ -209,21 +185,21 @@ fn format_file(file: &Path, args: &Args) -> Outcome {
     let stdin = file.as_os_str() == "-";
     if formatted == source {
         if stdin && !(args.check || args.diff) {
-            crate::stdout::write(&formatted);
+            out.write(&formatted);
         }
         return Outcome::Unchanged;
     }
     if args.diff {
-        crate::stdout::write(&unified_diff(&source, &formatted, &name));
+        out.write(&unified_diff(&source, &formatted, &name));
     }
     if args.check && !args.diff {
-        crate::stdout::write(&format!("would reformat: {shown}\n"));
+        out.write(&format!("would reformat: {shown}\n"));
     }
     if args.check || args.diff {
         return Outcome::Changed;
     }
     if stdin {
-        crate::stdout::write(&formatted);
+        out.write(&formatted);
         return Outcome::Changed;
     }
     match write_back(file, &formatted) {
@@ -267,12 +243,12 @@ fn write_back(file: &Path, text: &str) -> std::io::Result<()> {
 /// print it; attacker text in it is escaped like every other output.
 fn unified_diff(before: &str, after: &str, name: &str) -> String {
     let diff = similar::TextDiff::from_lines(before, after);
-    let name = crate::safe_text::escape(name);
+    let name = crate::render::safe_text::escape(name);
     let text = diff
         .unified_diff()
         .context_radius(3)
         .header(&name, &name)
         .to_string();
     // Control characters of the document (other than tabs and line breaks) are escaped.
-    crate::safe_text::escape_keep_lines(&text).into_owned()
+    crate::render::safe_text::escape_keep_lines(&text).into_owned()
 }

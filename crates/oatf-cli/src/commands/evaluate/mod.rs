@@ -5,25 +5,29 @@
 //! The trace is read as a stream (`docs/trace-format.md`): memory does not depend on its length.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, IsTerminal as _, Write as _};
+use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
 
 use oatf::AttackVerdict;
 use oatf::CompiledAttack;
 use oatf::Document;
-use oatf::JsonlTraceReader;
 use oatf::Tier;
-use oatf::TraceEvaluator;
 use oatf::report::TraceStats;
 use oatf::report::json_report;
 use oatf::report::junit;
 use oatf::report::run_exit_code;
 use oatf::report::sarif;
 use oatf::report::warnings;
-use oatf::trace::TraceErrorKind;
 
-use crate::validate::{options, out, parse_headline, read_input, render, with_path};
+use crate::exit::EXIT_USAGE;
+use crate::input::source::{document_given_as_trace, read_input, trace_given_as_document};
+use crate::options::validate_options;
+use crate::output::Output;
+use crate::render::diagnostic::{parse_headline, render, with_path};
+use trace::{EXIT_INVALID_DOCUMENT, EXIT_NO_INPUT, Format, evaluate, one_line, result_with_tier};
+
+mod campaign;
+mod trace;
 
 /// The exit codes, as `--help` shows them.
 const EXIT_CODES: &str = "\
@@ -46,16 +50,6 @@ Exit codes (the same as ThoughtJack's, so that CI reads both alike):
 
 Malformed trace lines are reported on stderr with their line numbers and counted in the report; the
 verdict is computed from the lines that could be read.";
-
-/// Exit code: bad arguments (sysexits `EX_USAGE`).
-pub(crate) const EXIT_USAGE: u8 = oatf::report::campaign::EXIT_USAGE;
-/// Exit code: the document does not parse or is invalid (sysexits `EX_DATAERR`).
-pub(crate) const EXIT_INVALID_DOCUMENT: u8 = oatf::report::campaign::EXIT_INVALID_DOCUMENT;
-/// Exit code: an input cannot be read (sysexits `EX_NOINPUT`).
-pub(crate) const EXIT_NO_INPUT: u8 = oatf::report::campaign::EXIT_NO_INPUT;
-
-/// Malformed trace lines printed on stderr before the rest are only counted.
-const MAX_REPORTED_LINES: u64 = 100;
 
 /// Arguments of `oatf evaluate`.
 #[derive(Debug, clap::Args)]
@@ -89,31 +83,8 @@ pub(crate) struct Args {
     strict: bool,
     /// Colour in the human report: `auto` (when standard output is a terminal and `NO_COLOR` is
     /// not set), `always` or `never`.
-    #[arg(long, value_enum, default_value_t = crate::color::When::Auto)]
-    color: crate::color::When,
-}
-
-/// Report formats.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum Format {
-    /// A summary for people: the result, one line per indicator with its evidence, the counts.
-    Human,
-    /// The attack verdict (format §9.3) with a `trace` object (messages, malformed lines).
-    Json,
-    /// SARIF 2.1.0: one result per matched indicator, located at the trace line of its message.
-    Sarif,
-    /// JUnit XML: one test case per indicator; a matched indicator is a failure.
-    Junit,
-    /// CSV, one row per run (document, trace, result, max tier, exit code, counts).
-    Csv,
-}
-
-/// The verdict as people read it: `exploited (boundary_breach)`, or the bare result without tier.
-pub(crate) fn result_with_tier(verdict: &AttackVerdict) -> String {
-    match verdict.max_tier {
-        Some(tier) => format!("{} ({tier})", verdict.result),
-        None => verdict.result.to_string(),
-    }
+    #[arg(long, value_enum, default_value_t = crate::render::color::When::Auto)]
+    color: crate::render::color::When,
 }
 
 /// Prints a clap error and gives the exit code: 0 for `--help` and `--version`, else 64 (usage,
@@ -126,19 +97,22 @@ pub(crate) fn parse_error_code(error: &clap::Error) -> u8 {
     }
 }
 
-pub(crate) fn run(args: Args) -> u8 {
-    let color = args.color.enabled(std::io::stdout().is_terminal());
-    if crate::campaign::is_campaign(args.manifest.as_ref(), &args.traces, args.format) {
-        return crate::campaign::run(&crate::campaign::Options {
-            manifest: args.manifest.as_ref(),
-            document: args.document.as_ref(),
-            traces: &args.traces,
-            format: args.format,
-            max_line_len: args.max_line_len,
-            quiet: args.quiet,
-            strict: args.strict,
-            color,
-        });
+pub(crate) fn run(args: Args, out: &mut Output<'_>) -> u8 {
+    let color = args.color.enabled(out.is_terminal());
+    if campaign::is_campaign(args.manifest.as_ref(), &args.traces, args.format) {
+        return campaign::run(
+            &campaign::Options {
+                manifest: args.manifest.as_ref(),
+                document: args.document.as_ref(),
+                traces: &args.traces,
+                format: args.format,
+                max_line_len: args.max_line_len,
+                quiet: args.quiet,
+                strict: args.strict,
+                color,
+            },
+            out,
+        );
     }
     let (Some(document), [trace]) = (&args.document, args.traces.as_slice()) else {
         eprintln!("error: give a document and a trace");
@@ -174,14 +148,14 @@ pub(crate) fn run(args: Args) -> u8 {
         }
         return EXIT_USAGE;
     }
-    let loaded = match oatf::load_with(&source, &options()) {
+    let loaded = match oatf::load_with(&source, &validate_options()) {
         Ok(loaded) => loaded,
         Err(oatf::LoadError::Parse(errors)) => {
             for error in errors.iter() {
                 eprint!("{}", render(error, parse_headline(error), &name, &source));
             }
             // Every problem at once: the V- errors of the parts that parsed too.
-            for error in errors.validate_rest(&options()).errors() {
+            for error in errors.validate_rest(&validate_options()).errors() {
                 let headline = with_path(error.message(), Some(error.path()));
                 eprint!("{}", render(error, headline, &name, &source));
             }
@@ -243,174 +217,12 @@ pub(crate) fn run(args: Args) -> u8 {
         Format::Csv => String::new(),
     };
     let report = if color && args.format == Format::Human {
-        crate::color::paint_verdicts(&report)
+        crate::render::color::paint_verdicts(&report)
     } else {
         report
     };
-    out(&report);
+    out.write(&report);
     run_exit_code(&verdict, &stats)
-}
-
-/// Keys of a trace message (docs/trace-format.md) that no OATF document has at its top level.
-const TRACE_KEYS: [&str; 5] = ["method", "direction", "content", "seq", "actor"];
-
-/// Whether `source` reads like a trace (docs/trace-format.md): its first line a JSON object with trace
-/// message keys and none of a document's. The one test of this, for `evaluate` and `validate`.
-pub(crate) fn looks_like_a_trace(source: &str) -> bool {
-    let Some(line) = source.lines().map(str::trim).find(|l| !l.is_empty()) else {
-        return false;
-    };
-    let Ok(object) = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(line)
-    else {
-        return false;
-    };
-    !object.contains_key("oatf")
-        && !object.contains_key("attack")
-        && TRACE_KEYS.iter().any(|k| object.contains_key(*k))
-}
-
-/// When `source`, given as the document, reads like a trace: what to tell the user.
-pub(crate) fn trace_given_as_document(source: &str) -> Option<&'static str> {
-    looks_like_a_trace(source).then_some(
-        "this is a trace (JSON Lines), not an OATF document: the document comes first, \
-         `oatf evaluate DOC TRACE`",
-    )
-}
-
-/// When the trace, given where a trace is expected, reads like an OATF document (its first line,
-/// past comments and `---`, a top-level `oatf:`, `attack:` or `$schema:` key): what to tell the
-/// user. Only the buffered start of the input is looked at; nothing is consumed.
-pub(crate) fn document_given_as_trace(input: &mut Box<dyn BufRead>) -> Option<&'static str> {
-    let buffer = input.fill_buf().ok()?;
-    let start = String::from_utf8_lossy(&buffer[..buffer.len().min(4096)]);
-    let line = start.lines().find(|l| {
-        let t = l.trim();
-        !t.is_empty() && !t.starts_with('#') && t != "---"
-    })?;
-    ["oatf:", "attack:", "$schema:"]
-        .iter()
-        .any(|key| line.starts_with(key))
-        .then_some(
-            "this is an OATF document (YAML), not a trace: the trace comes second, \
-             `oatf evaluate DOC TRACE`",
-        )
-}
-
-/// Streams the trace through the evaluator, reporting malformed lines on stderr (and the lines read,
-/// with `progress`, when stderr is a terminal).
-pub(crate) fn evaluate(
-    attack: &CompiledAttack,
-    input: Box<dyn BufRead>,
-    name: String,
-    max_line_len: usize,
-    progress: bool,
-) -> Result<(AttackVerdict, TraceStats), String> {
-    let mut reader = JsonlTraceReader::new(input).with_max_line_len(max_line_len);
-    let mut evaluator = TraceEvaluator::new(attack);
-    let mut stats = TraceStats::new(name);
-    let mut progress = Progress::new(progress);
-    let mut matched = 0;
-    while let Some(item) = reader.next() {
-        match item {
-            Ok(message) => {
-                evaluator.push(&message);
-                if evaluator.matched_count() != matched {
-                    matched = evaluator.matched_count();
-                    let position = evaluator.messages();
-                    let line = reader.lines_read();
-                    for (id, at) in evaluator.matched_messages() {
-                        if at == position {
-                            stats.matched_lines.insert(id.to_owned(), line);
-                        }
-                    }
-                }
-            }
-            Err(error) if error.kind() == TraceErrorKind::Io => {
-                progress.clear();
-                return Err(format!("{}: {error}", stats.name));
-            }
-            Err(error) => {
-                stats.malformed += 1;
-                if stats.malformed <= MAX_REPORTED_LINES {
-                    progress.clear();
-                    eprintln!(
-                        "{}: {}",
-                        one_line(&stats.name),
-                        one_line(&error.to_string())
-                    );
-                }
-            }
-        }
-        progress.tick(reader.lines_read());
-    }
-    progress.clear();
-    if stats.malformed > MAX_REPORTED_LINES {
-        eprintln!(
-            "{}: {} more malformed lines not shown",
-            stats.name,
-            stats.malformed - MAX_REPORTED_LINES
-        );
-    }
-    stats.lines = reader.lines_read();
-    stats.messages = evaluator.messages();
-    stats.after_grace = evaluator.messages_after_grace();
-    // Without any message the verdict is `error` already; naming every actor adds nothing.
-    if stats.messages > 0 {
-        stats.silent_actors = evaluator.silent_actors().map(str::to_owned).collect();
-    }
-    Ok((evaluator.finish(), stats))
-}
-
-/// A line count on stderr, only when it is a terminal and the trace takes more than a second.
-struct Progress {
-    enabled: bool,
-    started: Instant,
-    last: Option<Instant>,
-    shown: bool,
-}
-
-impl Progress {
-    fn new(wanted: bool) -> Self {
-        Progress {
-            enabled: wanted && std::io::stderr().is_terminal(),
-            started: Instant::now(),
-            last: None,
-            shown: false,
-        }
-    }
-
-    fn tick(&mut self, lines: u64) {
-        if !self.enabled || !lines.is_multiple_of(4096) {
-            return;
-        }
-        let now = Instant::now();
-        if now.duration_since(self.started) < Duration::from_secs(1)
-            || self
-                .last
-                .is_some_and(|last| now.duration_since(last) < Duration::from_millis(250))
-        {
-            return;
-        }
-        self.last = Some(now);
-        self.shown = true;
-        let mut stderr = std::io::stderr().lock();
-        let _ = write!(stderr, "\rreading the trace: {lines} lines");
-        let _ = stderr.flush();
-    }
-
-    fn clear(&mut self) {
-        if self.shown {
-            self.shown = false;
-            let mut stderr = std::io::stderr().lock();
-            let _ = write!(stderr, "\r\x1b[2K");
-            let _ = stderr.flush();
-        }
-    }
-}
-
-/// Text shown on one line: control characters escaped (`crate::safe_text`).
-pub(crate) fn one_line(text: &str) -> String {
-    crate::safe_text::escape(text).into_owned()
 }
 
 /// The longest evidence the human summary shows per indicator (`--format json` has it whole).

@@ -3,9 +3,7 @@
 
 use std::path::PathBuf;
 
-use clap::CommandFactory as _;
-
-use crate::validate::out;
+use crate::output::Output;
 
 /// Arguments of `oatf completions`.
 #[derive(Debug, clap::Args)]
@@ -23,31 +21,32 @@ pub(crate) struct ManArgs {
     dir: PathBuf,
 }
 
-pub(crate) fn completions(args: CompletionsArgs) -> u8 {
+/// Prints the completion script of `full`, the whole command-line definition.
+pub(crate) fn completions(args: CompletionsArgs, full: clap::Command, out: &mut Output<'_>) -> u8 {
     // Hidden subcommands (`__man`) are left out of what the shell offers.
-    let full = crate::Cli::command();
     let mut command = clap::Command::new("oatf")
         .version(env!("CARGO_PKG_VERSION"))
         .subcommands(full.get_subcommands().filter(|s| !s.is_hide_set()).cloned());
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut command, "oatf", &mut script);
-    out(&String::from_utf8_lossy(&script));
+    out.write(&String::from_utf8_lossy(&script));
     0
 }
 
-pub(crate) fn man(args: ManArgs) -> u8 {
+/// Writes the man pages of `full`, the whole command-line definition.
+pub(crate) fn man(args: ManArgs, full: clap::Command) -> u8 {
     if let Err(e) = std::fs::create_dir_all(&args.dir) {
         eprintln!("error: cannot create {}: {e}", args.dir.display());
-        return crate::stdout::EXIT_IOERR;
+        return crate::output::EXIT_IOERR;
     }
-    match clap_mangen::generate_to(crate::Cli::command(), &args.dir) {
+    match clap_mangen::generate_to(full, &args.dir) {
         Ok(()) => 0,
         Err(e) => {
             eprintln!(
                 "error: cannot write the man pages to {}: {e}",
                 args.dir.display()
             );
-            crate::stdout::EXIT_IOERR
+            crate::output::EXIT_IOERR
         }
     }
 }

@@ -1,14 +1,17 @@
 //! `oatf validate FILE...`: parses and validates documents, printing every diagnostic.
 
-use std::io::Read as _;
 use std::path::PathBuf;
 
-use miette::{NamedSource, Report};
 use oatf::Diagnostic;
 use oatf::ParseError;
 use oatf::ValidateOptions;
 use oatf::ValidationError;
 use serde_json::{Value, json};
+
+use crate::input::source::read_input;
+use crate::options::validate_options;
+use crate::output::Output;
+use crate::render::diagnostic::{parse_headline, render, with_path};
 
 /// Arguments of `oatf validate`.
 #[derive(Debug, clap::Args)]
@@ -37,138 +40,6 @@ pub(crate) enum Format {
     Json,
     /// GitHub Actions workflow annotations (`::error file=..,line=..::message`), one per diagnostic.
     Github,
-}
-
-/// The validation options the CLI uses: the facade's, with the CEL syntax checker installed.
-pub(crate) fn options() -> ValidateOptions {
-    oatf::default_validate_options()
-}
-
-/// Reads a file, or standard input for `-`.
-///
-/// At most one byte more than the parser's input limit is read, so a huge file is rejected without
-/// being read whole; bytes that are not UTF-8 are reported with the place of the first invalid byte.
-pub(crate) fn read_input(path: &PathBuf) -> Result<(String, String), String> {
-    let limit = oatf::ParseOptions::DEFAULT_MAX_INPUT_BYTES;
-    let (name, bytes) = if path.as_os_str() == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .take(limit as u64 + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| format!("cannot read standard input: {e}"))?;
-        ("<stdin>".to_owned(), bytes)
-    } else {
-        let name = path.display().to_string();
-        let mut bytes = Vec::new();
-        std::fs::File::open(path)
-            .and_then(|file| file.take(limit as u64 + 1).read_to_end(&mut bytes))
-            .map_err(|e| format!("cannot read {name}: {e}"))?;
-        (name, bytes)
-    };
-    if bytes.len() > limit {
-        return Err(format!(
-            "{name} is larger than the input limit of {limit} bytes"
-        ));
-    }
-    match String::from_utf8(bytes) {
-        Ok(text) => Ok((name, text)),
-        // `parse_bytes` words the error and locates the first invalid byte.
-        Err(e) => Err(match oatf::model::parse_bytes(e.as_bytes()) {
-            Err(errors) => errors.first().map_or_else(
-                || format!("{name} is not valid utf-8"),
-                |e| format!("{name}: {e}"),
-            ),
-            Ok(_) => format!("{name} is not valid utf-8"),
-        }),
-    }
-}
-
-/// A diagnostic as the report shows it: the message as the headline (the code, path and labels are
-/// shown by the renderer), with the code, severity and labels of the original.
-#[derive(Debug)]
-struct Shown {
-    message: String,
-    code: Option<String>,
-    severity: Option<miette::Severity>,
-    labels: Vec<miette::LabeledSpan>,
-}
-
-impl std::fmt::Display for Shown {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for Shown {}
-
-impl miette::Diagnostic for Shown {
-    fn code<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
-        self.code
-            .as_ref()
-            .map(|c| Box::new(c) as Box<dyn std::fmt::Display>)
-    }
-
-    fn severity(&self) -> Option<miette::Severity> {
-        self.severity
-    }
-
-    fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
-        Some(Box::new(self.labels.iter().cloned()))
-    }
-}
-
-/// Renders one diagnostic with a snippet of its source.
-pub(crate) fn render<D: miette::Diagnostic>(
-    diagnostic: &D,
-    headline: String,
-    name: &str,
-    source: &str,
-) -> String {
-    let labels: Vec<miette::LabeledSpan> = diagnostic
-        .labels()
-        .map(Iterator::collect)
-        .unwrap_or_default();
-    // Long lines are clipped and control characters escaped (see `safe_text`).
-    let excerpt = crate::safe_text::Excerpt::new(name, source, &labels);
-    let escaped_labels = |labels: Vec<miette::LabeledSpan>| -> Vec<miette::LabeledSpan> {
-        labels
-            .into_iter()
-            .map(|l| {
-                let text = l.label().map(|t| crate::safe_text::escape(t).into_owned());
-                miette::LabeledSpan::new_with_span(text, *l.inner())
-            })
-            .collect()
-    };
-    let shown = Shown {
-        message: crate::safe_text::escape(&headline).into_owned(),
-        code: diagnostic.code().map(|c| c.to_string()),
-        severity: diagnostic.severity(),
-        labels: escaped_labels(excerpt.as_ref().map_or(labels, |e| e.labels())),
-    };
-    let name = crate::safe_text::escape(name);
-    let report = match excerpt {
-        Some(excerpt) => Report::new(shown).with_source_code(excerpt),
-        None => Report::new(shown).with_source_code(NamedSource::new(name, source.to_owned())),
-    };
-    format!("{report:?}")
-}
-
-/// Writes to standard output; a failed write is reported when the command ends (`crate::stdout`).
-pub(crate) fn out(text: &str) {
-    crate::stdout::write(text);
-}
-
-/// The headline of a parse error: its message and, for V-020 findings, the rule.
-pub(crate) fn parse_headline(e: &ParseError) -> String {
-    with_path(e.message(), e.path())
-}
-
-/// A message followed by the dot-path it is about.
-pub(crate) fn with_path(message: &str, path: Option<&str>) -> String {
-    match path.filter(|p| !p.is_empty()) {
-        Some(path) => format!("{message} (at `{path}`)"),
-        None => message.to_owned(),
-    }
 }
 
 fn location(line: Option<usize>, column: Option<usize>) -> Value {
@@ -219,18 +90,21 @@ enum Outcome {
 
 /// A workflow annotation for a diagnostic of `file`.
 fn annotate(
-    level: crate::github::Level,
+    out: &mut Output<'_>,
+    level: crate::render::github::Level,
     file: &str,
     location: Option<(usize, usize)>,
     code: Option<&str>,
     headline: &str,
 ) {
-    let at = crate::github::At {
+    let at = crate::render::github::At {
         file,
         line: location.map(|l| l.0),
         column: location.map(|l| l.1),
     };
-    out(&crate::github::annotation(level, at, code, headline));
+    out.write(&crate::render::github::annotation(
+        level, at, code, headline,
+    ));
 }
 
 fn check_file(
@@ -239,17 +113,19 @@ fn check_file(
     quiet: bool,
     options: &ValidateOptions,
     reports: &mut Vec<Value>,
+    out: &mut Output<'_>,
 ) -> Outcome {
     let (name, source) = match read_input(path) {
         Ok(input) => input,
         Err(message) => {
             match format {
-                Format::Text => eprintln!("error: {}", crate::safe_text::escape(&message)),
+                Format::Text => eprintln!("error: {}", crate::render::safe_text::escape(&message)),
                 Format::Json => {
                     reports.push(json!({"file": path.display().to_string(), "io_error": message}))
                 }
                 Format::Github => annotate(
-                    crate::github::Level::Error,
+                    out,
+                    crate::render::github::Level::Error,
                     &path.display().to_string(),
                     None,
                     None,
@@ -259,13 +135,13 @@ fn check_file(
             return Outcome::Unreadable;
         }
     };
-    let shown_name = crate::safe_text::escape(&name);
+    let shown_name = crate::render::safe_text::escape(&name);
     // Every problem at once: the parse errors, and the V- findings of the parts that parsed.
     let (parse_errors, result) = match oatf::parse(&source) {
         Ok(document) => (None, oatf::validate_with(&document, options)),
         Err(errors) => {
             if let Some(hint) = trace_hint(&name, &source) {
-                return not_a_document(&name, &hint, format, reports);
+                return not_a_document(&name, &hint, format, reports, out);
             }
             let rest = errors.validate_rest(options);
             (Some(errors), rest)
@@ -276,26 +152,26 @@ fn check_file(
     match format {
         Format::Text => {
             for error in parse_errors {
-                out(&render(error, parse_headline(error), &name, &source));
-                out("\n");
+                out.write(&render(error, parse_headline(error), &name, &source));
+                out.write("\n");
             }
             for error in result.errors() {
-                out(&render(
+                out.write(&render(
                     error,
                     with_path(error.message(), Some(error.path())),
                     &name,
                     &source,
                 ));
-                out("\n");
+                out.write("\n");
             }
             for warning in result.warnings() {
-                out(&render(
+                out.write(&render(
                     warning,
                     with_path(warning.message(), warning.path()),
                     &name,
                     &source,
                 ));
-                out("\n");
+                out.write("\n");
             }
             let (p, e, w) = (
                 parse_errors.len(),
@@ -304,7 +180,7 @@ fn check_file(
             );
             if valid {
                 if !quiet || w > 0 {
-                    out(&format!("{shown_name}: valid ({w} warning{})\n", plural(w)));
+                    out.write(&format!("{shown_name}: valid ({w} warning{})\n", plural(w)));
                 }
             } else {
                 let parsed = if p > 0 {
@@ -312,13 +188,13 @@ fn check_file(
                 } else {
                     String::new()
                 };
-                out(&format!(
+                out.write(&format!(
                     "{shown_name}: invalid ({parsed}{e} error{}, {w} warning{})\n",
                     plural(e),
                     plural(w)
                 ));
                 if p > 0
-                    && let Some(note) = crate::library::test_file_note(&name, &source)
+                    && let Some(note) = crate::input::library::test_file_note(&name, &source)
                 {
                     eprintln!("{note}");
                 }
@@ -334,7 +210,8 @@ fn check_file(
         Format::Github => {
             for error in parse_errors {
                 annotate(
-                    crate::github::Level::Error,
+                    out,
+                    crate::render::github::Level::Error,
                     &name,
                     error.line().zip(error.column()),
                     error.rule(),
@@ -343,7 +220,8 @@ fn check_file(
             }
             for error in result.errors() {
                 annotate(
-                    crate::github::Level::Error,
+                    out,
+                    crate::render::github::Level::Error,
                     &name,
                     error.location().map(|l| (l.line, l.column)),
                     Some(error.rule()),
@@ -352,7 +230,8 @@ fn check_file(
             }
             for warning in result.warnings() {
                 annotate(
-                    crate::github::Level::Warning,
+                    out,
+                    crate::render::github::Level::Warning,
                     &name,
                     warning.location().map(|l| (l.line, l.column)),
                     Some(warning.code()),
@@ -369,10 +248,10 @@ fn check_file(
 }
 
 /// When a file that does not parse as a document looks like a JSON Lines trace
-/// ([`looks_like_a_trace`](crate::evaluate::looks_like_a_trace)), what to tell the user instead of
+/// ([`looks_like_a_trace`](crate::input::source::looks_like_a_trace)), what to tell the user instead of
 /// YAML errors: that it is a trace, and the command that evaluates it.
 fn trace_hint(name: &str, source: &str) -> Option<String> {
-    crate::evaluate::looks_like_a_trace(source).then(|| {
+    crate::input::source::looks_like_a_trace(source).then(|| {
         // The argument as a shell word: `-` for standard input, quoted when it needs to be.
         let argument = match name {
             "<stdin>" => "-".to_owned(),
@@ -393,12 +272,18 @@ fn trace_hint(name: &str, source: &str) -> Option<String> {
 }
 
 /// Reports a file that is not a document at all (see [`trace_hint`]).
-fn not_a_document(name: &str, hint: &str, format: Format, reports: &mut Vec<Value>) -> Outcome {
+fn not_a_document(
+    name: &str,
+    hint: &str,
+    format: Format,
+    reports: &mut Vec<Value>,
+    out: &mut Output<'_>,
+) -> Outcome {
     match format {
-        Format::Text => out(&format!(
+        Format::Text => out.write(&format!(
             "error: {}\n{}: invalid (not an OATF document)\n",
-            crate::safe_text::escape(hint),
-            crate::safe_text::escape(name)
+            crate::render::safe_text::escape(hint),
+            crate::render::safe_text::escape(name)
         )),
         Format::Json => reports.push(json!({
             "file": name,
@@ -413,7 +298,14 @@ fn not_a_document(name: &str, hint: &str, format: Format, reports: &mut Vec<Valu
             "errors": [],
             "warnings": [],
         })),
-        Format::Github => annotate(crate::github::Level::Error, name, None, None, hint),
+        Format::Github => annotate(
+            out,
+            crate::render::github::Level::Error,
+            name,
+            None,
+            None,
+            hint,
+        ),
     }
     Outcome::Invalid
 }
@@ -422,8 +314,8 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-pub(crate) fn run(args: Args) -> u8 {
-    let options = options();
+pub(crate) fn run(args: Args, out: &mut Output<'_>) -> u8 {
+    let options = validate_options();
     let mut reports = Vec::new();
     let (mut invalid, mut unreadable, mut warned) = (false, false, false);
     let mut files = Vec::new();
@@ -432,7 +324,7 @@ pub(crate) fn run(args: Args) -> u8 {
             files.push(path.clone());
             continue;
         }
-        if crate::library::is_test_file(path) {
+        if crate::input::library::is_test_file(path) {
             eprintln!(
                 "error: {} is a test file: run its cases with `oatf test {}`",
                 path.display(),
@@ -445,7 +337,7 @@ pub(crate) fn run(args: Args) -> u8 {
             files.push(path.clone());
             continue;
         }
-        match crate::library::discover(std::slice::from_ref(path)) {
+        match crate::input::library::discover(std::slice::from_ref(path)) {
             Ok(library) => {
                 if !library.tests.is_empty() && !args.quiet {
                     eprintln!(
@@ -467,7 +359,7 @@ pub(crate) fn run(args: Args) -> u8 {
         }
     }
     for path in &files {
-        match check_file(path, args.format, args.quiet, &options, &mut reports) {
+        match check_file(path, args.format, args.quiet, &options, &mut reports, out) {
             Outcome::Valid(warnings) => warned |= warnings > 0,
             Outcome::Invalid => invalid = true,
             Outcome::Unreadable => unreadable = true,
@@ -476,8 +368,8 @@ pub(crate) fn run(args: Args) -> u8 {
     if args.format == Format::Json {
         let text = serde_json::to_string_pretty(&Value::Array(reports))
             .unwrap_or_else(|_| "[]".to_owned());
-        out(&text);
-        out("\n");
+        out.write(&text);
+        out.write("\n");
     }
     if unreadable {
         2

@@ -17,10 +17,12 @@ use serde_json::{Value, json};
 use oatf::report::campaign::{self, RunOutcome};
 use oatf::report::{TraceStats, run_exit_code};
 
-use crate::evaluate::{
-    EXIT_INVALID_DOCUMENT, EXIT_NO_INPUT, EXIT_USAGE, Format, one_line, result_with_tier,
-};
-use crate::validate::{options, out, parse_headline, read_input, render, with_path};
+use super::trace::{EXIT_INVALID_DOCUMENT, EXIT_NO_INPUT, Format, one_line, result_with_tier};
+use crate::exit::EXIT_USAGE;
+use crate::input::source::{document_given_as_trace, read_input, trace_given_as_document};
+use crate::options::validate_options;
+use crate::output::Output;
+use crate::render::diagnostic::{parse_headline, render, with_path};
 
 /// Trace files a directory contributes: JSON Lines by extension.
 const TRACE_EXTENSIONS: [&str; 2] = ["jsonl", "ndjson"];
@@ -231,7 +233,7 @@ pub(crate) struct Options<'a> {
     pub(crate) color: bool,
 }
 
-pub(crate) fn run(options: &Options<'_>) -> u8 {
+pub(crate) fn run(options: &Options<'_>, out: &mut Output<'_>) -> u8 {
     let plan = match (options.manifest, options.document) {
         (Some(manifest), _) => plan_from_manifest(manifest),
         (None, Some(document)) => {
@@ -291,7 +293,7 @@ pub(crate) fn run(options: &Options<'_>) -> u8 {
         Format::Human => {
             let text = report.human(options.quiet);
             if options.color {
-                crate::color::paint_verdicts(&text)
+                crate::render::color::paint_verdicts(&text)
             } else {
                 text
             }
@@ -301,7 +303,7 @@ pub(crate) fn run(options: &Options<'_>) -> u8 {
         Format::Sarif => report.sarif(),
         Format::Junit => report.junit(),
     };
-    out(&text);
+    out.write(&text);
     worst_code(outcomes.iter().map(Outcome::code))
 }
 
@@ -311,11 +313,11 @@ fn load(path: &PathBuf) -> Result<Attack, u8> {
         eprintln!("error: {}", one_line(&message));
         EXIT_NO_INPUT
     })?;
-    if let Some(hint) = crate::evaluate::trace_given_as_document(&source) {
+    if let Some(hint) = trace_given_as_document(&source) {
         eprintln!("error: {}: {hint}", one_line(&name));
         return Err(EXIT_USAGE);
     }
-    match oatf::load_with(&source, &options()) {
+    match oatf::load_with(&source, &validate_options()) {
         Ok(loaded) => {
             for warning in &loaded.warnings {
                 let headline = with_path(warning.message(), warning.path());
@@ -373,32 +375,27 @@ fn evaluate_run(
     let input: Box<dyn std::io::BufRead> = if run.trace.as_os_str() == "-" {
         Box::new(std::io::stdin().lock())
     } else {
-        match crate::safe_fs::open_regular(&run.trace) {
+        match crate::input::safe_fs::open_regular(&run.trace) {
             Ok((file, _)) => Box::new(BufReader::with_capacity(1 << 16, file)),
             Err(e) => return failure(EXIT_NO_INPUT, campaign::unreadable_message(&trace, &e)),
         }
     };
     let mut input = input;
-    if let Some(hint) = crate::evaluate::document_given_as_trace(&mut input) {
+    if let Some(hint) = document_given_as_trace(&mut input) {
         return failure(EXIT_USAGE, format!("{trace}: {hint}"));
     }
-    let result = match crate::evaluate::evaluate(
-        &attack.compiled,
-        input,
-        trace.clone(),
-        max_line_len,
-        false,
-    ) {
-        Ok((mut verdict, mut stats)) => {
-            verdict.source = Some(format!("oatf {}", env!("CARGO_PKG_VERSION")));
-            stats.strict = strict;
-            Ok((verdict, stats))
-        }
-        Err(message) => Err(Failure {
-            code: EXIT_NO_INPUT,
-            message,
-        }),
-    };
+    let result =
+        match super::trace::evaluate(&attack.compiled, input, trace.clone(), max_line_len, false) {
+            Ok((mut verdict, mut stats)) => {
+                verdict.source = Some(format!("oatf {}", env!("CARGO_PKG_VERSION")));
+                stats.strict = strict;
+                Ok((verdict, stats))
+            }
+            Err(message) => Err(Failure {
+                code: EXIT_NO_INPUT,
+                message,
+            }),
+        };
     Outcome {
         document: run.document,
         trace,

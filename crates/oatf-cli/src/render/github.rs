@@ -2,7 +2,7 @@
 //! `::error file=F,line=L,col=C,title=T::message`, one per line, as ruff and clippy write them.
 //!
 //! The one place that writes a workflow command. The message and the properties are attacker text:
-//! control characters are escaped first (`crate::safe_text`), then the workflow command escapes are
+//! control characters are escaped first (`crate::render::safe_text`), then the workflow command escapes are
 //! applied (`%`, CR and LF in the message; also `:` and `,` in properties), so that no text can end
 //! the command early or start another one (`::set-env`, `::add-mask`).
 
@@ -45,7 +45,7 @@ pub(crate) fn annotation(level: Level, at: At<'_>, title: Option<&str>, message:
 /// The message part of a workflow command.
 fn data(text: &str) -> String {
     // Newlines are kept (GitHub shows `%0A` as a line break); other controls are escaped.
-    crate::safe_text::escape_keep_lines(text)
+    crate::render::safe_text::escape_keep_lines(text)
         .replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
@@ -53,7 +53,7 @@ fn data(text: &str) -> String {
 
 /// A property value of a workflow command.
 fn property(text: &str) -> String {
-    crate::safe_text::escape(text)
+    crate::render::safe_text::escape(text)
         .replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")

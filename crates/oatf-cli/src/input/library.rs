@@ -40,16 +40,16 @@ impl Problem {
     /// The problem as a GitHub workflow annotation (`crate::github`).
     pub(crate) fn annotation(&self) -> String {
         let level = if self.warning {
-            crate::github::Level::Warning
+            crate::render::github::Level::Warning
         } else {
-            crate::github::Level::Error
+            crate::render::github::Level::Error
         };
-        let at = crate::github::At {
+        let at = crate::render::github::At {
             file: &self.file,
             line: self.line,
             column: self.column,
         };
-        crate::github::annotation(level, at, self.code.as_deref(), &self.message)
+        crate::render::github::annotation(level, at, self.code.as_deref(), &self.message)
     }
 
     pub(crate) fn new(file: impl Into<String>, line: Option<usize>, message: String) -> Self {
@@ -157,7 +157,8 @@ pub(crate) fn is_test_file(path: &Path) -> bool {
 /// Whether a YAML file has a top-level `oatf` or `attack` key (block style, possibly quoted).
 /// Unreadable files count as documents so that the error is reported, not hidden.
 fn looks_like_oatf(path: &Path) -> bool {
-    let Ok(text) = crate::safe_fs::read_limited(path, oatf::ParseOptions::DEFAULT_MAX_INPUT_BYTES)
+    let Ok(text) =
+        crate::input::safe_fs::read_limited(path, oatf::ParseOptions::DEFAULT_MAX_INPUT_BYTES)
     else {
         return true;
     };
@@ -185,7 +186,7 @@ pub(crate) fn test_file_note(name: &str, text: &str) -> Option<String> {
         format!(
             "note: {} looks like a test file (top-level `cases`), not a document: test files are \
              named NAME.test.yaml beside NAME.yaml and run with `oatf test`",
-            crate::safe_text::escape(name)
+            crate::render::safe_text::escape(name)
         )
     })
 }
@@ -248,8 +249,9 @@ pub(crate) fn line_of_offset(text: &str, offset: usize) -> usize {
 /// Reads a file as UTF-8.
 pub(crate) fn read_text(path: &Path) -> Result<String, Problem> {
     let file = path.display().to_string();
-    let bytes = crate::safe_fs::read_limited(path, oatf::ParseOptions::DEFAULT_MAX_INPUT_BYTES)
-        .map_err(|e| Problem::new(file.clone(), None, e))?;
+    let bytes =
+        crate::input::safe_fs::read_limited(path, oatf::ParseOptions::DEFAULT_MAX_INPUT_BYTES)
+            .map_err(|e| Problem::new(file.clone(), None, e))?;
     String::from_utf8(bytes).map_err(|e| Problem::new(file, None, format!("not valid utf-8: {e}")))
 }
 
@@ -275,7 +277,7 @@ pub(crate) fn load_document(
         line: location.map(|l| l.line),
         column: location.map(|l| l.column),
         code: Some(code.to_owned()),
-        message: crate::validate::with_path(message, path),
+        message: crate::render::diagnostic::with_path(message, path),
         warning,
     };
     let parsed =
@@ -288,7 +290,7 @@ pub(crate) fn load_document(
                     line: e.line(),
                     column: e.column(),
                     code: e.rule().map(str::to_owned),
-                    message: crate::validate::parse_headline(e),
+                    message: crate::render::diagnostic::parse_headline(e),
                     warning: false,
                 });
                 return Err(parse_problems
@@ -311,6 +313,79 @@ pub(crate) fn load_document(
         warnings,
         source,
     })
+}
+
+/// Loads every document, in parallel on the available cores (order kept).
+pub(crate) fn load_all(paths: &[PathBuf]) -> Vec<Result<LoadedDocument, Vec<Problem>>> {
+    let options = crate::options::validate_options();
+    let workers = std::thread::available_parallelism().map_or(1, usize::from);
+    let chunk = paths.len().div_ceil(workers.max(1)).max(1);
+    if paths.len() < 16 || workers == 1 {
+        return paths.iter().map(|p| load_document(p, &options)).collect();
+    }
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = paths
+            .chunks(chunk)
+            .map(|part| {
+                let options = &options;
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|p| load_document(p, options))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .zip(paths.chunks(chunk))
+            .flat_map(|(handle, part)| {
+                handle.join().unwrap_or_else(|_| {
+                    part.iter()
+                        .map(|p| {
+                            Err(vec![Problem::new(
+                                p.display().to_string(),
+                                None,
+                                "internal error while loading this document".to_owned(),
+                            )])
+                        })
+                        .collect()
+                })
+            })
+            .collect()
+    })
+}
+
+/// The note for what a directory walk left out: test files, and YAML files that are not OATF
+/// documents (no top-level `oatf` or `attack`). Shared by `fmt` and `normalize --check`.
+pub(crate) fn skipped_note(dir: &Path, library: &Library) {
+    let dir = crate::render::safe_text::escape(&dir.display().to_string()).into_owned();
+    if !library.tests.is_empty() {
+        eprintln!(
+            "note: skipped {} test file{} under {dir} (run them with `oatf test`)",
+            library.tests.len(),
+            plural_s(library.tests.len()),
+        );
+    }
+    if !library.other_yaml.is_empty() {
+        eprintln!(
+            "note: skipped {} yaml file{} under {dir} that {} not OATF documents (no top-level `oatf` or `attack`)",
+            library.other_yaml.len(),
+            plural_s(library.other_yaml.len()),
+            if library.other_yaml.len() == 1 {
+                "is"
+            } else {
+                "are"
+            },
+        );
+    }
+    if library.documents.is_empty() {
+        eprintln!("note: no OATF document under {dir}");
+    }
+}
+
+/// The plural ending of a count.
+fn plural_s(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
 }
 
 #[cfg(test)]

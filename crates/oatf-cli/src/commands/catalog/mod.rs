@@ -10,9 +10,10 @@ use std::path::PathBuf;
 use oatf::NormalizedDocument;
 use serde_json::{Value, json};
 
-use crate::frameworks;
-use crate::library::{self, LoadedDocument, Problem};
-use crate::validate::out;
+use crate::input::library::{self, LoadedDocument, Problem, load_all};
+use crate::output::Output;
+
+mod frameworks;
 
 /// Arguments of `oatf catalog`.
 #[derive(Debug, clap::Args)]
@@ -237,54 +238,11 @@ fn warning(loaded: &LoadedDocument, path: &str, message: String) -> Problem {
     }
 }
 
-/// Loads every document, in parallel on the available cores (order kept).
-pub(crate) fn load_all(paths: &[PathBuf]) -> Vec<Result<LoadedDocument, Vec<Problem>>> {
-    let options = crate::validate::options();
-    let workers = std::thread::available_parallelism().map_or(1, usize::from);
-    let chunk = paths.len().div_ceil(workers.max(1)).max(1);
-    if paths.len() < 16 || workers == 1 {
-        return paths
-            .iter()
-            .map(|p| library::load_document(p, &options))
-            .collect();
-    }
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = paths
-            .chunks(chunk)
-            .map(|part| {
-                let options = &options;
-                scope.spawn(move || {
-                    part.iter()
-                        .map(|p| library::load_document(p, options))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .zip(paths.chunks(chunk))
-            .flat_map(|(handle, part)| {
-                handle.join().unwrap_or_else(|_| {
-                    part.iter()
-                        .map(|p| {
-                            Err(vec![Problem::new(
-                                p.display().to_string(),
-                                None,
-                                "internal error while loading this document".to_owned(),
-                            )])
-                        })
-                        .collect()
-                })
-            })
-            .collect()
-    })
-}
-
-pub(crate) fn run(args: Args) -> u8 {
+pub(crate) fn run(args: Args, out: &mut Output<'_>) -> u8 {
     let library = match library::discover(&args.paths) {
         Ok(library) => library,
         Err(message) => {
-            eprintln!("error: {}", crate::safe_text::escape(&message));
+            eprintln!("error: {}", crate::render::safe_text::escape(&message));
             return 2;
         }
     };
@@ -332,11 +290,11 @@ pub(crate) fn run(args: Args) -> u8 {
     let warnings = problems.len() - errors;
     for problem in &problems {
         if args.format == Format::Github && args.coverage.is_none() {
-            out(&problem.annotation());
+            out.write(&problem.annotation());
         } else {
             eprintln!(
                 "{}",
-                crate::safe_text::escape_keep_lines(&problem.to_string())
+                crate::render::safe_text::escape_keep_lines(&problem.to_string())
             );
         }
     }
@@ -347,7 +305,7 @@ pub(crate) fn run(args: Args) -> u8 {
         sum
     });
     match (&args.coverage, args.format) {
-        (Some(framework), format) => coverage(framework, &entries, &failed, format),
+        (Some(framework), format) => coverage(framework, &entries, &failed, format, out),
         (None, Format::Json) => {
             let index: Vec<Value> = entries.iter().map(Entry::to_json).collect();
             let text = serde_json::to_string_pretty(&json!({
@@ -356,10 +314,10 @@ pub(crate) fn run(args: Args) -> u8 {
                 "tier_counts": tiers_json(&tier_counts),
             }))
             .unwrap_or_else(|_| "{}".to_owned());
-            out(&text);
-            out("\n");
+            out.write(&text);
+            out.write("\n");
         }
-        (None, Format::Table) => table(&entries, &failed),
+        (None, Format::Table) => table(&entries, &failed, out),
         (None, Format::Github) => {}
     }
     if args.quiet {
@@ -390,7 +348,7 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-fn table(entries: &[Entry], failed: &[String]) {
+fn table(entries: &[Entry], failed: &[String], out: &mut Output<'_>) {
     let rows: Vec<[String; 8]> = entries
         .iter()
         .map(|e| {
@@ -442,10 +400,10 @@ fn table(entries: &[Entry], failed: &[String]) {
         text
     };
     // Ids, names and file names are attacker text: controls escaped.
-    let safe = |text: String| crate::safe_text::escape_keep_lines(&text).into_owned();
-    out(&safe(line(header)));
+    let safe = |text: String| crate::render::safe_text::escape_keep_lines(&text).into_owned();
+    out.write(&safe(line(header)));
     for row in &rows {
-        out(&safe(line(row.each_ref().map(String::as_str))));
+        out.write(&safe(line(row.each_ref().map(String::as_str))));
     }
 }
 
@@ -481,7 +439,13 @@ struct Cover<'a> {
     mapping: &'a Mapping,
 }
 
-fn coverage(framework: &str, entries: &[Entry], failed: &[String], format: Format) {
+fn coverage(
+    framework: &str,
+    entries: &[Entry],
+    failed: &[String],
+    format: Format,
+    out: &mut Output<'_>,
+) {
     let mut covered: BTreeMap<&str, Vec<Cover<'_>>> = BTreeMap::new();
     for entry in entries {
         for mapping in entry.mappings.iter().filter(|m| m.framework == framework) {
@@ -558,8 +522,8 @@ fn coverage(framework: &str, entries: &[Entry], failed: &[String], format: Forma
             "unlisted": unlisted,
             "failed_to_load": failed,
         });
-        out(&serde_json::to_string_pretty(&report).unwrap_or_else(|_| "{}".to_owned()));
-        out("\n");
+        out.write(&serde_json::to_string_pretty(&report).unwrap_or_else(|_| "{}".to_owned()));
+        out.write("\n");
         return;
     }
     let mut text = match &list {
@@ -623,5 +587,5 @@ fn coverage(framework: &str, entries: &[Entry], failed: &[String], format: Forma
             failed.join(", ")
         ));
     }
-    out(&crate::safe_text::escape_keep_lines(&text));
+    out.write(&crate::render::safe_text::escape_keep_lines(&text));
 }

@@ -25,7 +25,7 @@ use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 use serde_saphyr::Spanned;
 
-use crate::library::{LoadedDocument, Problem};
+use crate::input::library::{LoadedDocument, Problem};
 
 /// The largest test file read (the same bound as documents).
 const MAX_TEST_FILE_BYTES: u64 = 10 * 1024 * 1024;
@@ -247,7 +247,7 @@ pub(crate) fn read_test_file(path: &Path) -> Result<TestFile, Problem> {
             format!("test file larger than {MAX_TEST_FILE_BYTES} bytes"),
         ));
     }
-    let text = crate::library::read_text(path)?;
+    let text = crate::input::library::read_text(path)?;
     parse_test_file(&file, &text)
 }
 
@@ -593,10 +593,10 @@ fn input_messages(case: &Case, compiled: &CompiledAttack) -> Result<Vec<TraceMes
 /// Evaluates a JSONL trace file line by line (memory: one line, not the trace); the first bad
 /// line is the error, with file and line.
 fn stream_trace(compiled: &CompiledAttack, path: &Path) -> Result<AttackVerdict, String> {
-    let name = crate::safe_text::escape(&path.display().to_string()).into_owned();
+    let name = crate::render::safe_text::escape(&path.display().to_string()).into_owned();
     // A regular file only: a FIFO would block and `/dev/zero` never end.
-    let (file, _) =
-        crate::safe_fs::open_regular(path).map_err(|e| format!("cannot read trace {name}: {e}"))?;
+    let (file, _) = crate::input::safe_fs::open_regular(path)
+        .map_err(|e| format!("cannot read trace {name}: {e}"))?;
     let mut evaluator = oatf::TraceEvaluator::new(compiled);
     for item in oatf::JsonlTraceReader::new(BufReader::new(file)) {
         match item {
@@ -793,7 +793,8 @@ mod tests {
         let _ = std::fs::create_dir_all(&dir);
         let path = dir.join(format!("doc-{}.yaml", source.len()));
         let _ = std::fs::write(&path, source);
-        let loaded = crate::library::load_document(&path, &crate::validate::options());
+        let loaded =
+            crate::input::library::load_document(&path, &crate::options::validate_options());
         let _ = std::fs::remove_file(&path);
         match loaded {
             Ok(loaded) => loaded,

@@ -35,9 +35,9 @@ pub(crate) struct Entry {
 /// The shipped entry list of `framework`, for the frameworks that have one.
 pub(crate) fn entry_list(framework: &str) -> Option<EntryList> {
     let text = match framework {
-        "owasp_llm" => include_str!("../data/frameworks/owasp_llm.json"),
-        "owasp_mcp" => include_str!("../data/frameworks/owasp_mcp.json"),
-        "owasp_agentic" => include_str!("../data/frameworks/owasp_agentic.json"),
+        "owasp_llm" => include_str!("../../../data/frameworks/owasp_llm.json"),
+        "owasp_mcp" => include_str!("../../../data/frameworks/owasp_mcp.json"),
+        "owasp_agentic" => include_str!("../../../data/frameworks/owasp_agentic.json"),
         _ => return None,
     };
     // The lists are checked by a unit test, so a parse failure here cannot happen in a release.

@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use crate::output::Output;
+
 use oatf_conformance::{FILTER_ENV, Filter, KNOWN_FAILURES_FILE, KnownFailures, run_suite};
 
 /// Arguments of `oatf conformance`.
@@ -61,7 +63,7 @@ impl Drop for ExtractedCorpus {
     }
 }
 
-pub(crate) fn run(args: Args) -> u8 {
+pub(crate) fn run(args: Args, out: &mut Output<'_>) -> u8 {
     let extracted;
     let dir = match args.dir {
         Some(dir) => dir,
@@ -117,12 +119,12 @@ pub(crate) fn run(args: Args) -> u8 {
                 || line.starts_with("  expected:")
                 || line.starts_with("  actual:")
             {
-                crate::validate::out(&format!("{line}\n"));
+                out.write(&format!("{line}\n"));
             }
         }
-        crate::validate::out(&format!("{last}\n"));
+        out.write(&format!("{last}\n"));
     } else {
-        crate::validate::out(&format!("{text}\n"));
+        out.write(&format!("{text}\n"));
     }
     if report.results.is_empty() {
         eprintln!("error: no case found under {}", dir.display());

@@ -11,9 +11,11 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::library::{self, Problem};
-use crate::testing::{DocumentReport, TestConfig, run_document};
-use crate::validate::out;
+use crate::input::library::{self, Problem};
+use crate::output::Output;
+use cases::{DocumentReport, TestConfig, run_document};
+
+mod cases;
 
 /// Arguments of `oatf test`.
 #[derive(Debug, clap::Args)]
@@ -36,8 +38,8 @@ pub(crate) struct Args {
     quiet: bool,
     /// Colour in the text report: `auto` (when standard output is a terminal and `NO_COLOR` is not
     /// set), `always` or `never`.
-    #[arg(long, value_enum, default_value_t = crate::color::When::Auto)]
-    color: crate::color::When,
+    #[arg(long, value_enum, default_value_t = crate::render::color::When::Auto)]
+    color: crate::render::color::When,
 }
 
 /// Report formats.
@@ -51,11 +53,11 @@ pub(crate) enum Format {
     Github,
 }
 
-pub(crate) fn run(args: Args) -> u8 {
+pub(crate) fn run(args: Args, out: &mut Output<'_>) -> u8 {
     let library = match library::discover(&args.paths) {
         Ok(library) => library,
         Err(message) => {
-            eprintln!("error: {}", crate::safe_text::escape(&message));
+            eprintln!("error: {}", crate::render::safe_text::escape(&message));
             return 2;
         }
     };
@@ -84,32 +86,32 @@ pub(crate) fn run(args: Args) -> u8 {
         .sum::<usize>();
     let nothing_ran = failed == 0 && ran == 0;
     // Case names, ids, evidence and file names are attacker text: controls escaped.
-    let text = crate::safe_text::escape_keep_lines(&text_report(&reports, args.quiet)).into_owned();
+    let text = crate::render::safe_text::escape_keep_lines(&text_report(&reports, args.quiet))
+        .into_owned();
     match (args.format, &args.output) {
         (Format::Text, _) => {
-            use std::io::IsTerminal as _;
-            if args.color.enabled(std::io::stdout().is_terminal()) {
-                out(&crate::color::paint_verdicts(&text));
+            if args.color.enabled(out.is_terminal()) {
+                out.write(&crate::render::color::paint_verdicts(&text));
             } else {
-                out(&text);
+                out.write(&text);
             }
         }
         (Format::Github, _) => {
             eprint!("{text}");
-            out(&annotations(&reports));
+            out.write(&annotations(&reports));
         }
         (Format::Junit, None) => {
             eprint!("{text}");
-            out(&junit(&reports));
+            out.write(&junit(&reports));
         }
         (Format::Junit, Some(file)) => {
-            out(&text);
+            out.write(&text);
             if let Err(e) = std::fs::write(file, junit(&reports)) {
                 eprintln!(
                     "error: cannot write the JUnit report to {}: {e}",
-                    crate::safe_text::escape(&file.display().to_string())
+                    crate::render::safe_text::escape(&file.display().to_string())
                 );
-                return crate::stdout::EXIT_IOERR;
+                return crate::output::EXIT_IOERR;
             }
         }
     }
@@ -122,7 +124,7 @@ pub(crate) fn run(args: Args) -> u8 {
         let paths: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
         eprintln!(
             "error: no tests ran: {what} under {}",
-            crate::safe_text::escape(&paths.join(", "))
+            crate::render::safe_text::escape(&paths.join(", "))
         );
     }
     u8::from(failed > 0 || nothing_ran)
@@ -148,7 +150,7 @@ fn collect(
     require_tests: bool,
 ) -> Vec<Reported> {
     let mut reports = Vec::new();
-    let loaded = crate::catalog::load_all(documents);
+    let loaded = crate::input::library::load_all(documents);
     for (path, loaded) in documents.iter().zip(loaded) {
         let test_file = library::test_of_document(path);
         let report = match loaded {
@@ -157,7 +159,7 @@ fn collect(
                 let mut problems = merge_problems(problems);
                 // The test file is checked too, so that one run shows both.
                 if let Some(test) = &test_file
-                    && let Err(problem) = crate::testing::read_test_file(test)
+                    && let Err(problem) = cases::read_test_file(test)
                 {
                     problems.push(problem);
                 }
@@ -288,7 +290,7 @@ fn text_report(reports: &[Reported], quiet: bool) -> String {
 /// One workflow annotation per failure: a document problem, a failing case (at its line in the test
 /// file), a document without a test file under `--require-tests`.
 fn annotations(reports: &[Reported]) -> String {
-    use crate::github::{At, Level, annotation};
+    use crate::render::github::{At, Level, annotation};
     let mut text = String::new();
     for reported in reports {
         let report = &reported.report;

@@ -1,0 +1,161 @@
+//! Evaluating one trace against a compiled attack, shared by a single evaluation
+//! ([`super`]) and by campaigns ([`super::campaign`]): the report formats, the exit codes, and the
+//! loop that streams a trace through the evaluator.
+
+use std::io::{BufRead, IsTerminal as _, Write as _};
+use std::time::{Duration, Instant};
+
+use oatf::AttackVerdict;
+use oatf::CompiledAttack;
+use oatf::JsonlTraceReader;
+use oatf::TraceEvaluator;
+use oatf::report::TraceStats;
+use oatf::trace::TraceErrorKind;
+
+/// Exit code: the document does not parse or is invalid (sysexits `EX_DATAERR`).
+pub(crate) const EXIT_INVALID_DOCUMENT: u8 = oatf::report::campaign::EXIT_INVALID_DOCUMENT;
+/// Exit code: an input cannot be read (sysexits `EX_NOINPUT`).
+pub(crate) const EXIT_NO_INPUT: u8 = oatf::report::campaign::EXIT_NO_INPUT;
+
+/// Malformed trace lines printed on stderr before the rest are only counted.
+const MAX_REPORTED_LINES: u64 = 100;
+
+/// Report formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Format {
+    /// A summary for people: the result, one line per indicator with its evidence, the counts.
+    Human,
+    /// The attack verdict (format §9.3) with a `trace` object (messages, malformed lines).
+    Json,
+    /// SARIF 2.1.0: one result per matched indicator, located at the trace line of its message.
+    Sarif,
+    /// JUnit XML: one test case per indicator; a matched indicator is a failure.
+    Junit,
+    /// CSV, one row per run (document, trace, result, max tier, exit code, counts).
+    Csv,
+}
+
+/// The verdict as people read it: `exploited (boundary_breach)`, or the bare result without tier.
+pub(crate) fn result_with_tier(verdict: &AttackVerdict) -> String {
+    match verdict.max_tier {
+        Some(tier) => format!("{} ({tier})", verdict.result),
+        None => verdict.result.to_string(),
+    }
+}
+
+/// Streams the trace through the evaluator, reporting malformed lines on stderr (and the lines read,
+/// with `progress`, when stderr is a terminal).
+pub(crate) fn evaluate(
+    attack: &CompiledAttack,
+    input: Box<dyn BufRead>,
+    name: String,
+    max_line_len: usize,
+    progress: bool,
+) -> Result<(AttackVerdict, TraceStats), String> {
+    let mut reader = JsonlTraceReader::new(input).with_max_line_len(max_line_len);
+    let mut evaluator = TraceEvaluator::new(attack);
+    let mut stats = TraceStats::new(name);
+    let mut progress = Progress::new(progress);
+    let mut matched = 0;
+    while let Some(item) = reader.next() {
+        match item {
+            Ok(message) => {
+                evaluator.push(&message);
+                if evaluator.matched_count() != matched {
+                    matched = evaluator.matched_count();
+                    let position = evaluator.messages();
+                    let line = reader.lines_read();
+                    for (id, at) in evaluator.matched_messages() {
+                        if at == position {
+                            stats.matched_lines.insert(id.to_owned(), line);
+                        }
+                    }
+                }
+            }
+            Err(error) if error.kind() == TraceErrorKind::Io => {
+                progress.clear();
+                return Err(format!("{}: {error}", stats.name));
+            }
+            Err(error) => {
+                stats.malformed += 1;
+                if stats.malformed <= MAX_REPORTED_LINES {
+                    progress.clear();
+                    eprintln!(
+                        "{}: {}",
+                        one_line(&stats.name),
+                        one_line(&error.to_string())
+                    );
+                }
+            }
+        }
+        progress.tick(reader.lines_read());
+    }
+    progress.clear();
+    if stats.malformed > MAX_REPORTED_LINES {
+        eprintln!(
+            "{}: {} more malformed lines not shown",
+            stats.name,
+            stats.malformed - MAX_REPORTED_LINES
+        );
+    }
+    stats.lines = reader.lines_read();
+    stats.messages = evaluator.messages();
+    stats.after_grace = evaluator.messages_after_grace();
+    // Without any message the verdict is `error` already; naming every actor adds nothing.
+    if stats.messages > 0 {
+        stats.silent_actors = evaluator.silent_actors().map(str::to_owned).collect();
+    }
+    Ok((evaluator.finish(), stats))
+}
+
+/// A line count on stderr, only when it is a terminal and the trace takes more than a second.
+struct Progress {
+    enabled: bool,
+    started: Instant,
+    last: Option<Instant>,
+    shown: bool,
+}
+
+impl Progress {
+    fn new(wanted: bool) -> Self {
+        Progress {
+            enabled: wanted && std::io::stderr().is_terminal(),
+            started: Instant::now(),
+            last: None,
+            shown: false,
+        }
+    }
+
+    fn tick(&mut self, lines: u64) {
+        if !self.enabled || !lines.is_multiple_of(4096) {
+            return;
+        }
+        let now = Instant::now();
+        if now.duration_since(self.started) < Duration::from_secs(1)
+            || self
+                .last
+                .is_some_and(|last| now.duration_since(last) < Duration::from_millis(250))
+        {
+            return;
+        }
+        self.last = Some(now);
+        self.shown = true;
+        let mut stderr = std::io::stderr().lock();
+        let _ = write!(stderr, "\rreading the trace: {lines} lines");
+        let _ = stderr.flush();
+    }
+
+    fn clear(&mut self) {
+        if self.shown {
+            self.shown = false;
+            let mut stderr = std::io::stderr().lock();
+            let _ = write!(stderr, "\r\x1b[2K");
+            let _ = stderr.flush();
+        }
+    }
+}
+
+/// Text shown on one line: control characters escaped (`crate::render::safe_text`).
+pub(crate) fn one_line(text: &str) -> String {
+    crate::render::safe_text::escape(text).into_owned()
+}

@@ -1,0 +1,89 @@
+//! Reading a command's inputs: a document from a file or standard input, within the parser's input
+//! limit, and telling a trace from a document when one is given in place of the other.
+
+use std::io::{BufRead, Read as _};
+use std::path::PathBuf;
+
+/// Reads a file, or standard input for `-`.
+///
+/// At most one byte more than the parser's input limit is read, so a huge file is rejected without
+/// being read whole; bytes that are not UTF-8 are reported with the place of the first invalid byte.
+pub(crate) fn read_input(path: &PathBuf) -> Result<(String, String), String> {
+    let limit = oatf::ParseOptions::DEFAULT_MAX_INPUT_BYTES;
+    let (name, bytes) = if path.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .take(limit as u64 + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("cannot read standard input: {e}"))?;
+        ("<stdin>".to_owned(), bytes)
+    } else {
+        let name = path.display().to_string();
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|file| file.take(limit as u64 + 1).read_to_end(&mut bytes))
+            .map_err(|e| format!("cannot read {name}: {e}"))?;
+        (name, bytes)
+    };
+    if bytes.len() > limit {
+        return Err(format!(
+            "{name} is larger than the input limit of {limit} bytes"
+        ));
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok((name, text)),
+        // `parse_bytes` words the error and locates the first invalid byte.
+        Err(e) => Err(match oatf::model::parse_bytes(e.as_bytes()) {
+            Err(errors) => errors.first().map_or_else(
+                || format!("{name} is not valid utf-8"),
+                |e| format!("{name}: {e}"),
+            ),
+            Ok(_) => format!("{name} is not valid utf-8"),
+        }),
+    }
+}
+
+/// Keys of a trace message (docs/trace-format.md) that no OATF document has at its top level.
+const TRACE_KEYS: [&str; 5] = ["method", "direction", "content", "seq", "actor"];
+
+/// Whether `source` reads like a trace (docs/trace-format.md): its first line a JSON object with trace
+/// message keys and none of a document's. The one test of this, for `evaluate` and `validate`.
+pub(crate) fn looks_like_a_trace(source: &str) -> bool {
+    let Some(line) = source.lines().map(str::trim).find(|l| !l.is_empty()) else {
+        return false;
+    };
+    let Ok(object) = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(line)
+    else {
+        return false;
+    };
+    !object.contains_key("oatf")
+        && !object.contains_key("attack")
+        && TRACE_KEYS.iter().any(|k| object.contains_key(*k))
+}
+
+/// When `source`, given as the document, reads like a trace: what to tell the user.
+pub(crate) fn trace_given_as_document(source: &str) -> Option<&'static str> {
+    looks_like_a_trace(source).then_some(
+        "this is a trace (JSON Lines), not an OATF document: the document comes first, \
+         `oatf evaluate DOC TRACE`",
+    )
+}
+
+/// When the trace, given where a trace is expected, reads like an OATF document (its first line,
+/// past comments and `---`, a top-level `oatf:`, `attack:` or `$schema:` key): what to tell the
+/// user. Only the buffered start of the input is looked at; nothing is consumed.
+pub(crate) fn document_given_as_trace(input: &mut Box<dyn BufRead>) -> Option<&'static str> {
+    let buffer = input.fill_buf().ok()?;
+    let start = String::from_utf8_lossy(&buffer[..buffer.len().min(4096)]);
+    let line = start.lines().find(|l| {
+        let t = l.trim();
+        !t.is_empty() && !t.starts_with('#') && t != "---"
+    })?;
+    ["oatf:", "attack:", "$schema:"]
+        .iter()
+        .any(|key| line.starts_with(key))
+        .then_some(
+            "this is an OATF document (YAML), not a trace: the trace comes second, \
+             `oatf evaluate DOC TRACE`",
+        )
+}

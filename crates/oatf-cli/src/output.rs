@@ -1,0 +1,161 @@
+//! A command's output sink: standard output with its errors kept, passed to every command as
+//! `&mut Output` (so a command can be run in-process into a buffer, as the tests below do).
+//!
+//! Every command writes through [`Output::write`], and `main` ends with [`Output::finish`], which
+//! flushes and turns a failed write into a message and exit 74 ([`EXIT_IOERR`]):
+//! `oatf normalize doc.yaml > /dev/full` and `oatf normalize doc.yaml >&-` (stdout closed) must
+//! never look like success. A closed pipe (`| head -c1`) ends quietly with the command's own code:
+//! the reader has what it wanted.
+
+use std::io::{ErrorKind, IsTerminal as _, Write};
+
+/// Exit code: the output could not be written (sysexits `EX_IOERR`), for every command.
+pub(crate) const EXIT_IOERR: u8 = 74;
+
+/// Where a command writes its report, and the first write error, if any (later writes are skipped).
+pub(crate) struct Output<'w> {
+    sink: Box<dyn Write + 'w>,
+    /// Whether the sink is a terminal (for `--color auto`).
+    terminal: bool,
+    /// Whether the sink was closed before the program started ([`crate::startup`]); the error is
+    /// raised by the first write, as a write to a closed descriptor would.
+    closed_at_start: bool,
+    /// Whether a write was attempted.
+    checked: bool,
+    failed: Option<std::io::Error>,
+}
+
+impl Output<'static> {
+    /// The process's standard output.
+    pub(crate) fn stdout() -> Self {
+        let stdout = std::io::stdout();
+        Output {
+            terminal: stdout.is_terminal(),
+            sink: Box::new(stdout),
+            closed_at_start: closed_at_start(),
+            checked: false,
+            failed: None,
+        }
+    }
+}
+
+impl<'w> Output<'w> {
+    /// An output into `sink`, which is not a terminal (no colour with `--color auto`).
+    #[cfg(test)]
+    pub(crate) fn new(sink: impl Write + 'w) -> Self {
+        Output {
+            sink: Box::new(sink),
+            terminal: false,
+            closed_at_start: false,
+            checked: false,
+            failed: None,
+        }
+    }
+
+    /// Whether the output is a terminal.
+    pub(crate) fn is_terminal(&self) -> bool {
+        self.terminal
+    }
+
+    /// Writes `text`; a failure is kept for [`Output::finish`].
+    pub(crate) fn write(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        if !self.checked {
+            self.checked = true;
+            if self.closed_at_start {
+                self.failed = Some(closed_error());
+            }
+        }
+        if self.failed.is_some() {
+            return;
+        }
+        if let Err(e) = self.sink.write_all(text.as_bytes()) {
+            self.failed = Some(e);
+        }
+    }
+
+    /// Flushes the output and gives the exit code: `code` when every write succeeded or the reader
+    /// closed the pipe (nothing more is said), else [`EXIT_IOERR`] after a message on standard
+    /// error.
+    pub(crate) fn finish(mut self, code: u8) -> u8 {
+        if self.failed.is_none()
+            && let Err(e) = self.sink.flush()
+        {
+            self.failed = Some(e);
+        }
+        match self.failed.take() {
+            None => code,
+            Some(e) if e.kind() == ErrorKind::BrokenPipe => code,
+            Some(e) => {
+                eprintln!("error: cannot write to standard output: {e}");
+                EXIT_IOERR
+            }
+        }
+    }
+}
+
+/// Writes to standard error (the crate's `eprint!` and `eprintln!`); a failure is dropped, where
+/// std's macros would panic. Standard error holds no state, so it is not part of [`Output`].
+pub(crate) fn write_stderr(args: std::fmt::Arguments<'_>) {
+    let _ = std::io::stderr().lock().write_fmt(args);
+}
+
+/// The error of a write to a standard output that was closed at startup.
+fn closed_error() -> std::io::Error {
+    std::io::Error::other("it is closed")
+}
+
+/// Whether standard output was closed when the program started (`oatf … >&-`).
+///
+/// The Rust runtime opens `/dev/null` on a standard stream that is closed at startup (so that no file
+/// opened later takes its descriptor), and writes to it then succeed: the output would be lost
+/// without a word. So descriptor 1 is looked at before the runtime starts, by [`crate::startup`]. A
+/// `/dev/null` that the parent hands over on purpose (`> /dev/null`, Python's
+/// `subprocess.DEVNULL`, Node's `stdio: 'ignore'`, `1<>/dev/null`) is not a closed stdout and works.
+fn closed_at_start() -> bool {
+    crate::startup::stdout_was_closed()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A sink whose every write fails with `kind`.
+    struct Failing(ErrorKind);
+
+    impl Write for Failing {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(self.0.into())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn writes_reach_the_sink_and_keep_the_code() {
+        let mut buffer = Vec::new();
+        let mut out = Output::new(&mut buffer);
+        out.write("a");
+        out.write("");
+        out.write("b\n");
+        assert_eq!(out.finish(3), 3);
+        assert_eq!(buffer, b"ab\n");
+    }
+
+    #[test]
+    fn a_failed_write_exits_74() {
+        let mut out = Output::new(Failing(ErrorKind::StorageFull));
+        out.write("text");
+        assert_eq!(out.finish(0), EXIT_IOERR);
+    }
+
+    #[test]
+    fn a_closed_pipe_keeps_the_code() {
+        let mut out = Output::new(Failing(ErrorKind::BrokenPipe));
+        out.write("text");
+        assert_eq!(out.finish(1), 1);
+    }
+}
