@@ -1,6 +1,7 @@
 //! Project automation: `cargo xtask ci` runs what CI runs; `cargo xtask layering` checks the crate graph;
 //! `cargo xtask man` writes the man pages of `oatf`; `cargo xtask shared-sync` checks the vendored spec files
-//! against `../shared`; `cargo xtask format-doc` generates the document JSON Schema and `docs/format.md`.
+//! against `../shared`; `cargo xtask format-doc` generates the document JSON Schema and `docs/format.md`; `cargo xtask tidy` checks
+//! that the paths cited in docs exist and that every declared dependency is used.
 //!
 //! The layering rules are the "Architecture invariant" lines of ARCHITECTURE.md, checked with `cargo tree`
 //! (absences, as rust-analyzer does): a new edge between crates is a deliberate change made here and there.
@@ -15,6 +16,7 @@ use std::process::{Command, ExitCode};
 
 mod format_doc;
 mod shared_sync;
+mod tidy;
 
 /// `(package, cargo tree extra args, crates that must not appear in its normal dependency tree)`.
 const RULES: &[(&str, &[&str], &[&str])] = &[
@@ -118,8 +120,9 @@ fn main() -> ExitCode {
         "man" => man(),
         "shared-sync" => shared_sync::shared_sync(&args[1..]),
         "format-doc" => format_doc::format_doc(&args[1..]),
+        "tidy" => tidy::tidy(),
         _ => {
-            eprintln!("usage: cargo xtask <ci|layering|man|shared-sync|format-doc>");
+            eprintln!("usage: cargo xtask <ci|layering|man|shared-sync|format-doc|tidy>");
             eprintln!("  ci        run every check CI runs (.ci/run)");
             eprintln!("  layering  check the crate graph against ARCHITECTURE.md");
             eprintln!("  man       write the man pages of `oatf` into target/man");
@@ -128,6 +131,9 @@ fn main() -> ExitCode {
             );
             eprintln!(
                 "  format-doc [--check]  generate (or check) schema/oatf-v0.1.json and docs/format.md"
+            );
+            eprintln!(
+                "  tidy      check that cited repository paths exist and declared dependencies are used"
             );
             false
         }
