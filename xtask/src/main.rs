@@ -49,18 +49,7 @@ const RULES: &[(&str, &[&str], &[&str])] = &[
             "clap",
         ],
     ),
-    (
-        "oatf-eval",
-        &["--no-default-features"],
-        &[
-            "oatf-runtime",
-            "oatf-cel",
-            "oatf-sdk",
-            "serde-saphyr",
-            "cel",
-            "clap",
-        ],
-    ),
+    // oatf-eval has no features: what it pulls is what a small tool embedding the evaluator gets.
     (
         "oatf-eval",
         &[],
@@ -69,6 +58,7 @@ const RULES: &[(&str, &[&str], &[&str])] = &[
             "oatf-cel",
             "oatf-sdk",
             "oatf-report",
+            "serde-saphyr",
             "cel",
             "clap",
         ],
