@@ -154,14 +154,19 @@ fn crate_dirs(root: &Path) -> Vec<PathBuf> {
 /// The name Rust code uses for dependency `name`: its `[lib] name` when it is a workspace crate that sets one
 /// (`oatf-sdk` is imported as `oatf`), else the package name with `-` as `_`.
 fn rust_name(root: &Path, name: &str) -> String {
-    let manifest = fs::read_to_string(root.join("crates").join(name).join("Cargo.toml")).unwrap_or_default();
+    let manifest =
+        fs::read_to_string(root.join("crates").join(name).join("Cargo.toml")).unwrap_or_default();
     let mut in_lib = false;
     for line in manifest.lines() {
         let line = line.trim();
         if line.starts_with('[') {
             in_lib = line == "[lib]";
         } else if in_lib && let Some(value) = line.strip_prefix("name") {
-            let value = value.trim_start().trim_start_matches('=').trim().trim_matches('"');
+            let value = value
+                .trim_start()
+                .trim_start_matches('=')
+                .trim()
+                .trim_matches('"');
             return value.to_owned();
         }
     }
@@ -183,10 +188,14 @@ fn cited_paths(root: &Path) -> Vec<String> {
         };
         let dir = file.parent().unwrap_or(root).to_path_buf();
         let own_crate = crate_root(&dir, root);
-        let mut bases: Vec<PathBuf> = [Some(dir.clone()), own_crate.clone(), Some(root.to_path_buf())]
-            .into_iter()
-            .flatten()
-            .collect();
+        let mut bases: Vec<PathBuf> = [
+            Some(dir.clone()),
+            own_crate.clone(),
+            Some(root.to_path_buf()),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
         // Outside a crate (README.md, docs/), `tests/corpus.rs` names a file of some crate, said in prose.
         if own_crate.as_deref().is_none_or(|c| c == root) {
             bases.extend(crate_dirs(root));
@@ -270,7 +279,10 @@ fn names_crate(text: &str, ident: &str) -> bool {
 }
 
 fn unused_dependencies(root: &Path) -> Vec<String> {
-    let mut manifests: Vec<PathBuf> = crate_dirs(root).iter().map(|d| d.join("Cargo.toml")).collect();
+    let mut manifests: Vec<PathBuf> = crate_dirs(root)
+        .iter()
+        .map(|d| d.join("Cargo.toml"))
+        .collect();
     manifests.push(root.join("fuzz/Cargo.toml"));
     manifests.retain(|m| m.is_file());
     let mut problems = Vec::new();
@@ -340,7 +352,10 @@ mod tests {
             "see `tests/corpus.rs` and [the guide](docs/guide.md#top), not `a::b` or `V-049`",
             &["tests/corpus.rs", "docs/guide.md"],
         );
-        check_citations("`README.md`, `lib.rs`, `crates/*/src`, `../shared/spec`", &["README.md"]);
+        check_citations(
+            "`README.md`, `lib.rs`, `crates/*/src`, `../shared/spec`",
+            &["README.md"],
+        );
         check_citations("[site](https://example.com/docs/x.md)", &[]);
     }
 

@@ -48,10 +48,8 @@ fn every_example_trace_gives_the_readme_verdict() {
         assert_eq!(max_tier, tier, "{trace}");
         assert_eq!(output.status.code(), Some(*expected_code), "{trace}");
         let summary = &report["evaluation_summary"];
-        let got =
-            ["matched", "not_matched", "error", "skipped"].map(|k| {
-            usize::try_from(summary[k].as_u64().unwrap()).unwrap()
-        });
+        let got = ["matched", "not_matched", "error", "skipped"]
+            .map(|k| usize::try_from(summary[k].as_u64().unwrap()).unwrap());
         assert_eq!(got, *counts, "{trace}");
         assert_eq!(report["trace"]["malformed_lines"], 0, "{trace}");
 

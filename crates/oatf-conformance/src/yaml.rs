@@ -5,7 +5,8 @@ use serde_json::Value;
 /// Reads one YAML document into a value: `yes`/`no` stay strings, `012` stays a string, duplicate keys are
 /// errors, merge keys are not expanded.
 pub(crate) fn from_str(text: &str) -> Result<Value, String> {
-    serde_saphyr::from_str_with_options::<Value>(text, strict_yaml_options()).map_err(|e| e.to_string())
+    serde_saphyr::from_str_with_options::<Value>(text, strict_yaml_options())
+        .map_err(|e| e.to_string())
 }
 
 /// The serde-saphyr options that read YAML with the YAML 1.2 core schema OATF uses: `yes`/`no` stay
