@@ -3,7 +3,6 @@
 //! states, and each match is located at the trace line of the deciding message.
 #![allow(clippy::unwrap_used, reason = "test setup fails the test")]
 
-use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::Value;
