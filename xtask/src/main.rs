@@ -1,7 +1,8 @@
 //! Project automation: `cargo xtask ci` runs what CI runs; `cargo xtask layering` checks the crate graph;
 //! `cargo xtask man` writes the man pages of `oatf`; `cargo xtask shared-sync` checks the vendored spec files
 //! against `../shared`; `cargo xtask format-doc` generates the document JSON Schema and `docs/format.md`;
-//! `cargo xtask wasm` builds the npm package and `cargo xtask playground` the browser playground (`wasm.rs`).
+//! `cargo xtask wasm` builds the npm package and `cargo xtask playground` the browser playground (`wasm.rs`);
+//! `cargo xtask tidy` checks that the paths cited in docs exist and that every declared dependency is used.
 //!
 //! The layering rules are the "Architecture invariant" lines of ARCHITECTURE.md, checked with `cargo tree`
 //! (absences, as rust-analyzer does): a new edge between crates is a deliberate change made here and there.
@@ -16,6 +17,7 @@ use std::process::{Command, ExitCode};
 
 mod format_doc;
 mod shared_sync;
+mod tidy;
 mod wasm;
 
 /// `(package, cargo tree extra args, crates that must not appear in its normal dependency tree)`.
@@ -49,18 +51,7 @@ const RULES: &[(&str, &[&str], &[&str])] = &[
             "clap",
         ],
     ),
-    (
-        "oatf-eval",
-        &["--no-default-features"],
-        &[
-            "oatf-runtime",
-            "oatf-cel",
-            "oatf-sdk",
-            "serde-saphyr",
-            "cel",
-            "clap",
-        ],
-    ),
+    // oatf-eval has no features: what it pulls is what a small tool embedding the evaluator gets.
     (
         "oatf-eval",
         &[],
@@ -69,6 +60,7 @@ const RULES: &[(&str, &[&str], &[&str])] = &[
             "oatf-cel",
             "oatf-sdk",
             "oatf-report",
+            "serde-saphyr",
             "cel",
             "clap",
         ],
@@ -139,9 +131,10 @@ fn main() -> ExitCode {
         "format-doc" => format_doc::format_doc(&args[1..]),
         "wasm" => wasm::build_package(),
         "playground" => wasm::build_playground(),
+        "tidy" => tidy::tidy(),
         _ => {
             eprintln!(
-                "usage: cargo xtask <ci|layering|man|shared-sync|format-doc|wasm|playground>"
+                "usage: cargo xtask <ci|layering|man|shared-sync|format-doc|wasm|playground|tidy>"
             );
             eprintln!("  ci        run every check CI runs (.ci/run)");
             eprintln!("  layering  check the crate graph against ARCHITECTURE.md");
@@ -155,6 +148,9 @@ fn main() -> ExitCode {
             eprintln!("  wasm      build the npm package (WebAssembly) into target/npm");
             eprintln!(
                 "  playground  build the npm package and the playground into target/playground"
+            );
+            eprintln!(
+                "  tidy      check that cited repository paths exist and declared dependencies are used"
             );
             false
         }

@@ -3,51 +3,14 @@
 //! states, and each match is located at the trace line of the deciding message.
 #![allow(clippy::unwrap_used, reason = "test setup fails the test")]
 
-use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::Value;
 
-fn examples() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples")
-}
+#[path = "../../oatf-conformance/tests/support/readme_tables.rs"]
+mod readme_tables;
 
-/// A row of the README's verdict table: trace, result, max_tier (`-` for none), exit code, and
-/// matched, not_matched, error, skipped.
-type Row = (String, String, String, i32, [u64; 4]);
-/// A row of the README's indicator table: trace, indicator, expected, deciding message(s).
-type IndicatorRow = (String, String, String, String);
-
-/// The two tables of `examples/README.md`, read from their backtick-quoted cells.
-fn readme_tables() -> (Vec<Row>, Vec<IndicatorRow>) {
-    let readme = std::fs::read_to_string(examples().join("README.md")).unwrap();
-    let mut verdicts = Vec::new();
-    let mut indicators = Vec::new();
-    for line in readme.lines().filter(|l| l.starts_with("| `")) {
-        let cells: Vec<&str> = line
-            .trim_matches('|')
-            .split('|')
-            .map(|c| c.trim().trim_matches('`'))
-            .collect();
-        match cells.as_slice() {
-            [trace, result, tier, code, m, n, e, s] => verdicts.push((
-                trace.to_string(),
-                result.to_string(),
-                tier.to_string(),
-                code.parse().unwrap(),
-                [m, n, e, s].map(|c| c.parse().unwrap()),
-            )),
-            [trace, indicator, expected, deciding] => indicators.push((
-                trace.to_string(),
-                indicator.to_string(),
-                expected.to_string(),
-                deciding.to_string(),
-            )),
-            other => panic!("unexpected README table row {other:?}"),
-        }
-    }
-    (verdicts, indicators)
-}
+use readme_tables::{examples, readme_tables};
 
 /// The 1-based line of the message with `seq` in a trace file.
 fn line_of_seq(trace: &str, seq: u64) -> u64 {
@@ -84,8 +47,8 @@ fn every_example_trace_gives_the_readme_verdict() {
         assert_eq!(max_tier, tier, "{trace}");
         assert_eq!(output.status.code(), Some(*expected_code), "{trace}");
         let summary = &report["evaluation_summary"];
-        let got =
-            ["matched", "not_matched", "error", "skipped"].map(|k| summary[k].as_u64().unwrap());
+        let got = ["matched", "not_matched", "error", "skipped"]
+            .map(|k| usize::try_from(summary[k].as_u64().unwrap()).unwrap());
         assert_eq!(got, *counts, "{trace}");
         assert_eq!(report["trace"]["malformed_lines"], 0, "{trace}");
 

@@ -30,6 +30,7 @@ pub use fixture::{Case, CaseInput, Category, LoadProblem, Loaded, PRIMITIVE_FILE
 pub use known::KnownFailures;
 pub use report::{CaseResult, Report};
 pub use run::Outcome;
+pub use yaml::strict_yaml_options;
 
 /// The name of the known-failures file looked up at the root of a suite.
 pub const KNOWN_FAILURES_FILE: &str = "known-failures.txt";

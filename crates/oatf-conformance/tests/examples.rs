@@ -12,45 +12,11 @@ use oatf::JsonlTraceReader;
 use oatf::TraceMessage;
 use oatf::evaluate_trace;
 
-fn examples() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples")
+mod support {
+    pub(crate) mod readme_tables;
 }
 
-/// A row of the README's verdict table: trace, result, max_tier (`-` for none), and matched,
-/// not_matched, error, skipped (the exit code column is the CLI's, checked by its tests).
-type Row = (String, String, String, [usize; 4]);
-/// A row of the README's indicator table: trace, indicator, expected, deciding message(s).
-type IndicatorRow = (String, String, String, String);
-
-/// The two tables of `examples/README.md`, read from their backtick-quoted cells.
-fn readme_tables() -> (Vec<Row>, Vec<IndicatorRow>) {
-    let readme = std::fs::read_to_string(examples().join("README.md")).unwrap();
-    let mut verdicts = Vec::new();
-    let mut indicators = Vec::new();
-    for line in readme.lines().filter(|l| l.starts_with("| `")) {
-        let cells: Vec<&str> = line
-            .trim_matches('|')
-            .split('|')
-            .map(|c| c.trim().trim_matches('`'))
-            .collect();
-        match cells.as_slice() {
-            [trace, result, tier, _code, m, n, e, s] => verdicts.push((
-                trace.to_string(),
-                result.to_string(),
-                tier.to_string(),
-                [m, n, e, s].map(|c| c.parse().unwrap()),
-            )),
-            [trace, indicator, expected, deciding] => indicators.push((
-                trace.to_string(),
-                indicator.to_string(),
-                expected.to_string(),
-                deciding.to_string(),
-            )),
-            other => panic!("unexpected README table row {other:?}"),
-        }
-    }
-    (verdicts, indicators)
-}
+use support::readme_tables::{examples, readme_tables};
 
 /// The document a trace belongs to: `NAME.OUTCOME.jsonl` → `NAME.yaml`.
 fn document_of(trace: &str) -> PathBuf {
@@ -76,7 +42,7 @@ fn every_example_trace_gives_the_readme_verdict() {
         "every trace has an expected verdict"
     );
 
-    for (trace, result, tier, counts) in &verdicts {
+    for (trace, result, tier, _exit_code, counts) in &verdicts {
         let source = std::fs::read_to_string(document_of(trace)).unwrap();
         let loaded = oatf::load(&source).unwrap();
         let attack = CompiledAttack::new(&loaded.document, &oatf::default_eval_options());

@@ -76,11 +76,10 @@ fn parsed_documents_have_the_yaml_shape() {
         }
         let mut ours = serde_json::to_value(&document).unwrap_or(Value::Null);
         // serde-saphyr in its strict profile reads the same YAML 1.2 core schema as `parse`.
-        let mut options = serde_saphyr::Options::default();
-        options.strict_booleans = true;
-        options.leading_zero_numbers_as_strings = true;
-        options.underscored_numbers_as_strings = true;
-        let Ok(mut theirs) = serde_saphyr::from_str_with_options::<Value>(&text, options) else {
+        let Ok(mut theirs) = serde_saphyr::from_str_with_options::<Value>(
+            &text,
+            oatf_conformance::strict_yaml_options(),
+        ) else {
             continue;
         };
         drop_nulls(&mut ours);

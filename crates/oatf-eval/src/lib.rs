@@ -9,7 +9,7 @@
 //! [`evaluate_trace`] and the JSON Lines [`JsonlTraceReader`].
 //!
 //! It must not depend on a YAML parser, a CEL engine or a command-line library: a small tool can embed
-//! just the evaluator and feed it indicators as JSON (`cargo tree -p oatf-eval --no-default-features`
+//! just the evaluator and feed it indicators as JSON (`cargo tree -p oatf-eval`
 //! shows none). The default CEL engine lives in `oatf-cel`.
 //!
 //! ```

@@ -3,7 +3,7 @@
 //!
 //! This crate owns the typed document model ([`Document`], [`Attack`], [`Execution`], [`Actor`],
 //! [`Phase`], [`Indicator`] and every other type of SDK §2) and the pipeline over it:
-//! `parse` (strict YAML 1.2, feature `yaml`), [`validate`] (V-001 … V-049, W-001 … W-007),
+//! `parse` (strict YAML 1.2, feature `yaml`), [`validate`] (V-001 … V-050, W-001 … W-007, W-014),
 //! [`normalize`] (N-001 … N-008), `serialize` (canonical YAML) and `load` (all three at once).
 //!
 //! It must not know about evaluation, CEL, traces, clocks or I/O. CEL syntax checks (V-014) reach it
@@ -70,8 +70,8 @@
 //!   never are).
 //! - No input makes any function of this crate panic.
 //!
-//! Tests: unit tests beside each module; `tests/corpus.rs` checks the properties this crate owns
-//! against `conformance/` (the full conformance runner is `oatf-conformance`).
+//! Tests: unit tests beside each module; `tests/robustness.rs` and `tests/hostile_round2.rs` feed it hostile
+//! and malformed documents. The conformance corpus in `conformance/` runs through `oatf-conformance`.
 //!
 //! # Crate features
 //! - `yaml` (default): reading and writing YAML documents (`parse`, `serialize`, `load`); without it the

@@ -291,12 +291,8 @@ pub(crate) fn parse_test_file(file: &str, text: &str) -> Result<TestFile, Proble
             "empty test file: expected a list of cases or a mapping with `cases`".to_owned(),
         ));
     }
-    let mut options = serde_saphyr::Options::default();
-    options.strict_booleans = true;
-    options.leading_zero_numbers_as_strings = true;
-    options.underscored_numbers_as_strings = true;
-    options.merge_keys = serde_saphyr::MergeKeyPolicy::Error;
-    options.reject_unsupported_tags = true;
+    // The same strict YAML reading as the conformance fixtures (one owner).
+    let options = oatf_conformance::strict_yaml_options();
     let parsed: Result<TestFile, _> = serde_saphyr::from_str_with_options(text, options);
     let test_file = parsed.map_err(|e| {
         let location = e.location();
