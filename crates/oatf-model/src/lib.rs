@@ -90,6 +90,7 @@ mod error;
 mod normalize;
 #[cfg(feature = "yaml")]
 mod parse;
+mod rules;
 #[cfg(feature = "yaml")]
 mod serialize;
 mod span;
@@ -109,6 +110,7 @@ pub use oatf_primitives::{Condition, MatchCondition, MatchPredicate};
 // trace); not part of the public API and not re-exported by the `oatf` facade.
 #[cfg(feature = "yaml")]
 pub use parse::{ParseOptions, parse, parse_bytes, parse_bytes_with, parse_with};
+pub use rules::Rule;
 #[cfg(feature = "yaml")]
 pub use serialize::{LoadError, Loaded, load, load_with, serialize};
 #[doc(hidden)]

@@ -37,7 +37,7 @@ impl Validator<'_> {
                         indicators[j].id.is_none(),
                         &first_path,
                     );
-                    self.duplicate("V-010", key(&p, "id"), &first_path, message);
+                    self.duplicate(Rule::V010, key(&p, "id"), &first_path, message);
                 }
                 std::collections::hash_map::Entry::Vacant(slot) => {
                     slot.insert(i);
@@ -51,7 +51,7 @@ impl Validator<'_> {
                     });
                     if !ok {
                         self.error(
-                            "V-024",
+                            Rule::V024,
                             key(&p, "id"),
                             format!(
                                 "indicator id `{}` must be `{attack_id}-NN` (two or more digits)",
@@ -75,7 +75,7 @@ impl Validator<'_> {
         // V-021
         if let Err(e) = check_wildcard_path(&indicator.target) {
             self.error(
-                "V-021",
+                Rule::V021,
                 key(p, "target"),
                 format!(
                     "target `{}` is not a valid wildcard dot-path ({e})",
@@ -89,7 +89,7 @@ impl Validator<'_> {
             + usize::from(indicator.semantic.is_some());
         if keys != 1 {
             self.error(
-                "V-012",
+                Rule::V012,
                 p,
                 format!("an indicator needs exactly one of `pattern`, `expression`, `semantic`, found {keys}"),
             );
@@ -105,7 +105,7 @@ impl Validator<'_> {
             };
             if !present {
                 self.error(
-                    "V-049",
+                    Rule::V049,
                     key(p, "method"),
                     format!(
                         "`method: {}` needs a `{}` field on the indicator",
@@ -130,7 +130,7 @@ impl Validator<'_> {
             && !(0..=100).contains(&c)
         {
             self.error(
-                "V-025",
+                Rule::V025,
                 key(p, "confidence"),
                 format!("confidence must be within 0–100, found {c}"),
             );
@@ -140,7 +140,7 @@ impl Validator<'_> {
             Some(protocol) => {
                 if !is_lower_ident(protocol) {
                     self.error(
-                        "V-034",
+                        Rule::V034,
                         key(p, "protocol"),
                         format!(
                             "protocol `{}` does not match `[a-z][a-z0-9_]*`",
@@ -151,7 +151,7 @@ impl Validator<'_> {
                     && !known_protocols().contains(&protocol.as_str())
                 {
                     self.warn(
-                        "W-003",
+                        Rule::W003,
                         key(p, "protocol"),
                         format!(
                             "unrecognized protocol `{}`; known protocols are {}{}",
@@ -167,7 +167,7 @@ impl Validator<'_> {
                 Some(mode) => Some(extract_protocol(mode).to_owned()),
                 None => {
                     self.error(
-                        "V-028",
+                        Rule::V028,
                         key(p, "protocol"),
                         "`protocol` is required on every indicator when `execution.mode` is absent",
                     );
@@ -182,7 +182,7 @@ impl Validator<'_> {
                 && is_known_surface(protocol, surface) == Some(false)
             {
                 self.warn(
-                    "V-018",
+                    Rule::V018,
                     key(p, "surface"),
                     format!(
                         "surface `{}` is not a known operation of protocol `{protocol}`{}",
@@ -203,7 +203,7 @@ impl Validator<'_> {
                     p.to_owned()
                 };
                 self.warn(
-                    "W-005",
+                    Rule::W005,
                     at,
                     format!("no actor of the execution profile uses protocol `{protocol}`"),
                 );
@@ -214,7 +214,7 @@ impl Validator<'_> {
             && !self.actors.is_empty()
             && !self.actors.iter().any(|a| &a.name == actor)
         {
-            self.error("V-048", key(p, "actor"), {
+            self.error(Rule::V048, key(p, "actor"), {
                 let hint = crate::suggest::hint(actor, self.actors.iter().map(|a| a.name.as_str()));
                 format!(
                     "indicator references unknown actor `{}`{hint}{}the document's actors are {}",
@@ -230,7 +230,7 @@ impl Validator<'_> {
                 && let Err(e) = check_wildcard_path(target)
             {
                 self.error(
-                    "V-021",
+                    Rule::V021,
                     key(&pp, "target"),
                     format!(
                         "target `{}` is not a valid wildcard dot-path ({e})",
@@ -240,7 +240,7 @@ impl Validator<'_> {
             }
             if pattern.condition.is_none() && !pattern.is_shorthand() {
                 self.error(
-                    "V-012",
+                    Rule::V012,
                     pp.clone(),
                     "a pattern needs `condition` or a condition operator",
                 );
@@ -250,7 +250,7 @@ impl Validator<'_> {
                 && let Err(e) = check_regex(regex)
             {
                 self.error(
-                    "V-013",
+                    Rule::V013,
                     key(&key(&pp, "condition"), "regex"),
                     format!("invalid regular expression: {e}"),
                 );
@@ -259,7 +259,7 @@ impl Validator<'_> {
                 && let Err(e) = check_regex(regex)
             {
                 self.error(
-                    "V-013",
+                    Rule::V013,
                     key(&pp, "regex"),
                     format!("invalid regular expression: {e}"),
                 );
@@ -272,14 +272,14 @@ impl Validator<'_> {
                 Some(check) => {
                     if let Err(e) = check.check(&expression.cel) {
                         self.error(
-                            "V-014",
+                            Rule::V014,
                             key(&ep, "cel"),
                             format!("invalid cel expression: {e}"),
                         );
                     }
                 }
                 None => self.warn(
-                    CEL_UNCHECKED,
+                    Rule::W014,
                     key(&ep, "cel"),
                     "cel syntax not checked: no cel checker is installed (V-014)",
                 ),
@@ -289,7 +289,7 @@ impl Validator<'_> {
                 // V-039
                 if !is_cel_ident(name) {
                     self.error(
-                        "V-039",
+                        Rule::V039,
                         vp.clone(),
                         format!("variable name `{}` is not a cel identifier", shown(name)),
                     );
@@ -297,7 +297,7 @@ impl Validator<'_> {
                 // V-026
                 if let Err(e) = check_simple_path(path) {
                     self.error(
-                        "V-026",
+                        Rule::V026,
                         vp,
                         format!(
                             "variable path `{}` is not a simple dot-path ({e})",
@@ -313,7 +313,7 @@ impl Validator<'_> {
                 && let Err(e) = check_wildcard_path(target)
             {
                 self.error(
-                    "V-021",
+                    Rule::V021,
                     key(&sp, "target"),
                     format!(
                         "target `{}` is not a valid wildcard dot-path ({e})",
@@ -329,14 +329,14 @@ impl Validator<'_> {
                 && !(0.0..=1.0).contains(&t)
             {
                 self.error(
-                    "V-022",
+                    Rule::V022,
                     key(&sp, "threshold"),
                     format!("threshold must be within 0.0–1.0, found {t}"),
                 );
             }
             // W-007
             self.warn(
-                "W-007",
+                Rule::W007,
                 sp,
                 "semantic indicators are experimental and model-dependent; results may differ across tools",
             );
