@@ -39,6 +39,7 @@ mod catalog;
 mod color;
 mod conformance;
 mod evaluate;
+mod explain;
 mod fmt_cmd;
 mod frameworks;
 mod generate;
@@ -86,6 +87,8 @@ enum Command {
     /// Evaluate recorded traces (JSON Lines) against a document's indicators and report the verdict;
     /// several traces, a directory or a manifest make a campaign.
     Evaluate(evaluate::Args),
+    /// Explain a validation rule (`oatf explain V-013`), or list every rule.
+    Explain(explain::Args),
     /// Print the JSON Schema of OATF documents (for editors: `oatf schema > oatf.schema.json`).
     Schema(schema::Args),
     /// Print a shell completion script (bash, elvish, fish, powershell, zsh).
@@ -116,6 +119,7 @@ fn main() -> ExitCode {
         Command::Catalog(args) => catalog::run(args),
         Command::Test(args) => test_cmd::run(args),
         Command::Schema(args) => schema::run(args),
+        Command::Explain(args) => explain::run(args),
         Command::Completions(args) => generate::completions(args),
         Command::Man(args) => generate::man(args),
     };

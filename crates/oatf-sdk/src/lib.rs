@@ -74,7 +74,7 @@
 
 // ---- Load and validate (SDK §3): what every user calls first.
 pub use oatf_model::{
-    Diagnostic, DiagnosticSeverity, Document, NormalizedDocument, ParseError, ParseErrors,
+    Diagnostic, DiagnosticSeverity, Document, NormalizedDocument, ParseError, ParseErrors, Rule,
     ValidateOptions, ValidationError, ValidationResult, normalize, validate_with,
 };
 #[cfg(feature = "yaml")]
