@@ -639,11 +639,15 @@ mod tests {
         if let Some(list) = dropped["rules"].as_array_mut() {
             list.remove(12);
         }
-        let error = check_rules_against_table(&dropped).err().unwrap_or_default();
+        let error = check_rules_against_table(&dropped)
+            .err()
+            .unwrap_or_default();
         assert!(error.contains("the same ids, in the same order"), "{error}");
         let mut reworded = rules;
         reworded["rules"][12]["check"] = json!("All regular expressions are valid.");
-        let error = check_rules_against_table(&reworded).err().unwrap_or_default();
+        let error = check_rules_against_table(&reworded)
+            .err()
+            .unwrap_or_default();
         assert!(error.contains("the `check` of V-013 differs"), "{error}");
     }
 

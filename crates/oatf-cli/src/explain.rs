@@ -101,6 +101,9 @@ mod tests {
     fn the_list_has_one_line_per_rule() {
         let list = list();
         assert_eq!(list.lines().count(), Rule::ALL.len());
-        assert!(list.lines().any(|l| l.starts_with("V-050  error ")), "{list}");
+        assert!(
+            list.lines().any(|l| l.starts_with("V-050  error ")),
+            "{list}"
+        );
     }
 }

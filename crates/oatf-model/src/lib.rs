@@ -125,7 +125,7 @@ pub use types::{
     Status, Surface, SynthesizeBlock, Tier, Trigger, UnknownVariant, Variables,
 };
 pub use validate::{
-    CEL_UNCHECKED, CelSyntaxCheck, Diagnostic, DiagnosticSeverity, SourceLocation, ValidateOptions,
-    ValidationError, ValidationResult, is_known_surface, known_events, known_modes,
-    known_protocols, validate, validate_with,
+    CEL_UNCHECKED, CelSyntaxCheck, CelSyntaxError, CelSyntaxErrorKind, Diagnostic,
+    DiagnosticSeverity, SourceLocation, ValidateOptions, ValidationError, ValidationResult,
+    is_known_surface, known_events, known_modes, known_protocols, validate, validate_with,
 };

@@ -37,26 +37,82 @@ pub const CEL_UNCHECKED: &str = Rule::W014.id();
 
 /// Checks the syntax of CEL expressions for V-014; implemented outside the model (by `oatf-cel`).
 pub trait CelSyntaxCheck: Send + Sync {
-    /// `Ok(())` when `expression` parses; otherwise a lowercase description of the syntax error.
-    fn check(&self, expression: &str) -> Result<(), String>;
+    /// `Ok(())` when `expression` parses; otherwise why it does not.
+    fn check(&self, expression: &str) -> Result<(), CelSyntaxError>;
 }
 
 /// Any function with the right signature is a checker, for example `oatf_cel::check_cel_syntax`:
 ///
 /// ```
 /// use std::sync::Arc;
-/// fn never_ok(_: &str) -> Result<(), String> { Err("no".to_owned()) }
+/// use oatf_model::{CelSyntaxError, CelSyntaxErrorKind};
+/// fn never_ok(_: &str) -> Result<(), CelSyntaxError> {
+///     Err(CelSyntaxError::new(CelSyntaxErrorKind::Syntax, "no"))
+/// }
 /// let options = oatf_model::ValidateOptions::new().with_cel_check(Arc::new(never_ok));
 /// # let _ = options;
 /// ```
 impl<F> CelSyntaxCheck for F
 where
-    F: Fn(&str) -> Result<(), String> + Send + Sync,
+    F: Fn(&str) -> Result<(), CelSyntaxError> + Send + Sync,
 {
-    fn check(&self, expression: &str) -> Result<(), String> {
+    fn check(&self, expression: &str) -> Result<(), CelSyntaxError> {
         self(expression)
     }
 }
+
+/// Why a CEL expression was refused by a [`CelSyntaxCheck`] (reported as V-014).
+///
+/// ```
+/// use oatf_model::{CelSyntaxError, CelSyntaxErrorKind};
+/// let error = CelSyntaxError::new(CelSyntaxErrorKind::Syntax, "1:3: syntax error");
+/// assert_eq!(error.kind(), CelSyntaxErrorKind::Syntax);
+/// assert_eq!(error.to_string(), "1:3: syntax error");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CelSyntaxError {
+    kind: CelSyntaxErrorKind,
+    message: String,
+}
+
+/// The kind of a [`CelSyntaxError`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum CelSyntaxErrorKind {
+    /// The parser refused the expression (its diagnostic is the message).
+    Syntax,
+    /// The expression exceeds an input limit of the checker (its length, or how deep it nests), so
+    /// it was refused without being parsed whole.
+    Limit,
+}
+
+impl CelSyntaxError {
+    /// A new error; `message` is lowercase, without a trailing period.
+    pub fn new(kind: CelSyntaxErrorKind, message: impl Into<String>) -> Self {
+        CelSyntaxError {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    /// What kind of refusal this is.
+    pub fn kind(&self) -> CelSyntaxErrorKind {
+        self.kind
+    }
+
+    /// What is wrong (lowercase, no trailing period; for a syntax error, the parser's first line).
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for CelSyntaxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for CelSyntaxError {}
 
 /// Options of [`validate_with`].
 #[derive(Clone)]
@@ -674,9 +730,12 @@ mod tests {
 
     struct Cel;
     impl CelSyntaxCheck for Cel {
-        fn check(&self, expression: &str) -> Result<(), String> {
+        fn check(&self, expression: &str) -> Result<(), CelSyntaxError> {
             if expression.trim_end().ends_with('+') {
-                Err("unexpected end of expression".to_owned())
+                Err(CelSyntaxError::new(
+                    CelSyntaxErrorKind::Syntax,
+                    "unexpected end of expression",
+                ))
             } else {
                 Ok(())
             }
