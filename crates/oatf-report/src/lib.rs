@@ -35,6 +35,7 @@
 #![deny(missing_docs)]
 
 pub mod campaign;
+mod sarif;
 #[cfg(test)]
 mod tests;
 pub mod xml;
@@ -45,6 +46,8 @@ use std::path::{Path, PathBuf};
 use oatf_eval::{AttackResult, AttackVerdict, IndicatorResult, TraceWarning, TraceWarningKind};
 use oatf_model::{Document, Tier};
 use serde_json::{Value, json};
+
+pub use sarif::sarif;
 
 /// The exit code of a verdict (spec-decisions 24, ThoughtJack's codes): 0 `not_exploited`; 1, 2, 3
 /// `exploited` with no tier or `ingested`, `local_action`, `boundary_breach`; 4 `partial` without a
@@ -425,204 +428,6 @@ fn md(text: &str) -> String {
         escaped.push(c);
     }
     escaped
-}
-
-/// SARIF 2.1.0: one rule per indicator, one result per matched indicator located at the trace line of
-/// its message (`path` is the trace file, named by a relative URI), errors and skipped indicators and
-/// silent actors as tool notifications. Written for GitHub code scanning: rules with
-/// `fullDescription`, `help` (text and Markdown) and a `security` tag, results with stable
-/// `partialFingerprints`, the run's `automationDetails.id`, URIs relative to `%SRCROOT%`.
-pub fn sarif(
-    document: &Document,
-    verdict: &AttackVerdict,
-    stats: &TraceStats,
-    path: &Path,
-) -> String {
-    let attack = document.attack.as_ref();
-    let attack_severity = attack
-        .and_then(|a| a.severity.as_ref())
-        .map(|s| s.level().as_str());
-    let indicators = indicators_by_id(document);
-    let severity_of = |id: &str| {
-        indicators
-            .get(id)
-            .and_then(|i| i.severity.as_ref())
-            .map(|s| s.as_str())
-            .or(attack_severity)
-    };
-    let rules: Vec<Value> = verdict
-        .indicator_verdicts
-        .iter()
-        .map(|v| {
-            let id = v.indicator_id.as_str();
-            let indicator = indicators.get(id);
-            let description = indicator
-                .and_then(|i| i.description.as_deref())
-                .unwrap_or(id);
-            let (help_text, help_markdown) = rule_help(document, indicator.copied(), id);
-            let mut rule = json!({
-                "id": id,
-                "name": rule_name(id),
-                "shortDescription": {"text": first_sentence(description)},
-                "fullDescription": {"text": description},
-                "help": {"text": help_text, "markdown": help_markdown},
-                "defaultConfiguration": {"level": sarif_level(severity_of(id), v.tier)},
-            });
-            if let (Some(indicator), Some(object)) = (indicator, rule.as_object_mut()) {
-                let mut properties = serde_json::Map::new();
-                if let Some(severity) = severity_of(id) {
-                    properties.insert("severity".into(), json!(severity));
-                }
-                if let Some(tier) = v.tier {
-                    properties.insert("tier".into(), json!(tier));
-                }
-                properties.insert(
-                    "security-severity".into(),
-                    json!(security_severity(severity_of(id), v.tier)),
-                );
-                // GitHub code scanning shows `security` rules as security alerts.
-                let mut tags = vec![json!("security")];
-                if let Some(tier) = v.tier {
-                    tags.push(json!(tier.as_str()));
-                }
-                properties.insert("tags".into(), Value::Array(tags));
-                if let Some(surface) = &indicator.surface {
-                    properties.insert("surface".into(), json!(surface));
-                }
-                if let Some(protocol) = &indicator.protocol {
-                    properties.insert("protocol".into(), json!(protocol));
-                }
-                if let Some(false_positives) = &indicator.false_positives {
-                    properties.insert("false_positives".into(), json!(false_positives));
-                }
-                object.insert("properties".into(), Value::Object(properties));
-            } else if let Some(object) = rule.as_object_mut() {
-                object.insert(
-                    "properties".into(),
-                    json!({
-                        "security-severity": security_severity(severity_of(id), v.tier),
-                        "tags": ["security"],
-                    }),
-                );
-            }
-            rule
-        })
-        .collect();
-    let uri = if stats.name == "<stdin>" {
-        "stdin".to_owned()
-    } else {
-        file_uri(&relative_to_cwd(path))
-    };
-    let attack_id = verdict.attack_id.as_deref().unwrap_or("oatf");
-    let results: Vec<Value> = verdict
-        .indicator_verdicts
-        .iter()
-        .enumerate()
-        .filter(|(_, v)| v.result == IndicatorResult::Matched)
-        .map(|(index, v)| {
-            let mut physical =
-                json!({"artifactLocation": {"uri": uri, "uriBaseId": SRCROOT, "index": 0}});
-            if let (Some(line), Some(object)) = (
-                stats.matched_lines.get(&v.indicator_id),
-                physical.as_object_mut(),
-            ) {
-                object.insert("region".into(), json!({"startLine": line}));
-            }
-            let text = match &v.evidence {
-                Some(evidence) => format!("indicator {} matched: {evidence}", v.indicator_id),
-                None => format!("indicator {} matched", v.indicator_id),
-            };
-            let mut result = json!({
-                "ruleId": v.indicator_id,
-                "ruleIndex": index,
-                "level": sarif_level(severity_of(&v.indicator_id), v.tier),
-                "message": {"text": text},
-                "locations": [{"physicalLocation": physical}],
-                // Stable across runs: the same alert for the same attack, indicator and trace.
-                "partialFingerprints": {
-                    "oatfFinding/v1": format!("{attack_id}/{}/{uri}", v.indicator_id),
-                },
-            });
-            if let (Some(tier), Some(object)) = (v.tier, result.as_object_mut()) {
-                object.insert("properties".into(), json!({"tier": tier}));
-            }
-            result
-        })
-        .collect();
-    let notifications: Vec<Value> = verdict
-        .indicator_verdicts
-        .iter()
-        .filter(|v| matches!(v.result, IndicatorResult::Error | IndicatorResult::Skipped))
-        .map(|v| {
-            json!({
-                "level": if v.result == IndicatorResult::Error { "error" } else { "note" },
-                "message": {"text": format!(
-                    "indicator {} {}: {}",
-                    v.indicator_id,
-                    v.result,
-                    v.evidence.as_deref().unwrap_or("")
-                )},
-                "associatedRule": {"id": v.indicator_id},
-            })
-        })
-        .chain(warnings(verdict, stats).into_iter().map(|warning| {
-            // Under `--strict` a warning fails the run, so it is an error (decision D-69).
-            let level = if stats.strict { "error" } else { "warning" };
-            let mut notification = json!({
-                "level": level,
-                "message": {"text": warning.message},
-                "descriptor": {"id": warning.kind.as_str()},
-            });
-            if let (Some(id), Some(object)) = (&warning.indicator_id, notification.as_object_mut())
-            {
-                object.insert("associatedRule".into(), json!({"id": id}));
-            }
-            notification
-        }))
-        .collect();
-    let s = &verdict.evaluation_summary;
-    let sarif = json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "oatf",
-                "version": env!("CARGO_PKG_VERSION"),
-                "informationUri": "https://oatf.io",
-                "rules": rules,
-            }},
-            "invocations": [{
-                "executionSuccessful": verdict.result != AttackResult::Error
-                    && !strict_failure(verdict, stats),
-                "toolExecutionNotifications": notifications,
-            }],
-            "automationDetails": {"id": format!("oatf/{attack_id}/{uri}/")},
-            "originalUriBaseIds": {SRCROOT: {
-                "description": {"text": "The directory oatf ran in: the repository root in CI."},
-            }},
-            "artifacts": [{"location": {"uri": uri, "uriBaseId": SRCROOT}}],
-            "results": results,
-            "properties": {
-                "attack_id": verdict.attack_id,
-                "verdict": verdict.result,
-                "max_tier": verdict.max_tier,
-                "strict": stats.strict,
-                "exit_code": run_exit_code(verdict, stats),
-                "evaluation_summary": {
-                    "matched": s.matched, "not_matched": s.not_matched,
-                    "error": s.error, "skipped": s.skipped,
-                },
-                "trace": trace_json(&TraceStats {
-                    // The trace as the artifact names it: never an absolute path of this machine.
-                    name: uri.clone(),
-                    ..stats.clone()
-                }),
-            },
-        }],
-    });
-    let mut text = serde_json::to_string_pretty(&sarif).unwrap_or_default();
-    text.push('\n');
-    text
 }
 
 /// JUnit XML: one test suite for the attack, one test case per indicator; a matched indicator is a
