@@ -35,6 +35,7 @@
 #![deny(missing_docs)]
 
 pub mod campaign;
+mod junit;
 mod sarif;
 #[cfg(test)]
 mod tests;
@@ -47,6 +48,7 @@ use oatf_eval::{AttackResult, AttackVerdict, IndicatorResult, TraceWarning, Trac
 use oatf_model::{Document, Tier};
 use serde_json::{Value, json};
 
+pub use junit::junit;
 pub use sarif::sarif;
 
 /// The exit code of a verdict (spec-decisions 24, ThoughtJack's codes): 0 `not_exploited`; 1, 2, 3
@@ -428,131 +430,4 @@ fn md(text: &str) -> String {
         escaped.push(c);
     }
     escaped
-}
-
-/// JUnit XML: one test suite for the attack, one test case per indicator; a matched indicator is a
-/// failure (the agent complied), an error an error, a skipped one skipped. The verdict, max tier and
-/// exit code are suite properties, with each indicator's tier as `tier:ID`. Valid against the
-/// Jenkins/Ant `junit-10.xsd`; an `error` verdict no indicator error explains is a test case
-/// `verdict` with an `<error>`.
-pub fn junit(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -> String {
-    let attack_id = verdict.attack_id.as_deref().unwrap_or("oatf");
-    let name = document
-        .attack
-        .as_ref()
-        .and_then(|a| a.name.as_deref())
-        .unwrap_or(attack_id);
-    let s = &verdict.evaluation_summary;
-    // An `error` verdict no indicator error explains (a trace without messages, nothing evaluable)
-    // is a test case `verdict` with an `<error>`, so that a CI test view shows it red.
-    let verdict_error = verdict.result == AttackResult::Error && s.error == 0;
-    // Under `--strict`, warnings that fail the run are a failed test case `warnings` (D-69).
-    let warnings = warnings(verdict, stats);
-    let strict_failed = strict_failure(verdict, stats);
-    let tests =
-        verdict.indicator_verdicts.len() + usize::from(verdict_error) + usize::from(strict_failed);
-    let errors = s.error + usize::from(verdict_error);
-    let failures = s.matched + usize::from(strict_failed);
-    let mut x = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    // junit-10.xsd: `skipped` is an attribute of `testsuite`, not of `testsuites`.
-    x.push_str(&format!(
-        "<testsuites name=\"oatf evaluate\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\">\n",
-    ));
-    x.push_str(&format!(
-        "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{}\"{}>\n",
-        xml::attr(&format!("{attack_id} {name}")),
-        s.skipped,
-        verdict
-            .timestamp
-            .as_deref()
-            .map(|t| format!(" timestamp=\"{}\"", xml::attr(t)))
-            .unwrap_or_default(),
-    ));
-    x.push_str("    <properties>\n");
-    let mut properties = vec![("verdict", verdict.result.as_str().to_owned())];
-    if let Some(tier) = verdict.max_tier {
-        properties.push(("max_tier", tier.as_str().to_owned()));
-    }
-    properties.extend([
-        ("exit_code", run_exit_code(verdict, stats).to_string()),
-        ("trace", stats.name.clone()),
-        ("messages", stats.messages.to_string()),
-        ("malformed_lines", stats.malformed.to_string()),
-    ]);
-    properties.extend(warnings.iter().map(|w| ("warning", w.message.clone())));
-    // junit-10.xsd has no properties on a test case: each indicator's tier is a suite property
-    // `tier:ID`.
-    let tiers: Vec<(String, String)> = verdict
-        .indicator_verdicts
-        .iter()
-        .filter_map(|v| {
-            v.tier
-                .map(|t| (format!("tier:{}", v.indicator_id), t.to_string()))
-        })
-        .collect();
-    let properties = properties
-        .into_iter()
-        .map(|(k, v)| (k.to_owned(), v))
-        .chain(tiers);
-    for (key, value) in properties {
-        x.push_str(&format!(
-            "      <property name=\"{}\" value=\"{}\"/>\n",
-            xml::attr(&key),
-            xml::attr(&value)
-        ));
-    }
-    x.push_str("    </properties>\n");
-    for v in &verdict.indicator_verdicts {
-        let open = format!(
-            "    <testcase classname=\"{}\" name=\"{}\"",
-            xml::attr(attack_id),
-            xml::attr(&v.indicator_id)
-        );
-        // The tier is named in the failure message (and is a suite property).
-        let tier = v.tier.map(|t| format!(", tier {t}")).unwrap_or_default();
-        let evidence = v.evidence.as_deref().unwrap_or("");
-        let (evidence_text, evidence_attr) = (xml::text(evidence), xml::attr(evidence));
-        let at = stats
-            .matched_lines
-            .get(&v.indicator_id)
-            .map(|line| format!(" (line {line} of {})", xml::attr(&stats.name)))
-            .unwrap_or_default();
-        match v.result {
-            IndicatorResult::NotMatched => x.push_str(&format!("{open}/>\n")),
-            IndicatorResult::Matched => x.push_str(&format!(
-                "{open}>\n      <failure type=\"matched\" message=\"the agent complied: indicator matched{at}{tier}\">{evidence_text}</failure>\n    </testcase>\n"
-            )),
-            IndicatorResult::Error => x.push_str(&format!(
-                "{open}>\n      <error type=\"error\" message=\"{evidence_attr}\"/>\n    </testcase>\n"
-            )),
-            IndicatorResult::Skipped => x.push_str(&format!(
-                "{open}>\n      <skipped message=\"{evidence_attr}\"/>\n    </testcase>\n"
-            )),
-        }
-    }
-    if verdict_error {
-        x.push_str(&format!(
-            "    <testcase classname=\"{}\" name=\"verdict\">\n      <error type=\"error\" message=\"{}\"/>\n    </testcase>\n",
-            xml::attr(attack_id),
-            xml::attr(
-                verdict
-                    .diagnostic
-                    .as_deref()
-                    .unwrap_or("the verdict could not be established")
-            ),
-        ));
-    }
-    if strict_failed {
-        let mut reasons: Vec<String> = warnings.iter().map(|w| w.message.clone()).collect();
-        if stats.malformed > 0 {
-            reasons.push(format!("{} malformed trace lines skipped", stats.malformed));
-        }
-        x.push_str(&format!(
-            "    <testcase classname=\"{}\" name=\"warnings\">\n      <failure type=\"strict\" message=\"--strict: the run has warnings (exit {EXIT_STRICT_WARNINGS})\">{}</failure>\n    </testcase>\n",
-            xml::attr(attack_id),
-            xml::text(&reasons.join("\n")),
-        ));
-    }
-    x.push_str("  </testsuite>\n</testsuites>\n");
-    x
 }
