@@ -1,6 +1,7 @@
 //! Project automation: `cargo xtask ci` runs what CI runs; `cargo xtask layering` checks the crate graph;
 //! `cargo xtask man` writes the man pages of `oatf`; `cargo xtask shared-sync` checks the vendored spec files
-//! against `../shared`; `cargo xtask format-doc` generates the document JSON Schema and `docs/format.md`.
+//! against `../shared`; `cargo xtask format-doc` generates the document JSON Schema and `docs/format.md`;
+//! `cargo xtask wasm` builds the npm package and `cargo xtask playground` the browser playground (`wasm.rs`).
 //!
 //! The layering rules are the "Architecture invariant" lines of ARCHITECTURE.md, checked with `cargo tree`
 //! (absences, as rust-analyzer does): a new edge between crates is a deliberate change made here and there.
@@ -15,6 +16,7 @@ use std::process::{Command, ExitCode};
 
 mod format_doc;
 mod shared_sync;
+mod wasm;
 
 /// `(package, cargo tree extra args, crates that must not appear in its normal dependency tree)`.
 const RULES: &[(&str, &[&str], &[&str])] = &[
@@ -102,6 +104,20 @@ const RULES: &[(&str, &[&str], &[&str])] = &[
     ),
     // The bench crate and the reference SDK (package `oatf`) stay out of everything users run.
     ("oatf-cli", &[], &["oatf-bench", "oatf"]),
+    // The npm package is bindings over the facade: no CLI, runner, bench or Python pieces in the module.
+    (
+        "oatf-wasm",
+        &[],
+        &[
+            "clap",
+            "oatf-conformance",
+            "oatf-cli",
+            "oatf-bench",
+            "oatf",
+            "pyo3",
+            "rayon",
+        ],
+    ),
     (
         "oatf-sdk",
         &["--no-default-features"],
@@ -110,6 +126,9 @@ const RULES: &[(&str, &[&str], &[&str])] = &[
 ];
 
 fn main() -> ExitCode {
+    if let Some(code) = wasm::rustc_wrapper() {
+        return code;
+    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     let task = args.first().cloned().unwrap_or_default();
     let ok = match task.as_str() {
@@ -118,8 +137,12 @@ fn main() -> ExitCode {
         "man" => man(),
         "shared-sync" => shared_sync::shared_sync(&args[1..]),
         "format-doc" => format_doc::format_doc(&args[1..]),
+        "wasm" => wasm::build_package(),
+        "playground" => wasm::build_playground(),
         _ => {
-            eprintln!("usage: cargo xtask <ci|layering|man|shared-sync|format-doc>");
+            eprintln!(
+                "usage: cargo xtask <ci|layering|man|shared-sync|format-doc|wasm|playground>"
+            );
             eprintln!("  ci        run every check CI runs (.ci/run)");
             eprintln!("  layering  check the crate graph against ARCHITECTURE.md");
             eprintln!("  man       write the man pages of `oatf` into target/man");
@@ -128,6 +151,10 @@ fn main() -> ExitCode {
             );
             eprintln!(
                 "  format-doc [--check]  generate (or check) schema/oatf-v0.1.json and docs/format.md"
+            );
+            eprintln!("  wasm      build the npm package (WebAssembly) into target/npm");
+            eprintln!(
+                "  playground  build the npm package and the playground into target/playground"
             );
             false
         }

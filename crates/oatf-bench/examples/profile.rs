@@ -27,6 +27,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let arg = |i: usize| args.get(i).map(String::as_str).unwrap_or_default();
     match arg(0) {
+        // Issue 25: `evaluate-scaling N cel|no-cel MESSAGES [straightforward]`.
+        "evaluate-scaling" => {
+            let n: usize = arg(1).parse()?;
+            let yaml = oatf_bench::scaling::scaling_attack(n, arg(2) == "cel");
+            let loaded = oatf::load(&yaml)?.document;
+            let attack = oatf::CompiledAttack::new(&loaded, &oatf::default_eval_options());
+            let jsonl = oatf_bench::scaling::scaling_trace(arg(3).parse()?);
+            let mut evaluator = if arg(4) == "straightforward" {
+                oatf::TraceEvaluator::without_prefilter(&attack)
+            } else {
+                oatf::TraceEvaluator::new(&attack)
+            };
+            for message in oatf::JsonlTraceReader::new(jsonl.as_slice()).flatten() {
+                evaluator.push(&message);
+            }
+            println!("{:?}", evaluator.finish().result);
+        }
         "write-trace" => {
             let count: u64 = arg(1).parse()?;
             let mut out = BufWriter::new(std::fs::File::create(arg(2))?);

@@ -282,3 +282,43 @@ fn trace_source_streams_the_same_bytes_as_trace() {
     TraceSource::new(0).read_to_end(&mut empty).expect("reads");
     assert!(empty.is_empty());
 }
+
+#[test]
+fn scaling_attack_loads_applies_to_every_message_and_matches_nothing() {
+    use crate::scaling::{scaling_attack, scaling_trace, scaling_trace_line};
+    let lines: Vec<usize> = (1..=4).map(|seq| scaling_trace_line(seq).len()).collect();
+    assert!(
+        lines.iter().all(|&n| (600..=800).contains(&n)),
+        "lines of about 700 bytes: {lines:?}"
+    );
+    for (n, cel) in [(10, true), (100, false)] {
+        let yaml = scaling_attack(n, cel);
+        let loaded = oatf::load(&yaml).expect("loads");
+        assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+        let attack = oatf::CompiledAttack::new(&loaded.document, &oatf::default_eval_options());
+        assert_eq!(attack.compile_errors().count(), 0);
+        assert_eq!(attack.indicators().count(), n);
+        let bytes = scaling_trace(200);
+        let mut evaluator = oatf::TraceEvaluator::new(&attack);
+        let mut straightforward = oatf::TraceEvaluator::without_prefilter(&attack);
+        for message in oatf::JsonlTraceReader::new(bytes.as_slice()) {
+            let message = message.expect("every line is a trace message");
+            evaluator.push(&message);
+            straightforward.push(&message);
+        }
+        let (verdict, reference) = (evaluator.finish(), straightforward.finish());
+        for (v, r) in verdict
+            .indicator_verdicts
+            .iter()
+            .zip(&reference.indicator_verdicts)
+        {
+            // Every indicator saw messages (an unseen one has evidence) and none matched.
+            assert_eq!(
+                (v.result, v.evidence.as_deref()),
+                (oatf::IndicatorResult::NotMatched, None),
+                "{v:?}"
+            );
+            assert_eq!((v.result, &v.evidence), (r.result, &r.evidence));
+        }
+    }
+}

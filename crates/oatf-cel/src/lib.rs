@@ -75,7 +75,9 @@ use std::collections::HashMap;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, mpsc};
+#[cfg(not(target_family = "wasm"))]
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use cel::common::ast::{CallExpr, EntryExpr, Expr, IdedExpr};
 use cel::common::types::{
@@ -98,6 +100,7 @@ const MAX_MESSAGE_DEPTH: usize = 128;
 const REGEX_CACHE_CAPACITY: usize = 256;
 
 /// Stack of the thread that parses expressions; only touched pages are committed.
+#[cfg(not(target_family = "wasm"))]
 const PARSE_STACK_BYTES: usize = 256 << 20;
 
 /// Marks a `matches` failure caused by a regex bound (reported as `regex_timeout`).
@@ -238,12 +241,14 @@ fn shared_env() -> Arc<Env> {
     }))
 }
 
+#[cfg(not(target_family = "wasm"))]
 type ParseJob = Box<dyn FnOnce() + Send>;
 
 /// Runs `parse` on the process's CEL parser thread (stack of [`PARSE_STACK_BYTES`]), started on first
 /// use and kept: starting a thread with such a stack for every expression cost more than the parse
 /// itself (docs/performance.md). Parses from several threads take turns; a panic is caught and
 /// reported, and the thread goes on.
+#[cfg(not(target_family = "wasm"))]
 fn on_parser_thread<T: Send + 'static>(
     parse: impl FnOnce() -> Result<T, EvaluationError> + Send + 'static,
 ) -> Result<T, EvaluationError> {
@@ -274,6 +279,16 @@ fn on_parser_thread<T: Send + 'static>(
         )),
         Err(_) => Err(unavailable("the parser thread stopped")),
     }
+}
+
+/// WebAssembly cannot start threads: the parse runs inline, on the module's stack, which the npm
+/// build makes large (`cargo xtask wasm` links with a 16 MiB stack); `check_bounds` has already bounded
+/// the nesting the parser recurses on.
+#[cfg(target_family = "wasm")]
+fn on_parser_thread<T: Send + 'static>(
+    parse: impl FnOnce() -> Result<T, EvaluationError> + Send + 'static,
+) -> Result<T, EvaluationError> {
+    parse()
 }
 
 impl CelEvaluator for CelEngine {

@@ -140,6 +140,8 @@ enum Method {
 struct CompiledPattern {
     target: WildcardPath,
     condition: CompiledCondition,
+    /// The condition's required literals for the trace prefilter, computed on first use (D-75).
+    literals: std::sync::OnceLock<Option<Box<[Vec<u8>]>>>,
 }
 
 struct CompiledExpression {
@@ -268,6 +270,27 @@ impl CompiledIndicator {
                 Some(truncate(&error.to_string(), self.evidence_chars)),
             )
         })
+    }
+
+    /// The target, condition and required literals (none empty) of a pattern indicator that the
+    /// literal prefilter can rule out (`crate::prefilter`, D-75): not a lone `exists`, which
+    /// resolution alone decides, nor a condition that requires no literal. The literals are
+    /// computed on the first call and kept.
+    pub(crate) fn prefilter_parts(
+        &self,
+    ) -> Option<(&WildcardPath, &CompiledCondition, &[Vec<u8>])> {
+        match &self.method {
+            Method::Pattern(p) if p.condition.lone_exists().is_none() => {
+                let literals = p.literals.get_or_init(|| {
+                    p.condition
+                        .required_literals()
+                        .filter(|set| set.iter().all(|literal| !literal.is_empty()))
+                        .map(Vec::into_boxed_slice)
+                });
+                literals.as_deref().map(|l| (&p.target, &p.condition, l))
+            }
+            _ => None,
+        }
     }
 
     /// The path a pattern or semantic indicator tests (none for expressions and skipped ones): what
@@ -408,6 +431,7 @@ impl CompiledPattern {
             target: parse_target(target)?,
             condition: CompiledCondition::with_limits(&condition, limits)
                 .map_err(|e| condition_error(&e))?,
+            literals: std::sync::OnceLock::new(),
         })
     }
 
@@ -556,7 +580,7 @@ impl CompiledSemantic {
 
 /// A value as text: a string as itself, anything else as compact JSON with sorted keys
 /// (spec-decisions 13).
-fn value_text(value: &Value) -> Cow<'_, str> {
+pub(crate) fn value_text(value: &Value) -> Cow<'_, str> {
     match value {
         Value::String(s) => Cow::Borrowed(s),
         other => {

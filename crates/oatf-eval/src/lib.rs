@@ -55,6 +55,9 @@ mod attack;
 mod error;
 mod extension;
 mod indicator;
+mod prefilter;
+#[cfg(test)]
+mod prefilter_tests;
 mod trace;
 mod verdict;
 mod warning;

@@ -44,6 +44,7 @@ use crate::accumulator::Accumulator;
 use crate::actor::{CompiledActor, Role};
 use crate::attack::CompiledAttack;
 use crate::indicator::{CompiledIndicator, truncate};
+use crate::prefilter::Prefilter;
 use crate::verdict::{AttackVerdict, IndicatorResult, IndicatorVerdict};
 use crate::warning::TraceWarning;
 
@@ -225,6 +226,11 @@ pub struct TraceEvaluator<'a> {
     funnels: Vec<[u64; 4]>,
     /// The filter steps' outcome by class of message (format §6 filtering by lookup).
     filter: filter::FilterTable<'a>,
+    /// The literal prefilter (D-75); `None` runs the straightforward engine, the reference.
+    pub(crate) prefilter: Option<Prefilter>,
+    /// Per class of message (the filter table's): whether every indicator applicable to it has its
+    /// target coverage settled, so ruled-out indicators need no visit for the warning (D-70).
+    coverage_settled_classes: Vec<bool>,
     /// Messages per actor, declared or not (silent actors, the `not_matched` evidence).
     census: coverage::ActorCensus,
     /// Per indicator: whether its target resolved (the unresolved-target warning, D-70).
@@ -306,6 +312,8 @@ impl<'a> TraceEvaluator<'a> {
             attack,
             funnels: vec![[0; 4]; indicators.len()],
             filter: filter::FilterTable::new(attack),
+            prefilter: Some(Prefilter::new()),
+            coverage_settled_classes: Vec::new(),
             census: coverage::ActorCensus::new(actors),
             coverage: coverage::TargetCoverage::new(indicators.len()),
             indicators,
@@ -321,6 +329,17 @@ impl<'a> TraceEvaluator<'a> {
                 actors_pending: actors,
                 terminal_end: None,
             },
+        }
+    }
+
+    /// An evaluator that evaluates every applicable indicator in full on every message, without the
+    /// literal prefilter (D-75): the straightforward engine, kept as the reference the prefiltered
+    /// one is tested and measured against. Its verdicts are the same.
+    #[doc(hidden)]
+    pub fn without_prefilter(attack: &'a CompiledAttack) -> Self {
+        TraceEvaluator {
+            prefilter: None,
+            ..Self::new(attack)
         }
     }
 
@@ -351,11 +370,75 @@ impl<'a> TraceEvaluator<'a> {
         let position = self.messages;
         let attack = self.attack;
         let entries = attack.indicator_entries();
-        if let Some(applicable) =
+        if let Some((class, applicable)) =
             self.filter
                 .applicable(attack, message, actor_index, protocol, direction)
         {
-            for &index in applicable {
+            let Some(prefilter) = &mut self.prefilter else {
+                for &index in applicable {
+                    let index = index as usize;
+                    if let (Some(Ok(indicator)), Some(accumulator)) =
+                        (entries.get(index), self.indicators.get_mut(index))
+                        && !accumulator.is_decided()
+                    {
+                        let result = Self::evaluate_one(
+                            indicator,
+                            accumulator,
+                            message,
+                            position,
+                            &mut self.undecided,
+                            &mut self.matched,
+                        );
+                        self.coverage.observe(index, indicator, message, result);
+                    }
+                }
+                return;
+            };
+            let (first, evaluate) = prefilter.decide(
+                attack,
+                class,
+                applicable,
+                &message.content,
+                &self.indicators,
+            );
+            if self.coverage_settled_classes.len() <= class {
+                // Sized on a class's first message, so that later messages allocate nothing.
+                self.coverage_settled_classes.resize(class + 1, false);
+            }
+            if first {
+                // The class's first message: the ruled-out indicators are recorded `not_matched`.
+                let mut next = evaluate.iter().copied().peekable();
+                for (slot, &index) in applicable.iter().enumerate() {
+                    let listed = next.next_if_eq(&u32::try_from(slot).unwrap_or(u32::MAX));
+                    let index = index as usize;
+                    if let (Some(Ok(indicator)), Some(accumulator)) =
+                        (entries.get(index), self.indicators.get_mut(index))
+                        && !accumulator.is_decided()
+                    {
+                        let outcome = match listed {
+                            Some(_) => indicator.evaluate_outcome(&message.content),
+                            None => (IndicatorResult::NotMatched, None),
+                        };
+                        let result = Self::record_one(
+                            indicator,
+                            accumulator,
+                            outcome,
+                            message,
+                            position,
+                            &mut self.undecided,
+                            &mut self.matched,
+                        );
+                        self.coverage.observe(index, indicator, message, result);
+                    }
+                }
+                return;
+            }
+            // Later messages: recording `not_matched` again for a ruled-out indicator would
+            // change nothing, so only the listed ones are visited.
+            for &slot in evaluate {
+                let Some(&index) = applicable.get(slot as usize) else {
+                    continue;
+                };
                 let index = index as usize;
                 if let (Some(Ok(indicator)), Some(accumulator)) =
                     (entries.get(index), self.indicators.get_mut(index))
@@ -370,6 +453,43 @@ impl<'a> TraceEvaluator<'a> {
                         &mut self.matched,
                     );
                     self.coverage.observe(index, indicator, message, result);
+                }
+            }
+            // The ruled-out indicators did not match this message either: the target coverage
+            // (D-70) sees them as the straightforward engine would, until every indicator of the
+            // class is settled, after which nothing more is visited for it.
+            if !self
+                .coverage_settled_classes
+                .get(class)
+                .copied()
+                .unwrap_or(false)
+            {
+                let mut listed = evaluate.iter().copied().peekable();
+                let mut all_settled = true;
+                for (slot, &index) in applicable.iter().enumerate() {
+                    if listed
+                        .next_if_eq(&u32::try_from(slot).unwrap_or(u32::MAX))
+                        .is_some()
+                    {
+                        all_settled &= self.coverage.is_settled(index as usize);
+                        continue;
+                    }
+                    let index = index as usize;
+                    if let (Some(Ok(indicator)), Some(accumulator)) =
+                        (entries.get(index), self.indicators.get(index))
+                        && !accumulator.is_decided()
+                    {
+                        self.coverage.observe(
+                            index,
+                            indicator,
+                            message,
+                            IndicatorResult::NotMatched,
+                        );
+                    }
+                    all_settled &= self.coverage.is_settled(index);
+                }
+                if all_settled && let Some(flag) = self.coverage_settled_classes.get_mut(class) {
+                    *flag = true;
                 }
             }
             return;
@@ -415,7 +535,29 @@ impl<'a> TraceEvaluator<'a> {
         undecided: &mut usize,
         matched: &mut usize,
     ) -> IndicatorResult {
-        let (result, evidence) = indicator.evaluate_outcome(&message.content);
+        let outcome = indicator.evaluate_outcome(&message.content);
+        Self::record_one(
+            indicator,
+            accumulator,
+            outcome,
+            message,
+            position,
+            undecided,
+            matched,
+        )
+    }
+
+    /// Records the outcome of one applicable, undecided indicator on `message` and returns its
+    /// result.
+    fn record_one(
+        indicator: &CompiledIndicator,
+        accumulator: &mut Accumulator,
+        (result, evidence): (IndicatorResult, Option<String>),
+        message: &TraceMessage,
+        position: u64,
+        undecided: &mut usize,
+        matched: &mut usize,
+    ) -> IndicatorResult {
         let evidence = match result {
             // Why the method was not evaluated is not about this message.
             IndicatorResult::Skipped => evidence,
@@ -557,6 +699,8 @@ impl<'a> TraceEvaluator<'a> {
             + self.census.heap_bytes()
             + self.coverage.heap_bytes()
             + self.filter.heap_bytes()
+            + self.prefilter.as_ref().map_or(0, Prefilter::heap_bytes)
+            + self.coverage_settled_classes.capacity()
     }
 
     /// The declared actor a message belongs to: the one it names, or, when it names none, the only

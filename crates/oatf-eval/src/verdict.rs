@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use oatf_model::{Attack, Closed, CorrelationLogic, Tier};
@@ -397,10 +398,27 @@ pub(crate) fn aggregate<S: AsRef<str>>(
 
 /// The current time as RFC 3339 in UTC with second precision (`2026-11-22T03:04:05Z`).
 pub(crate) fn now_rfc3339() -> String {
-    let secs = SystemTime::now()
+    format_unix_seconds(unix_seconds())
+}
+
+/// Seconds since the Unix epoch, from the system clock.
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+fn unix_seconds() -> u64 {
+    SystemTime::now()
         .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    format_unix_seconds(secs)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// Seconds since the Unix epoch, from JavaScript's clock: `SystemTime::now` panics on
+/// `wasm32-unknown-unknown`.
+#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+fn unix_seconds() -> u64 {
+    let millis = js_sys::Date::now();
+    if millis.is_finite() && millis > 0.0 {
+        (millis / 1000.0) as u64
+    } else {
+        0
+    }
 }
 
 /// Formats seconds since the Unix epoch as an RFC 3339 UTC timestamp (civil-from-days, H. Hinnant).

@@ -354,6 +354,74 @@ impl CompiledCondition {
         }
     }
 
+    /// Folded literals one of which the text of a value (a string itself, anything else as compact
+    /// JSON with sorted keys) must contain, ASCII case-insensitively, for the condition to hold on
+    /// it; `None` when the condition requires no literal (see the module `literals`, D-75).
+    ///
+    /// The promise holds for texts without `ſ` or `K` ([`text_defeats_literals`]): on any other
+    /// text that contains none of the literals, [`evaluate`](Self::evaluate) gives `Ok(false)`,
+    /// unless the text is longer than [`regex_input_limit`](Self::regex_input_limit) or the regex
+    /// [`may_fail_to_build`](Self::may_fail_to_build).
+    ///
+    /// [`text_defeats_literals`]: crate::text_defeats_literals
+    ///
+    /// ```
+    /// use oatf_primitives::{CompiledCondition, Condition};
+    /// use serde_json::json;
+    ///
+    /// let condition = Condition::from_value(json!({"regex": "(?i)/etc/(passwd|shadow)"}))?;
+    /// let literals = CompiledCondition::new(&condition)?.required_literals().unwrap();
+    /// assert_eq!(literals, [b"/etc/passwd".to_vec(), b"/etc/shadow".to_vec()]);
+    /// # Ok::<(), oatf_primitives::ConditionError>(())
+    /// ```
+    pub fn required_literals(&self) -> Option<Vec<Vec<u8>>> {
+        let ops = match &self.inner {
+            Compiled::Equals(Value::String(s)) => {
+                return crate::literals::better(
+                    Some(vec![crate::literals::fold(s.as_bytes())]),
+                    None,
+                );
+            }
+            Compiled::Equals(_) => return None,
+            Compiled::Ops(ops) => ops,
+        };
+        if ops.exists == Some(false) {
+            // Never holds on a resolved value: every text rules it out, so no literal can be found.
+            return Some(Vec::new());
+        }
+        let operand = |o: &Option<Box<str>>| {
+            o.as_deref()
+                .map(|s| vec![crate::literals::fold(s.as_bytes())])
+        };
+        let mut best = crate::literals::better(operand(&ops.contains), operand(&ops.starts_with));
+        best = crate::literals::better(best, operand(&ops.ends_with));
+        if let Some(regex) = &ops.regex {
+            best = crate::literals::better(best, regex.literals());
+        }
+        best
+    }
+
+    /// The longest text, in bytes, the condition's regex runs on ([`RegexLimits::max_input_len`]),
+    /// when it has a regex: evaluating it on a longer text can fail.
+    pub fn regex_input_limit(&self) -> Option<usize> {
+        match &self.inner {
+            Compiled::Ops(ops) if ops.regex.is_some() => Some(self.max_input_len),
+            _ => None,
+        }
+    }
+
+    /// Whether evaluating this condition can fail for another reason than the input limit: a
+    /// regex whose full build, on first use, exceeds the size limit. Does not build the regex (it
+    /// checks the one part of the build that can fail, once). A condition that cannot fail, on a
+    /// text within [`regex_input_limit`](Self::regex_input_limit) that lacks its
+    /// [`required_literals`](Self::required_literals), is `false`.
+    pub fn may_fail_to_build(&self) -> bool {
+        match &self.inner {
+            Compiled::Ops(ops) => ops.regex.as_ref().is_some_and(LazyRegex::may_fail_to_build),
+            Compiled::Equals(_) => false,
+        }
+    }
+
     /// Evaluates the condition against the outcome of resolving a path (SDK §5.4 steps b and c):
     /// `None` means the path did not resolve, which satisfies only a lone `exists: false`.
     pub fn evaluate_resolution(&self, resolved: Option<&Value>) -> Result<bool, ConditionError> {

@@ -26,6 +26,8 @@ pub(crate) struct LazyRegex {
     pattern: Box<str>,
     limits: RegexLimits,
     built: OnceLock<Result<Regex, ConditionError>>,
+    /// Whether the full build cannot fail, decided without building (see [`Self::may_fail_to_build`]).
+    reverse_fits: OnceLock<bool>,
 }
 
 impl LazyRegex {
@@ -40,6 +42,7 @@ impl LazyRegex {
             pattern: pattern.into(),
             limits: *limits,
             built,
+            reverse_fits: OnceLock::new(),
         })
     }
 
@@ -57,6 +60,52 @@ impl LazyRegex {
                     e.message().to_owned(),
                 )
             })
+    }
+}
+
+impl LazyRegex {
+    /// Whether [`get`](Self::get) may fail, without building the regex when it was not built yet.
+    ///
+    /// The check at compile time parsed the pattern and built its forward Thompson NFA under the size
+    /// limit; the other part of `regex`'s build that can fail is its reverse NFA (no captures), which
+    /// this builds under the same limit, once. The rest of the build (prefilters, one-pass and lazy
+    /// DFAs, the bounded backtracker) falls back instead of failing.
+    pub(crate) fn may_fail_to_build(&self) -> bool {
+        if let Some(built) = self.built.get() {
+            return built.is_err();
+        }
+        !*self.reverse_fits.get_or_init(|| {
+            let Ok(hir) = regex_syntax::ParserBuilder::new()
+                .nest_limit(self.limits.nest_limit)
+                .utf8(true)
+                .build()
+                .parse(&self.pattern)
+            else {
+                return false;
+            };
+            thompson::Compiler::new()
+                .configure(
+                    thompson::Config::new()
+                        .utf8(true)
+                        .nfa_size_limit(Some(self.limits.size_limit))
+                        .shrink(false)
+                        .which_captures(thompson::WhichCaptures::None)
+                        .reverse(true),
+                )
+                .build_from_hir(&hir)
+                .is_ok()
+        })
+    }
+
+    /// The required literals of the pattern (`crate::literals`), from its syntax tree.
+    pub(crate) fn literals(&self) -> Option<Vec<Vec<u8>>> {
+        let hir = regex_syntax::ParserBuilder::new()
+            .nest_limit(self.limits.nest_limit)
+            .utf8(true)
+            .build()
+            .parse(&self.pattern)
+            .ok()?;
+        crate::literals::regex_literals(&hir)
     }
 }
 
@@ -95,6 +144,34 @@ mod tests {
         assert!(lazy.get().unwrap().is_match("a TOKEN"));
         assert!(lazy.built.get().is_some());
         assert!(!lazy.get().unwrap().is_match("nothing"));
+    }
+
+    #[test]
+    fn may_fail_to_build_agrees_with_the_build_without_building() {
+        let mut seen = [false; 2];
+        for size_limit in [2_000, 5_000, 20_000, 100_000] {
+            let limits = RegexLimits {
+                size_limit,
+                ..RegexLimits::default()
+            };
+            for n in [1, 5, 10, 20, 50, 100, 200, 400] {
+                for pattern in [
+                    format!("(\\w{{{n}}})x"),
+                    format!("(?i)(secret|token){{{n}}}"),
+                    format!("a[0-9]{{{n}}}\\b"),
+                    format!("(?s).{{{n}}}z"),
+                ] {
+                    let Ok(lazy) = LazyRegex::new(&pattern, &limits) else {
+                        continue;
+                    };
+                    let predicted = lazy.may_fail_to_build();
+                    assert!(lazy.built.get().is_none() || predicted == lazy.get().is_err());
+                    assert_eq!(predicted, lazy.get().is_err(), "{pattern} at {size_limit}");
+                    seen[usize::from(predicted)] = true;
+                }
+            }
+        }
+        assert_eq!(seen, [true, true], "both outcomes are reached");
     }
 
     #[test]

@@ -37,6 +37,7 @@
 mod condition;
 mod duration;
 mod lazy_regex;
+mod literals;
 mod path;
 mod predicate;
 mod protocol;
@@ -49,6 +50,7 @@ pub use condition::{
     evaluate_condition,
 };
 pub use duration::{DurationError, parse_duration};
+pub use literals::text_defeats_literals;
 pub use path::{
     MAX_PATH_DEPTH, MissingField, PathError, PathErrorKind, SimplePath, WildcardPath,
     resolve_simple_path, resolve_wildcard_path,

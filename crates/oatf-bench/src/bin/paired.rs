@@ -6,7 +6,8 @@
 //! cargo run --release -p oatf-bench --bin paired -- memory
 //! ```
 //!
-//! Measures: `trace`, `load`, `cel`, `compile`, `thoughtjack`, `memory` (`all` is every one).
+//! Measures: `trace`, `load`, `cel`, `compile`, `thoughtjack`, `memory`, `scaling`, `load-floor`
+//! (`all` is every one).
 //! Options: `--rounds N` (default 15), `--messages N` (trace length of `trace`, default 20000),
 //! `--reference-messages N` (trace length of `thoughtjack`, default 500), `--sample-ms N` (least
 //! time of one sample, default 40), `--memory-lengths A,B,C` (default 10000,100000,1000000).
@@ -22,6 +23,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use oatf_bench::paired::{Contender, PairedOptions, PairedRun, human_seconds, run_paired};
+use oatf_bench::scaling::{scaling_attack, scaling_trace};
 use oatf_bench::{
     LibraryAttack, MockSemantic, TraceSource, library_attack, library_documents, ours_accepts_tier,
     reference_evaluate_trace, tool_call, trace, union_message,
@@ -72,12 +74,23 @@ fn main() -> Result<(), Error> {
                     .collect::<Result<_, _>>()?;
             }
             "all" => measures.extend(
-                ["trace", "load", "cel", "compile", "thoughtjack", "memory"].map(str::to_owned),
+                [
+                    "trace",
+                    "load",
+                    "cel",
+                    "compile",
+                    "thoughtjack",
+                    "memory",
+                    "scaling",
+                    "load-floor",
+                ]
+                .map(str::to_owned),
             ),
-            "trace" | "load" | "cel" | "compile" | "thoughtjack" | "memory" => measures.push(arg),
+            "trace" | "load" | "cel" | "compile" | "thoughtjack" | "memory" | "scaling"
+            | "load-floor" => measures.push(arg),
             other => {
                 return Err(format!(
-                    "unknown argument {other:?}; measures: trace load cel compile thoughtjack memory all"
+                    "unknown argument {other:?}; measures: trace load cel compile thoughtjack memory scaling load-floor all"
                 )
                 .into());
             }
@@ -85,7 +98,7 @@ fn main() -> Result<(), Error> {
     }
     if measures.is_empty() {
         return Err(
-            "name one or more measures: trace load cel compile thoughtjack memory all".into(),
+            "name one or more measures: trace load cel compile thoughtjack memory scaling load-floor all".into(),
         );
     }
     let tier = ours_accepts_tier();
@@ -106,6 +119,8 @@ fn main() -> Result<(), Error> {
             "cel" => measure_cel(&settings)?,
             "compile" => measure_compile(&settings, tier)?,
             "thoughtjack" => measure_thoughtjack(&settings, tier)?,
+            "scaling" => measure_scaling(&settings)?,
+            "load-floor" => measure_load_floor(&settings, tier)?,
             _ => measure_memory(&settings)?,
         }
     }
@@ -219,6 +234,173 @@ fn measure_trace(settings: &Settings, tier: bool) -> Result<(), Error> {
                 target: "≤ 1.6×",
             },
         ],
+    );
+    Ok(())
+}
+
+/// Issue 25: the whole run from JSON Lines bytes to verdict against the number of indicators, when
+/// half of them apply to each message, next to the `serde_json::Value` floor of the same lines;
+/// the straightforward engine (no prefilter) beside the prefiltered one at 100 and 1,000.
+fn measure_scaling(settings: &Settings) -> Result<(), Error> {
+    let counts = [1usize, 10, 100, 1000];
+    let attacks: Vec<oatf::CompiledAttack> = counts
+        .iter()
+        .map(|&n| compile_ours(&scaling_attack(n, true)))
+        .collect::<Result<_, _>>()?;
+    let without_cel = compile_ours(&scaling_attack(100, false))?;
+    let without_cel_1000 = compile_ours(&scaling_attack(1000, false))?;
+    let jsonl = scaling_trace(settings.messages);
+    let straightforward = |attack: &oatf::CompiledAttack| {
+        let mut evaluator = oatf::TraceEvaluator::without_prefilter(attack);
+        for message in oatf::JsonlTraceReader::new(jsonl.as_slice()).flatten() {
+            evaluator.push(&message);
+        }
+        let messages = evaluator.messages();
+        black_box(evaluator.finish());
+        messages
+    };
+    let mut contenders = [
+        Contender::new("serde_json_value", || floor_trace(&jsonl)),
+        Contender::new("ours_1", || ours_trace(&attacks[0], &jsonl)),
+        Contender::new("ours_10", || ours_trace(&attacks[1], &jsonl)),
+        Contender::new("ours_100", || ours_trace(&attacks[2], &jsonl)),
+        Contender::new("ours_1000", || ours_trace(&attacks[3], &jsonl)),
+        Contender::new("ours_100_without_cel", || ours_trace(&without_cel, &jsonl)),
+        Contender::new("straightforward_100", || straightforward(&attacks[2])),
+        Contender::new("straightforward_1000", || straightforward(&attacks[3])),
+        Contender::new("ours_1000_without_cel", || {
+            ours_trace(&without_cel_1000, &jsonl)
+        }),
+    ];
+    let run = run_paired(&mut contenders, &settings.paired);
+    let mb = jsonl.len() as f64 / 1e6;
+    report(
+        &format!(
+            "scaling: 1/10/100/1,000 indicators (70% library regexes, 20% contains/starts_with, 10% CEL), half applicable to each message, {} messages ({} bytes, {:.0} bytes per line)",
+            settings.messages,
+            jsonl.len(),
+            jsonl.len() as f64 / settings.messages as f64
+        ),
+        &run,
+        &[
+            Row {
+                label: "1 indicator ÷ Value floor",
+                numerator: 1,
+                denominator: 0,
+                target: "",
+            },
+            Row {
+                label: "10 indicators ÷ Value floor",
+                numerator: 2,
+                denominator: 0,
+                target: "",
+            },
+            Row {
+                label: "100 indicators with CEL ÷ Value floor",
+                numerator: 3,
+                denominator: 0,
+                target: "≤ 2.0×",
+            },
+            Row {
+                label: "1,000 indicators ÷ Value floor",
+                numerator: 4,
+                denominator: 0,
+                target: "≤ 4×",
+            },
+            Row {
+                label: "100 indicators without CEL ÷ Value floor",
+                numerator: 5,
+                denominator: 0,
+                target: "≤ 1.5×",
+            },
+            Row {
+                label: "1,000 indicators ÷ 10 indicators",
+                numerator: 4,
+                denominator: 2,
+                target: "",
+            },
+            Row {
+                label: "1,000 indicators without CEL ÷ Value floor",
+                numerator: 8,
+                denominator: 0,
+                target: "",
+            },
+            Row {
+                label: "1,000 without CEL ÷ 10 indicators",
+                numerator: 8,
+                denominator: 2,
+                target: "",
+            },
+            Row {
+                label: "straightforward ÷ prefiltered, 100 indicators",
+                numerator: 6,
+                denominator: 3,
+                target: "",
+            },
+            Row {
+                label: "straightforward ÷ prefiltered, 1,000 indicators",
+                numerator: 7,
+                denominator: 4,
+                target: "",
+            },
+        ],
+    );
+    println!(
+        "\n| contender | per message (median) | MB/s | per message above the floor | ÷ floor (paired median) |"
+    );
+    println!("|---|---|---|---|---|");
+    let floor = run.time(0).median / settings.messages as f64;
+    for (c, name) in run.names.iter().enumerate() {
+        let per_message = run.time(c).median / settings.messages as f64;
+        println!(
+            "| {name} | {} | {:.0} | {} | {:.2}× |",
+            human_seconds(per_message),
+            mb / run.time(c).median,
+            human_seconds((per_message - floor).max(0.0)),
+            run.ratio(c, 0).median
+        );
+    }
+    Ok(())
+}
+
+/// Issue 25: loading the library-style documents next to the YAML scanner floor (the same
+/// serde-saphyr parser reading each document into `IgnoredAny`).
+fn measure_load_floor(settings: &Settings, tier: bool) -> Result<(), Error> {
+    let documents = library_documents(tier);
+    let bytes: usize = documents.iter().map(String::len).sum();
+    let mut contenders = [
+        Contender::new("yaml_scanner_floor", || {
+            documents
+                .iter()
+                .map(|d| u64::from(serde_saphyr::from_str::<serde::de::IgnoredAny>(d).is_ok()))
+                .sum()
+        }),
+        Contender::new("ours_load", || {
+            documents
+                .iter()
+                .map(|d| u64::from(oatf::load(d).is_ok()))
+                .sum()
+        }),
+    ];
+    let run = run_paired(&mut contenders, &settings.paired);
+    report(
+        &format!(
+            "load-floor: {} library-style documents ({bytes} bytes) against the YAML scanner floor",
+            documents.len()
+        ),
+        &run,
+        &[Row {
+            label: "load ÷ serde-saphyr into IgnoredAny",
+            numerator: 1,
+            denominator: 0,
+            target: "≤ 1.10×",
+        }],
+    );
+    let mb = bytes as f64 / 1e6;
+    println!(
+        "\nMB/s: floor {:.1}, ours {:.1}",
+        mb / run.time(0).median,
+        mb / run.time(1).median
     );
     Ok(())
 }

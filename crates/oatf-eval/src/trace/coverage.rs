@@ -74,6 +74,13 @@ impl TargetCoverage {
         self.observe_unsettled(index, indicator, message, result);
     }
 
+    /// Whether nothing more needs to be seen of indicator `index` (its target resolved, it matched or
+    /// erred, or its sample of misses is complete without a suggestion).
+    #[inline]
+    pub(super) fn is_settled(&self, index: usize) -> bool {
+        self.settled.get(index).is_none_or(|settled| *settled)
+    }
+
     #[cold]
     fn observe_unsettled(
         &mut self,

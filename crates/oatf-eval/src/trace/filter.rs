@@ -93,8 +93,8 @@ impl<'a> FilterTable<'a> {
         }
     }
 
-    /// The indicators (indexes in attack order) that `message` applies to, counting the message in
-    /// its class; `None` when the table is full and the caller must filter indicator by indicator.
+    /// The class of `message` and the indicators (indexes in attack order) it applies to, counting
+    /// the message in its class; `None` when the table is full and the caller must filter indicator by indicator.
     pub(super) fn applicable(
         &mut self,
         attack: &CompiledAttack,
@@ -102,7 +102,7 @@ impl<'a> FilterTable<'a> {
         actor: Option<(usize, &CompiledActor)>,
         protocol: Option<&str>,
         direction: Option<Direction>,
-    ) -> Option<&[u32]> {
+    ) -> Option<(usize, &[u32])> {
         let key = Key {
             actor: actor.map_or(ABSENT, |(index, _)| {
                 u32::try_from(index).unwrap_or(OTHER).min(OTHER)
@@ -152,7 +152,7 @@ impl<'a> FilterTable<'a> {
         self.last = index;
         let class = self.classes.get_mut(index)?;
         class.messages += 1;
-        Some(&class.applicable)
+        Some((index, &class.applicable))
     }
 
     /// Adds the messages counted by class to the per-indicator step counts `funnels`.

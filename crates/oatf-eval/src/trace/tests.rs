@@ -520,7 +520,9 @@ fn streaming_memory_does_not_grow_with_the_trace() {
     // kept for them did not grow; only the third indicator's match (at the last message) added its
     // evidence.
     let retained = evaluator.retained_bytes();
-    assert!(retained < 2048, "{retained}");
+    // About 2 KB of state, plus the literal prefilter's plan of each class of message (its
+    // automaton, D-75), fixed by the attack and the classes, not by the trace.
+    assert!(retained < 16_384, "{retained}");
     assert!(
         retained - retained_after_first_thousand <= 64,
         "{retained} vs {retained_after_first_thousand}"

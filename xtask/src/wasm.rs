@@ -1,0 +1,347 @@
+//! `cargo xtask wasm`: builds the npm package `oatf` (crates/oatf-wasm) into `target/npm/`, and
+//! `cargo xtask playground`: the package and the static playground (web/) into `target/playground/`.
+//!
+//! Toolchains, in order:
+//! 1. rustup with the `wasm32-unknown-unknown` target installed (`rustup target add …`);
+//! 2. Debian's web toolchain (`apt-get install rustc-web cargo-web rust-web-src lld`): `/usr/bin/rustc`
+//!    builds the standard library from source (`-Zbuild-std`, allowed by `RUSTC_BOOTSTRAP=1`) and
+//!    `/usr/bin/wasm-ld` links. When that rustc is older than the workspace's `rust-version`, this
+//!    program wraps it (`OATF_XTASK_RUSTC_WRAPPER`) to enable, in crates outside the standard library,
+//!    the few library and language features that were stabilized after it and that our dependencies
+//!    use ([`LATE_FEATURES`]).
+//!
+//! Then `wasm-bindgen` (exactly the version of the `wasm-bindgen` crate in Cargo.lock) writes the
+//! JavaScript glue, and `wasm-opt` (binaryen) shrinks the module when it is installed.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const TARGET: &str = "wasm32-unknown-unknown";
+/// The build's own target directory, so that it never invalidates the host build.
+const TARGET_DIR: &str = "target/wasm";
+const OUT_DIR: &str = "target/npm";
+/// Linear-memory stack of the module: the CEL parser recurses on it (bounded by `CelLimits`).
+const STACK_BYTES: u32 = 16 << 20;
+
+/// Features stabilized after Debian's rustc 1.85 that the dependency tree uses; enabled with
+/// `-Zcrate-attr` outside the standard library when the wrapper is in use.
+const LATE_FEATURES: &[&str] = &[
+    "let_chains",
+    "slice_as_chunks",
+    "unsigned_is_multiple_of",
+    "integer_sign_cast",
+    "const_eq_ignore_ascii_case",
+    "trait_upcasting",
+];
+
+/// How the module is compiled.
+enum Toolchain {
+    Rustup,
+    /// Debian's rustc at this path, older than the workspace (`wrap`) or not.
+    Debian {
+        rustc: PathBuf,
+        wrap: bool,
+    },
+}
+
+/// The rustc wrapper mode of this binary: `argv[1]` is rustc, the rest its arguments.
+pub(crate) fn rustc_wrapper() -> Option<std::process::ExitCode> {
+    std::env::var_os("OATF_XTASK_RUSTC_WRAPPER")?;
+    let mut args = std::env::args_os().skip(1);
+    let rustc = args.next()?;
+    let args: Vec<_> = args.collect();
+    let in_std = args
+        .iter()
+        .any(|a| a.to_string_lossy().contains("/rustlib/src/"));
+    let probing = args.iter().any(|a| a == "___");
+    let mut command = Command::new(rustc);
+    command.args(&args);
+    if !in_std && !probing && args.iter().any(|a| a == "--crate-type") {
+        for feature in LATE_FEATURES {
+            command.arg(format!("-Zcrate-attr=feature({feature})"));
+        }
+        command.args(["-Astable_features", "-Aunused_features"]);
+    }
+    let code = command.status().map_or(1, |s| s.code().unwrap_or(1));
+    Some(std::process::ExitCode::from(
+        u8::try_from(code).unwrap_or(1),
+    ))
+}
+
+pub(crate) fn build_package() -> bool {
+    match build() {
+        Ok(()) => true,
+        Err(message) => {
+            eprintln!("xtask wasm: {message}");
+            false
+        }
+    }
+}
+
+pub(crate) fn build_playground() -> bool {
+    if !build_package() {
+        return false;
+    }
+    let web = Path::new("web");
+    if !web.join("node_modules").is_dir() && !run_in(web, "npm", &["ci", "--no-audit", "--no-fund"])
+    {
+        eprintln!("xtask playground: `npm ci` in web/ failed");
+        return false;
+    }
+    if !run_in(web, "node", &["build.mjs"]) {
+        eprintln!("xtask playground: the bundle failed (web/build.mjs)");
+        return false;
+    }
+    println!(
+        "playground written to target/playground/ (serve it statically, e.g. `python3 -m http.server -d target/playground`)"
+    );
+    true
+}
+
+fn build() -> Result<(), String> {
+    let toolchain = find_toolchain()?;
+    let bindgen_version = locked_version("wasm-bindgen")?;
+    check_bindgen(&bindgen_version)?;
+    compile(&toolchain)?;
+    let wasm = Path::new(TARGET_DIR)
+        .join(TARGET)
+        .join("wasm/oatf_wasm.wasm");
+    let out = Path::new(OUT_DIR);
+    if out.exists() {
+        std::fs::remove_dir_all(out).map_err(|e| format!("cannot clear {OUT_DIR}: {e}"))?;
+    }
+    // wasm-opt runs before wasm-bindgen: Debian's binaryen (108) turns the externref table that
+    // wasm-bindgen adds into a funcref table, which fails at instantiation.
+    let optimized = Path::new(TARGET_DIR).join("oatf_wasm.opt.wasm");
+    let wasm = if optimize(&wasm, &optimized) {
+        optimized
+    } else {
+        wasm
+    };
+    let wasm_arg = wasm.to_string_lossy();
+    if !run(
+        "wasm-bindgen",
+        &[
+            "--target",
+            "web",
+            "--out-dir",
+            OUT_DIR,
+            "--out-name",
+            "oatf_wasm",
+            "--no-typescript",
+            &wasm_arg,
+        ],
+    ) {
+        return Err("wasm-bindgen failed".to_owned());
+    }
+    let module = out.join("oatf_wasm_bg.wasm");
+    copy_sources(out)?;
+    report_size(&module);
+    println!("npm package written to {OUT_DIR}/ (`npm pack` there makes the tarball)");
+    Ok(())
+}
+
+fn find_toolchain() -> Result<Toolchain, String> {
+    if let Ok(output) = Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output()
+        && String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .any(|l| l.trim() == TARGET)
+    {
+        return Ok(Toolchain::Rustup);
+    }
+    let rustc = PathBuf::from("/usr/bin/rustc");
+    let std_src = Path::new("/usr/lib/rustlib/src/rust/library");
+    let linker = Path::new("/usr/bin/wasm-ld");
+    if rustc.is_file() && std_src.is_dir() && linker.is_file() {
+        let wrap = rustc_minor(&rustc).is_some_and(|minor| minor < workspace_minor());
+        return Ok(Toolchain::Debian { rustc, wrap });
+    }
+    Err(format!(
+        "no toolchain for {TARGET}. Either\n  rustup target add {TARGET}\nor (Debian, no rustup \
+         download) install the web toolchain:\n  apt-get install -y rustc-web cargo-web rust-web-src lld"
+    ))
+}
+
+/// The minor version of a rustc (`rustc 1.85.0 …` → 85).
+fn rustc_minor(rustc: &Path) -> Option<u32> {
+    let output = Command::new(rustc).arg("--version").output().ok()?;
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    text.split_whitespace()
+        .nth(1)?
+        .split('.')
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+/// The minor version of the workspace's `rust-version`.
+fn workspace_minor() -> u32 {
+    std::fs::read_to_string("Cargo.toml")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find_map(|l| l.strip_prefix("rust-version = \""))
+                .and_then(|v| {
+                    v.split('.')
+                        .nth(1)
+                        .and_then(|m| m.trim_matches('"').parse().ok())
+                })
+        })
+        .unwrap_or(0)
+}
+
+/// The version of `package` in Cargo.lock.
+fn locked_version(package: &str) -> Result<String, String> {
+    let lock = std::fs::read_to_string("Cargo.lock")
+        .map_err(|e| format!("cannot read Cargo.lock (run from the workspace root): {e}"))?;
+    let mut lines = lock.lines();
+    while let Some(line) = lines.next() {
+        if line == format!("name = \"{package}\"")
+            && let Some(version) = lines.next().and_then(|l| l.strip_prefix("version = \""))
+        {
+            return Ok(version.trim_end_matches('"').to_owned());
+        }
+    }
+    Err(format!("{package} is not in Cargo.lock"))
+}
+
+fn check_bindgen(version: &str) -> Result<(), String> {
+    let install = format!("cargo install wasm-bindgen-cli --version ={version}");
+    match Command::new("wasm-bindgen").arg("--version").output() {
+        Ok(output) => {
+            let found = String::from_utf8_lossy(&output.stdout).into_owned();
+            if found.split_whitespace().nth(1) == Some(version) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "wasm-bindgen {} is installed; this workspace needs exactly {version}:\n  {install}",
+                    found.trim()
+                ))
+            }
+        }
+        Err(_) => Err(format!("wasm-bindgen is not installed:\n  {install}")),
+    }
+}
+
+fn compile(toolchain: &Toolchain) -> Result<(), String> {
+    let mut command = Command::new(env!("CARGO"));
+    command.args([
+        "build",
+        "--package",
+        "oatf-wasm",
+        "--target",
+        TARGET,
+        "--profile",
+        "wasm",
+        "--target-dir",
+        TARGET_DIR,
+    ]);
+    command.env(
+        "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS",
+        format!("-Clink-arg=-zstack-size={STACK_BYTES}"),
+    );
+    if let Toolchain::Debian { rustc, wrap } = toolchain {
+        command
+            .args(["-Zbuild-std=std,panic_abort"])
+            .env("RUSTC_BOOTSTRAP", "1")
+            .env("RUSTC", rustc)
+            .env(
+                "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER",
+                "/usr/bin/wasm-ld",
+            );
+        if *wrap {
+            let me = std::env::current_exe().map_err(|e| format!("cannot find xtask: {e}"))?;
+            command
+                .arg("--ignore-rust-version")
+                .env("RUSTC_WRAPPER", me)
+                .env("OATF_XTASK_RUSTC_WRAPPER", "1");
+        }
+    }
+    let ok = command.status().is_ok_and(|s| s.success());
+    if ok {
+        Ok(())
+    } else {
+        Err("cargo build of oatf-wasm failed".to_owned())
+    }
+}
+
+/// Runs `wasm-opt -Os` into `output` when binaryen is installed; the module works without it. An
+/// `output` newer than `module` is kept (wasm-opt takes a minute).
+fn optimize(module: &Path, output: &Path) -> bool {
+    let modified = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    if let (Some(input), Some(existing)) = (modified(module), modified(output))
+        && existing >= input
+    {
+        return true;
+    }
+    let path = module.to_string_lossy();
+    let output = output.to_string_lossy();
+    let ok = Command::new("wasm-opt")
+        .args([
+            "-Os",
+            "--enable-bulk-memory",
+            "--enable-nontrapping-float-to-int",
+            "--enable-sign-ext",
+            "--enable-mutable-globals",
+            "--enable-reference-types",
+            "--enable-multivalue",
+            "-o",
+            &output,
+            &path,
+        ])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        println!("wasm-opt not run (install binaryen for a smaller module)");
+    }
+    ok
+}
+
+fn copy_sources(out: &Path) -> Result<(), String> {
+    let js = Path::new("crates/oatf-wasm/js");
+    for name in ["oatf.js", "oatf.d.ts", "node.js", "web.js", "README.md"] {
+        std::fs::copy(js.join(name), out.join(name))
+            .map_err(|e| format!("cannot copy {name}: {e}"))?;
+    }
+    std::fs::copy("LICENSE", out.join("LICENSE"))
+        .or_else(|_| std::fs::copy("crates/oatf-sdk/LICENSE", out.join("LICENSE")))
+        .map_err(|e| format!("cannot copy LICENSE: {e}"))?;
+    let version = locked_version("oatf-wasm")?;
+    let manifest = std::fs::read_to_string(js.join("package.json"))
+        .map_err(|e| format!("cannot read package.json: {e}"))?
+        .replace("@VERSION@", &version);
+    std::fs::write(out.join("package.json"), manifest)
+        .map_err(|e| format!("cannot write package.json: {e}"))
+}
+
+fn report_size(module: &Path) {
+    let raw = std::fs::metadata(module).map_or(0, |m| m.len());
+    let gzipped = Command::new("gzip")
+        .args(["-9", "-c"])
+        .arg(module)
+        .output()
+        .map_or(0, |o| o.stdout.len());
+    println!(
+        "{}: {raw} bytes ({:.0} KiB), gzip -9: {gzipped} bytes ({:.0} KiB)",
+        module.display(),
+        raw as f64 / 1024.0,
+        gzipped as f64 / 1024.0
+    );
+}
+
+fn run(program: &str, args: &[&str]) -> bool {
+    Command::new(program)
+        .args(args)
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+fn run_in(dir: &Path, program: &str, args: &[&str]) -> bool {
+    Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .status()
+        .is_ok_and(|s| s.success())
+}
