@@ -88,6 +88,7 @@ use cel::common::value::Val;
 use cel::extractors::This;
 use cel::{Context, Env, ExecutionError, FunctionContext, Program, Value as CelValue};
 use oatf_eval::{CelEvaluator, CompiledCel, EvaluationError, EvaluationErrorKind as Kind};
+use oatf_model::{CelSyntaxError, CelSyntaxErrorKind};
 use oatf_primitives::RegexLimits;
 use regex::Regex;
 use serde_json::Value;
@@ -332,23 +333,40 @@ impl CelEngine {
 
 /// The V-014 hook of the model: `validate_with(ValidateOptions::new().with_cel_check(Arc::new(engine)))`.
 impl oatf_model::CelSyntaxCheck for CelEngine {
-    fn check(&self, expression: &str) -> Result<(), String> {
+    fn check(&self, expression: &str) -> Result<(), CelSyntaxError> {
+        self.check_syntax(expression)
+    }
+}
+
+impl CelEngine {
+    /// V-014 within this engine's limits: an expression beyond the length or bracket-nesting limit is
+    /// a [`CelSyntaxErrorKind::Limit`], refused before the parser runs; anything the parser refuses
+    /// (or a syntax tree deeper than the limit) is a [`CelSyntaxErrorKind::Syntax`].
+    fn check_syntax(&self, expression: &str) -> Result<(), CelSyntaxError> {
+        check_bounds(expression, &self.limits)
+            .map_err(|e| CelSyntaxError::new(CelSyntaxErrorKind::Limit, e.message()))?;
         self.parse(expression)
             .map(drop)
-            .map_err(|e| e.message().to_owned())
+            .map_err(|e| CelSyntaxError::new(CelSyntaxErrorKind::Syntax, e.message()))
     }
 }
 
 /// Checks the syntax of a CEL expression within the default limits (V-014).
 ///
-/// Returns the parser's diagnostic (first line) on failure.
-pub fn check_cel_syntax(expression: &str) -> Result<(), String> {
+/// The error's message is the parser's diagnostic (first line), or the limit the expression exceeds.
+///
+/// ```
+/// use oatf_model::CelSyntaxErrorKind;
+/// assert!(oatf_cel::check_cel_syntax("size(message.tools) > 1").is_ok());
+/// let error = oatf_cel::check_cel_syntax("size(message.tools) >").unwrap_err();
+/// assert_eq!(error.kind(), CelSyntaxErrorKind::Syntax);
+/// assert!(error.message().starts_with("1:"));
+/// ```
+pub fn check_cel_syntax(expression: &str) -> Result<(), CelSyntaxError> {
     thread_local! {
         static ENGINE: CelEngine = CelEngine::new();
     }
-    ENGINE
-        .with(|engine| engine.parse(expression).map(drop))
-        .map_err(|e| e.message().to_owned())
+    ENGINE.with(|engine| engine.check_syntax(expression))
 }
 
 /// A program compiled by a [`CelEngine`].

@@ -77,9 +77,12 @@ fn syntax_errors_are_cel_errors() {
         .err();
     assert_eq!(err.map(|e| e.kind()), Some(Kind::CelError));
     assert!(check_cel_syntax("size(message.tools) > 1").is_ok());
-    let err = check_cel_syntax("size(message.tools) >")
-        .err()
-        .unwrap_or_default();
+    let err = check_cel_syntax("size(message.tools) >").err();
+    assert_eq!(
+        err.as_ref().map(oatf_model::CelSyntaxError::kind),
+        Some(oatf_model::CelSyntaxErrorKind::Syntax)
+    );
+    let err = err.map(|e| e.to_string()).unwrap_or_default();
     assert!(err.starts_with("1:"), "{err}");
     let hook: &dyn oatf_model::CelSyntaxCheck = &engine;
     assert!(hook.check("message.a == 1").is_ok());
@@ -89,7 +92,12 @@ fn syntax_errors_are_cel_errors() {
 #[test]
 fn nested_paren_bomb_is_rejected_before_parsing() {
     let bomb = "(".repeat(10_000);
-    let err = check_cel_syntax(&bomb).err().unwrap_or_default();
+    let err = check_cel_syntax(&bomb).err();
+    assert_eq!(
+        err.as_ref().map(oatf_model::CelSyntaxError::kind),
+        Some(oatf_model::CelSyntaxErrorKind::Limit)
+    );
+    let err = err.map(|e| e.to_string()).unwrap_or_default();
     assert!(err.contains("nest deeper"), "{err}");
     let balanced = format!("{}true{}", "(".repeat(60), ")".repeat(60));
     // Within the bracket limit the parser runs; its own recursion limit may still refuse it.
@@ -104,6 +112,7 @@ fn deep_operator_chains_are_rejected() {
     let chain = vec!["1"; 500].join(" + ");
     let err = check_cel_syntax(&format!("{chain} > 0"))
         .err()
+        .map(|e| e.to_string())
         .unwrap_or_default();
     assert!(err.contains("levels deep"), "{err}");
     let short = ["1"; 10].join(" + ");
@@ -113,7 +122,10 @@ fn deep_operator_chains_are_rejected() {
 #[test]
 fn one_megabyte_expression_is_rejected() {
     let huge = format!("'{}' == ''", "a".repeat(1 << 20));
-    let err = check_cel_syntax(&huge).err().unwrap_or_default();
+    let err = check_cel_syntax(&huge)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
     assert!(err.contains("exceeds the limit"), "{err}");
 }
 

@@ -44,7 +44,7 @@ mod render;
 mod startup;
 
 use commands::{
-    catalog, conformance, evaluate, fmt, generate, normalize, schema, test_cmd, validate,
+    catalog, conformance, evaluate, explain, fmt, generate, normalize, schema, test_cmd, validate,
 };
 use output::Output;
 
@@ -79,6 +79,8 @@ enum Command {
     /// Evaluate recorded traces (JSON Lines) against a document's indicators and report the verdict;
     /// several traces, a directory or a manifest make a campaign.
     Evaluate(evaluate::Args),
+    /// Explain a validation rule (`oatf explain V-013`), or list every rule.
+    Explain(explain::Args),
     /// Print the JSON Schema of OATF documents (for editors: `oatf schema > oatf.schema.json`).
     Schema(schema::Args),
     /// Print a shell completion script (bash, elvish, fish, powershell, zsh).
@@ -118,6 +120,7 @@ fn run(command: Command, out: &mut Output<'_>) -> u8 {
         Command::Catalog(args) => catalog::run(args, out),
         Command::Test(args) => test_cmd::run(args, out),
         Command::Schema(args) => schema::run(args, out),
+        Command::Explain(args) => explain::run(args, out),
         Command::Completions(args) => generate::completions(args, Cli::command(), out),
         Command::Man(args) => generate::man(args, Cli::command()),
     }

@@ -90,6 +90,7 @@ mod error;
 mod normalize;
 #[cfg(feature = "yaml")]
 mod parse;
+mod rules;
 #[cfg(feature = "yaml")]
 mod serialize;
 mod span;
@@ -109,6 +110,7 @@ pub use oatf_primitives::{Condition, MatchCondition, MatchPredicate};
 // trace); not part of the public API and not re-exported by the `oatf` facade.
 #[cfg(feature = "yaml")]
 pub use parse::{ParseOptions, parse, parse_bytes, parse_bytes_with, parse_with};
+pub use rules::Rule;
 #[cfg(feature = "yaml")]
 pub use serialize::{LoadError, Loaded, load, load_with, serialize};
 #[doc(hidden)]
@@ -123,7 +125,7 @@ pub use types::{
     Status, Surface, SynthesizeBlock, Tier, Trigger, UnknownVariant, Variables,
 };
 pub use validate::{
-    CEL_UNCHECKED, CelSyntaxCheck, Diagnostic, DiagnosticSeverity, SourceLocation, ValidateOptions,
-    ValidationError, ValidationResult, is_known_surface, known_events, known_modes,
-    known_protocols, validate, validate_with,
+    CEL_UNCHECKED, CelSyntaxCheck, CelSyntaxError, CelSyntaxErrorKind, Diagnostic,
+    DiagnosticSeverity, SourceLocation, ValidateOptions, ValidationError, ValidationResult,
+    is_known_surface, known_events, known_modes, known_protocols, validate, validate_with,
 };

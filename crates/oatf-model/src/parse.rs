@@ -137,7 +137,7 @@ pub fn parse_with(input: &str, options: &ParseOptions) -> Result<Document, Parse
         for error in &mut errors {
             // `oatf: 0.1` (a float) is a type mismatch that is also a V-001 fault.
             if error.rule.is_none() && error.path.as_deref() == Some("oatf") {
-                error.rule = Some("V-001");
+                error.rule = Some(crate::Rule::V001);
             }
         }
     }

@@ -84,7 +84,7 @@ pub enum TemplateDiagnosticKind {
 impl TemplateDiagnostic {
     /// The diagnostic code: always `W-004`.
     pub fn code(&self) -> &'static str {
-        "W-004"
+        oatf_model::Rule::W004.id()
     }
 
     /// Which kind of reference failed.

@@ -74,7 +74,7 @@
 
 // ---- Load and validate (SDK §3): what every user calls first.
 pub use oatf_model::{
-    Diagnostic, DiagnosticSeverity, Document, NormalizedDocument, ParseError, ParseErrors,
+    Diagnostic, DiagnosticSeverity, Document, NormalizedDocument, ParseError, ParseErrors, Rule,
     ValidateOptions, ValidationError, ValidationResult, normalize, validate_with,
 };
 #[cfg(feature = "yaml")]
@@ -253,16 +253,16 @@ pub use oatf_model::Tier;
 /// byte-level parsing, normalization views, the known registries, validation hooks.
 pub mod model {
     pub use oatf_model::{
-        Action, ActionKind, Actor, Attack, CEL_UNCHECKED, Category, CelSyntaxCheck, Classification,
-        Closed, ClosedEnum, Correlation, CorrelationLogic, Direction, ElicitationAction,
-        ElicitationMode, Execution, ExpressionMatch, Extensions, Extractor, ExtractorSource,
-        ExtractorType, Framework, FrameworkMapping, Impact, Indicator, IndicatorMethod, LogAction,
-        LogLevel, Mode, NormalizedIndicator, NotNormalized, OATF_VERSION, ParseErrorKind,
-        PatternMatch, Phase, Protocol, Reference, Relationship, ResponseEntry, SemanticExamples,
-        SemanticIntentClass, SemanticMatch, SendAction, Severity, SeverityLevel, SeverityObject,
-        SourceLocation, Status, Surface, SynthesizeBlock, Trigger, UnknownVariant, Variables,
-        generated_indicator_id, generated_phase_name, is_known_surface, known_events, known_modes,
-        known_protocols, normalized,
+        Action, ActionKind, Actor, Attack, CEL_UNCHECKED, Category, CelSyntaxCheck, CelSyntaxError,
+        CelSyntaxErrorKind, Classification, Closed, ClosedEnum, Correlation, CorrelationLogic,
+        Direction, ElicitationAction, ElicitationMode, Execution, ExpressionMatch, Extensions,
+        Extractor, ExtractorSource, ExtractorType, Framework, FrameworkMapping, Impact, Indicator,
+        IndicatorMethod, LogAction, LogLevel, Mode, NormalizedIndicator, NotNormalized,
+        OATF_VERSION, ParseErrorKind, PatternMatch, Phase, Protocol, Reference, Relationship,
+        ResponseEntry, SemanticExamples, SemanticIntentClass, SemanticMatch, SendAction, Severity,
+        SeverityLevel, SeverityObject, SourceLocation, Status, Surface, SynthesizeBlock, Trigger,
+        UnknownVariant, Variables, generated_indicator_id, generated_phase_name, is_known_surface,
+        known_events, known_modes, known_protocols, normalized,
     };
     #[cfg(feature = "yaml")]
     pub use oatf_model::{parse_bytes, parse_bytes_with};

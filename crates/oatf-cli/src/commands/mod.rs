@@ -6,6 +6,7 @@
 pub(crate) mod catalog;
 pub(crate) mod conformance;
 pub(crate) mod evaluate;
+pub(crate) mod explain;
 pub(crate) mod fmt;
 pub(crate) mod generate;
 pub(crate) mod normalize;

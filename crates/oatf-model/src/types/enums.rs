@@ -13,7 +13,7 @@ pub trait ClosedEnum: Copy + Eq + fmt::Debug + Sized + 'static {
     const LABEL: &'static str;
     /// The validation rule that reports an unknown value: V-005, except where the spec gives the
     /// field a rule of its own (V-050 for `indicator.tier`, spec-decisions 22).
-    const RULE: &'static str = "V-005";
+    const RULE: crate::Rule = crate::Rule::V005;
 
     /// The canonical string of a value.
     fn as_str(self) -> &'static str;
@@ -375,7 +375,7 @@ closed_enum! {
     /// use oatf_model::Tier;
     /// assert!(Tier::Ingested < Tier::LocalAction && Tier::LocalAction < Tier::BoundaryBreach);
     /// ```
-    pub enum Tier ("tier", rule "V-050") {
+    pub enum Tier ("tier", rule V050) {
         /// T1: the payload was ingested or trusted, no tool was weaponized.
         Ingested = "ingested",
         /// T2: a tool was weaponized within the local environment.

@@ -137,7 +137,7 @@ macro_rules! oatf_struct {
 macro_rules! closed_enum {
     (
         $(#[$meta:meta])*
-        pub enum $name:ident ($label:literal $(, rule $rule:literal)?) {
+        pub enum $name:ident ($label:literal $(, rule $rule:ident)?) {
             $( $(#[$vmeta:meta])* $variant:ident = $text:literal, )*
         }
     ) => {
@@ -150,7 +150,7 @@ macro_rules! closed_enum {
         impl $crate::types::ClosedEnum for $name {
             const VARIANTS: &'static [Self] = &[$($name::$variant),*];
             const LABEL: &'static str = $label;
-            $( const RULE: &'static str = $rule; )?
+            $( const RULE: $crate::Rule = $crate::Rule::$rule; )?
             fn as_str(self) -> &'static str {
                 match self {
                     $( $name::$variant => $text, )*

@@ -12,7 +12,7 @@ impl Validator<'_> {
         // V-030
         if forms != 1 {
             self.error(
-                "V-030",
+                Rule::V030,
                 BASE,
                 if forms == 0 {
                     "execution must have exactly one of `state`, `phases` or `actors`, found none"
@@ -23,7 +23,7 @@ impl Validator<'_> {
         }
         if execution.state.is_some() && execution.mode.is_none() {
             self.error_at(
-                "V-030",
+                Rule::V030,
                 key(BASE, "mode"),
                 &key(BASE, "state"),
                 "`execution.mode` is required with `execution.state`",
@@ -44,7 +44,7 @@ impl Validator<'_> {
             // V-007
             if phases.is_empty() {
                 self.error(
-                    "V-007",
+                    Rule::V007,
                     path.clone(),
                     "`phases` must contain at least one entry",
                 );
@@ -56,14 +56,14 @@ impl Validator<'_> {
                     let p = idx(&path, i);
                     match phase.mode.as_deref() {
                         None => self.error(
-                            "V-028",
+                            Rule::V028,
                             key(&p, "mode"),
                             "every phase needs `mode` when `execution.mode` is absent",
                         ),
                         Some(m) => match first {
                             None => first = Some(m),
                             Some(f) if f != m => self.error_at(
-                                "V-028",
+                                Rule::V028,
                                 path.clone(),
                                 &key(&p, "mode"),
                                 format!(
@@ -84,7 +84,7 @@ impl Validator<'_> {
             // V-007 (spec-decisions 8: an empty actors list)
             if actors.is_empty() {
                 self.error(
-                    "V-007",
+                    Rule::V007,
                     path.clone(),
                     "`actors` must contain at least one entry",
                 );
@@ -106,7 +106,7 @@ impl Validator<'_> {
         // V-031
         if !is_lower_ident(&actor.name) {
             self.error(
-                "V-031",
+                Rule::V031,
                 key(path, "name"),
                 format!(
                     "actor name `{}` does not match `[a-z][a-z0-9_]*`",
@@ -120,7 +120,7 @@ impl Validator<'_> {
             Some(first) => {
                 let first = first.clone();
                 let message = duplicate_message("actor name", &actor.name, false, false, &first);
-                self.duplicate("V-031", name_path, &first, message);
+                self.duplicate(Rule::V031, name_path, &first, message);
             }
             None => {
                 names.insert(actor.name.clone(), name_path);
@@ -131,12 +131,12 @@ impl Validator<'_> {
         if actor.phases.is_empty() {
             // V-007 and V-031 describe the same fault (spec-decisions 8).
             self.error(
-                "V-007",
+                Rule::V007,
                 phases_path.clone(),
                 "an actor must have at least one phase",
             );
             self.error(
-                "V-031",
+                Rule::V031,
                 phases_path.clone(),
                 "an actor must have at least one phase",
             );
@@ -147,7 +147,7 @@ impl Validator<'_> {
                 && *mode != actor.mode
             {
                 self.error(
-                    "V-044",
+                    Rule::V044,
                     key(&idx(&phases_path, i), "mode"),
                     format!(
                         "phase mode `{}` must match the actor mode `{}`",
@@ -184,7 +184,7 @@ impl Validator<'_> {
             [only] => {
                 let p = idx(path, *only);
                 self.error(
-                    "V-008",
+                    Rule::V008,
                     p.clone(),
                     format!("only the last phase may be terminal (omit `trigger`), but `{p}` has no trigger and is not last"),
                 );
@@ -197,7 +197,7 @@ impl Validator<'_> {
                 // The label goes to the first terminal phase that is not the last phase.
                 let at = if *first + 1 == count { *last } else { *first };
                 self.error_at(
-                    "V-008",
+                    Rule::V008,
                     path,
                     &idx(path, at),
                     format!(
@@ -229,9 +229,9 @@ impl Validator<'_> {
                         &first_path,
                     );
                     let at = key(&idx(path, i), "name");
-                    self.duplicate("V-011", at.clone(), &first_path, message.clone());
+                    self.duplicate(Rule::V011, at.clone(), &first_path, message.clone());
                     if multi_actor {
-                        self.duplicate("V-031", at, &first_path, message);
+                        self.duplicate(Rule::V031, at, &first_path, message);
                     }
                 }
                 std::collections::hash_map::Entry::Vacant(slot) => {
@@ -243,7 +243,11 @@ impl Validator<'_> {
             let p = idx(path, i);
             // V-009
             if i == 0 && phase.state.is_none() {
-                self.error("V-009", p.clone(), "the first phase must include `state`");
+                self.error(
+                    Rule::V009,
+                    p.clone(),
+                    "the first phase must include `state`",
+                );
             }
             let mode = phase.mode.as_deref().or(inherited);
             if let Some(m) = &phase.mode {
@@ -268,7 +272,7 @@ impl Validator<'_> {
         // V-038
         if extractors.is_empty() {
             self.error(
-                "V-038",
+                Rule::V038,
                 path,
                 "`extractors` must contain at least one entry",
             );
@@ -278,7 +282,7 @@ impl Validator<'_> {
             // V-037
             if !is_lower_ident(&extractor.name) {
                 self.error(
-                    "V-037",
+                    Rule::V037,
                     key(&p, "name"),
                     format!(
                         "extractor name `{}` does not match `[a-z][a-z0-9_]*`",
@@ -294,7 +298,7 @@ impl Validator<'_> {
                     // V-015
                     if let Err(e) = serde_json_path::JsonPath::parse(&extractor.selector) {
                         self.error(
-                            "V-015",
+                            Rule::V015,
                             selector,
                             format!("invalid jsonpath: {}", lower_first(&e.to_string())),
                         );
@@ -304,13 +308,13 @@ impl Validator<'_> {
                     // V-013, then V-042
                     if let Err(e) = check_regex(&extractor.selector) {
                         self.error(
-                            "V-013",
+                            Rule::V013,
                             selector,
                             format!("invalid regular expression: {e}"),
                         );
                     } else if capture_groups(&extractor.selector).unwrap_or(0) == 0 {
                         self.error(
-                            "V-042",
+                            Rule::V042,
                             selector,
                             "a regex extractor selector needs a capture group",
                         );
@@ -324,7 +328,11 @@ impl Validator<'_> {
     pub(super) fn actions(&mut self, actions: &[Action], path: &str, actor: usize) {
         // V-043
         if actions.is_empty() {
-            self.error("V-043", path, "`on_enter` must contain at least one entry");
+            self.error(
+                Rule::V043,
+                path,
+                "`on_enter` must contain at least one entry",
+            );
         }
         for (i, action) in actions.iter().enumerate() {
             let p = idx(path, i);
@@ -333,7 +341,7 @@ impl Validator<'_> {
             if n != 1 {
                 let keys: Vec<&str> = action.action_keys().collect();
                 self.error(
-                    "V-041",
+                    Rule::V041,
                     p.clone(),
                     if n == 0 {
                         "an action must have exactly one non-`x-` key, found none".to_owned()
@@ -371,13 +379,13 @@ impl Validator<'_> {
     ) {
         // V-040
         if trigger.event.is_none() && trigger.after.is_none() {
-            self.error("V-040", path, "a trigger needs `event` or `after`");
+            self.error(Rule::V040, path, "a trigger needs `event` or `after`");
         }
         // V-019
         if trigger.event.is_none() {
             if trigger.count.is_some() {
                 self.error_at(
-                    "V-019",
+                    Rule::V019,
                     path,
                     &key(path, "count"),
                     "`count` is only allowed together with `event`",
@@ -385,7 +393,7 @@ impl Validator<'_> {
             }
             if trigger.match_.is_some() {
                 self.error_at(
-                    "V-019",
+                    Rule::V019,
                     path,
                     &key(path, "match"),
                     "`match` is only allowed together with `event`",
@@ -396,7 +404,7 @@ impl Validator<'_> {
         if let Some(after) = &trigger.after
             && let Err(e) = parse_duration(after)
         {
-            self.error("V-036", key(path, "after"), e.to_string());
+            self.error(Rule::V036, key(path, "after"), e.to_string());
         }
         if let Some(predicate) = &trigger.match_ {
             self.predicate(predicate, &key(path, "match"));
@@ -408,7 +416,7 @@ impl Validator<'_> {
             && !events.contains(&event.as_str())
         {
             self.warn(
-                "V-029",
+                Rule::V029,
                 key(path, "event"),
                 format!(
                     "event `{}` is not a known event of mode `{mode}`{}",
@@ -425,7 +433,7 @@ impl Validator<'_> {
             let p = key(path, k);
             if let Err(e) = check_simple_path(k) {
                 self.error(
-                    "V-027",
+                    Rule::V027,
                     p.clone(),
                     format!(
                         "predicate key `{}` is not a simple dot-path ({e})",
@@ -438,7 +446,7 @@ impl Validator<'_> {
                 && let Err(e) = check_regex(regex)
             {
                 self.error(
-                    "V-013",
+                    Rule::V013,
                     key(&p, "regex"),
                     format!("invalid regular expression: {e}"),
                 );

@@ -24,6 +24,7 @@ pub use result::{
     Diagnostic, DiagnosticSeverity, SourceLocation, ValidationError, ValidationResult,
 };
 
+use crate::rules::Rule;
 use crate::span::SpanIndex;
 use crate::types::{
     Action, Actor, Closed, ClosedEnum, Document, ElicitationAction, ElicitationMode, Execution,
@@ -32,30 +33,86 @@ use crate::types::{
 
 /// The warning code emitted for each CEL expression whose syntax could not be checked because no
 /// [`CelSyntaxCheck`] was installed in [`ValidateOptions`].
-pub const CEL_UNCHECKED: &str = "W-014";
+pub const CEL_UNCHECKED: &str = Rule::W014.id();
 
 /// Checks the syntax of CEL expressions for V-014; implemented outside the model (by `oatf-cel`).
 pub trait CelSyntaxCheck: Send + Sync {
-    /// `Ok(())` when `expression` parses; otherwise a lowercase description of the syntax error.
-    fn check(&self, expression: &str) -> Result<(), String>;
+    /// `Ok(())` when `expression` parses; otherwise why it does not.
+    fn check(&self, expression: &str) -> Result<(), CelSyntaxError>;
 }
 
 /// Any function with the right signature is a checker, for example `oatf_cel::check_cel_syntax`:
 ///
 /// ```
 /// use std::sync::Arc;
-/// fn never_ok(_: &str) -> Result<(), String> { Err("no".to_owned()) }
+/// use oatf_model::{CelSyntaxError, CelSyntaxErrorKind};
+/// fn never_ok(_: &str) -> Result<(), CelSyntaxError> {
+///     Err(CelSyntaxError::new(CelSyntaxErrorKind::Syntax, "no"))
+/// }
 /// let options = oatf_model::ValidateOptions::new().with_cel_check(Arc::new(never_ok));
 /// # let _ = options;
 /// ```
 impl<F> CelSyntaxCheck for F
 where
-    F: Fn(&str) -> Result<(), String> + Send + Sync,
+    F: Fn(&str) -> Result<(), CelSyntaxError> + Send + Sync,
 {
-    fn check(&self, expression: &str) -> Result<(), String> {
+    fn check(&self, expression: &str) -> Result<(), CelSyntaxError> {
         self(expression)
     }
 }
+
+/// Why a CEL expression was refused by a [`CelSyntaxCheck`] (reported as V-014).
+///
+/// ```
+/// use oatf_model::{CelSyntaxError, CelSyntaxErrorKind};
+/// let error = CelSyntaxError::new(CelSyntaxErrorKind::Syntax, "1:3: syntax error");
+/// assert_eq!(error.kind(), CelSyntaxErrorKind::Syntax);
+/// assert_eq!(error.to_string(), "1:3: syntax error");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CelSyntaxError {
+    kind: CelSyntaxErrorKind,
+    message: String,
+}
+
+/// The kind of a [`CelSyntaxError`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum CelSyntaxErrorKind {
+    /// The parser refused the expression (its diagnostic is the message).
+    Syntax,
+    /// The expression exceeds an input limit of the checker (its length, or how deep it nests), so
+    /// it was refused without being parsed whole.
+    Limit,
+}
+
+impl CelSyntaxError {
+    /// A new error; `message` is lowercase, without a trailing period.
+    pub fn new(kind: CelSyntaxErrorKind, message: impl Into<String>) -> Self {
+        CelSyntaxError {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    /// What kind of refusal this is.
+    pub fn kind(&self) -> CelSyntaxErrorKind {
+        self.kind
+    }
+
+    /// What is wrong (lowercase, no trailing period; for a syntax error, the parser's first line).
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for CelSyntaxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for CelSyntaxError {}
 
 /// Options of [`validate_with`].
 #[derive(Clone)]
@@ -146,44 +203,6 @@ pub fn validate_with(document: &Document, options: &ValidateOptions) -> Validati
     v.finish()
 }
 
-/// The spec section of each rule (SDK §3.2 table).
-fn spec_ref(rule: &str) -> &'static str {
-    match rule {
-        "V-001" | "V-020" => "§11.1.1",
-        "V-002" => "§11.1.2",
-        "V-003" => "§11.1.3",
-        "V-004" => "§11.1.4",
-        "V-005" => "§11.1.5",
-        "V-006" => "§11.1.9",
-        "V-007" => "§11.1.7, §11.1.8",
-        "V-008" | "V-009" | "V-011" | "V-038" => "§11.1.7",
-        "V-010" => "§11.1.10",
-        "V-012" => "§11.1.11",
-        "V-013" => "§6.2",
-        "V-014" | "V-026" => "§6.3",
-        "V-015" | "V-042" => "§5.5",
-        "V-016" => "§5.7",
-        "V-017" => "§4.3",
-        "V-018" | "V-029" => "§7",
-        "V-019" | "V-040" => "§5.3",
-        "V-021" => "§6.1, §6.2, §6.4",
-        "V-022" => "§6.4",
-        "V-023" | "V-035" | "V-045" | "V-046" => "§4.2",
-        "V-024" | "V-025" | "V-048" | "V-049" => "§6.1",
-        "V-027" => "§5.4",
-        "V-028" | "V-030" | "V-031" | "V-034" => "§5.1",
-        "V-032" | "V-037" => "§5.5",
-        "V-033" => "§11.1.14",
-        "V-036" => "§5.2",
-        "V-039" => "§11.1.15",
-        "V-041" => "§11.1.16",
-        "V-043" | "V-044" => "§5.2",
-        "V-047" => "§2.3a",
-        "V-050" => "§6.5",
-        _ => "§11.1",
-    }
-}
-
 /// An actor as normalization will see it (single- and multi-phase forms become `default`).
 struct ActorInfo {
     name: String,
@@ -203,7 +222,7 @@ struct Validator<'a> {
 
 /// The rule reporting a missing required field (spec-decisions 1: parse keeps going, validate
 /// reports). Fields without a rule of their own fall under V-004 (required fields present).
-fn missing_rule(path: &str) -> Option<&'static str> {
+fn missing_rule(path: &str) -> Option<Rule> {
     let (parent, field) = match path.rsplit_once('.') {
         Some(split) => split,
         None => ("", path),
@@ -212,13 +231,13 @@ fn missing_rule(path: &str) -> Option<&'static str> {
     Some(match field {
         // An empty `phases` list is reported by V-007 and V-031 already.
         "phases" => return None,
-        "name" | "mode" if last.starts_with("actors[") => "V-031",
-        "name" if last.starts_with("extractors[") => "V-037",
-        "source" | "type" | "level" => "V-005",
-        "selector" => "V-015",
-        "target" => "V-021",
-        "cel" => "V-014",
-        _ => "V-004",
+        "name" | "mode" if last.starts_with("actors[") => Rule::V031,
+        "name" if last.starts_with("extractors[") => Rule::V037,
+        "source" | "type" | "level" => Rule::V005,
+        "selector" => Rule::V015,
+        "target" => Rule::V021,
+        "cel" => Rule::V014,
+        _ => Rule::V004,
     })
 }
 
@@ -382,7 +401,7 @@ impl Validator<'_> {
         })
     }
 
-    fn error(&mut self, rule: &'static str, path: impl Into<String>, message: impl Into<String>) {
+    fn error(&mut self, rule: Rule, path: impl Into<String>, message: impl Into<String>) {
         let path = path.into();
         let location = self.locate(&path);
         self.push_error(rule, path, location, message.into(), None);
@@ -393,7 +412,7 @@ impl Validator<'_> {
     /// one) while its source label points at `label`, the specific element.
     fn error_at(
         &mut self,
-        rule: &'static str,
+        rule: Rule,
         path: impl Into<String>,
         label: &str,
         message: impl Into<String>,
@@ -407,7 +426,7 @@ impl Validator<'_> {
     /// the later occurrence; `first`, the first occurrence, gets a secondary source label. A
     /// generated name or id is not in the source: its label goes to the object that lacks it (the
     /// nearest located ancestor).
-    fn duplicate(&mut self, rule: &'static str, path: String, first: &str, message: String) {
+    fn duplicate(&mut self, rule: Rule, path: String, first: &str, message: String) {
         let location = self.locate(&path);
         let secondary = self.locate(first).map(|l| result::SecondaryLabel {
             text: "first used here".to_owned(),
@@ -418,7 +437,7 @@ impl Validator<'_> {
 
     fn push_error(
         &mut self,
-        rule: &'static str,
+        rule: Rule,
         path: String,
         location: Option<SourceLocation>,
         message: String,
@@ -429,7 +448,6 @@ impl Validator<'_> {
         }
         self.result.errors.push(ValidationError {
             rule,
-            spec_ref: spec_ref(rule),
             message,
             path,
             location,
@@ -437,7 +455,7 @@ impl Validator<'_> {
         });
     }
 
-    fn warn(&mut self, code: &str, path: impl Into<String>, message: impl Into<String>) {
+    fn warn(&mut self, rule: Rule, path: impl Into<String>, message: impl Into<String>) {
         let path = path.into();
         if self.missing.contains(&path) {
             return;
@@ -445,7 +463,7 @@ impl Validator<'_> {
         let location = self.locate(&path);
         self.result.warnings.push(Diagnostic {
             severity: DiagnosticSeverity::Warning,
-            code: code.to_owned(),
+            code: rule.id().to_owned(),
             path: Some(path),
             message: message.into(),
             location,
@@ -485,7 +503,7 @@ impl Validator<'_> {
     fn mode_value(&mut self, mode: &str, path: String) {
         if !is_mode(mode) {
             self.error(
-                "V-034",
+                Rule::V034,
                 path,
                 format!(
                     "mode `{}` does not match `[a-z][a-z0-9_]*_(server|client)`{}",
@@ -495,7 +513,7 @@ impl Validator<'_> {
             );
         } else if self.options.binding_warnings && !known_modes().contains(&mode) {
             self.warn(
-                "W-002",
+                Rule::W002,
                 path,
                 format!(
                     "unrecognized mode `{}`; known modes are {}{}",
@@ -510,10 +528,10 @@ impl Validator<'_> {
     fn document(&mut self, document: &Document) {
         // V-001
         match document.oatf.as_deref() {
-            None => self.error("V-001", "oatf", "required field `oatf` is missing"),
+            None => self.error(Rule::V001, "oatf", "required field `oatf` is missing"),
             Some(crate::OATF_VERSION) => {}
             Some(other) => self.error(
-                "V-001",
+                Rule::V001,
                 "oatf",
                 format!(
                     "unsupported oatf version `{}`, expected \"0.1\"",
@@ -525,7 +543,7 @@ impl Validator<'_> {
         let keys = document.top_level_keys();
         if keys.iter().any(|k| k == "oatf") && keys.first().is_some_and(|k| k != "oatf") {
             self.warn(
-                "W-001",
+                Rule::W001,
                 "oatf",
                 "`oatf` should be the first key of the document (V-002)",
             );
@@ -534,11 +552,11 @@ impl Validator<'_> {
         let Some(attack) = &document.attack else {
             match document.source.attack_not_mapping {
                 Some(found) => self.error(
-                    "V-003",
+                    Rule::V003,
                     "attack",
                     format!("`attack` must be a mapping, found {found}"),
                 ),
-                None => self.error("V-003", "attack", "required field `attack` is missing"),
+                None => self.error(Rule::V003, "attack", "required field `attack` is missing"),
             }
             return;
         };
@@ -547,7 +565,7 @@ impl Validator<'_> {
             && !is_attack_id(id)
         {
             self.error(
-                "V-023",
+                Rule::V023,
                 "attack.id",
                 format!(
                     "attack id `{}` does not match `^[A-Z][A-Z0-9-]*-[0-9]{{3,}}$`",
@@ -560,7 +578,7 @@ impl Validator<'_> {
             && version < 1
         {
             self.error(
-                "V-035",
+                Rule::V035,
                 "attack.version",
                 format!("version must be at least 1, found {version}"),
             );
@@ -572,7 +590,7 @@ impl Validator<'_> {
         if let Some(grace) = &attack.grace_period
             && let Err(e) = parse_duration(grace)
         {
-            self.error("V-046", "attack.grace_period", e.to_string());
+            self.error(Rule::V046, "attack.grace_period", e.to_string());
         }
         if let Some(severity) = &attack.severity {
             match severity {
@@ -584,7 +602,7 @@ impl Validator<'_> {
                         && !(0..=100).contains(&c)
                     {
                         self.error(
-                            "V-017",
+                            Rule::V017,
                             "attack.severity.confidence",
                             format!("confidence must be within 0–100, found {c}"),
                         );
@@ -600,7 +618,7 @@ impl Validator<'_> {
                 // V-045
                 if !seen.insert(item.as_str()) {
                     self.error_at(
-                        "V-045",
+                        Rule::V045,
                         "attack.impact",
                         &path,
                         format!("duplicate impact `{}` at `{path}`", shown(item.as_str())),
@@ -622,7 +640,7 @@ impl Validator<'_> {
         // V-004 and the execution profile.
         match &attack.execution {
             None => self.error(
-                "V-004",
+                Rule::V004,
                 "attack.execution",
                 "required field `execution` is missing",
             ),
@@ -632,7 +650,7 @@ impl Validator<'_> {
         if let Some(indicators) = &attack.indicators {
             if indicators.is_empty() {
                 self.error(
-                    "V-006",
+                    Rule::V006,
                     "attack.indicators",
                     "`indicators` must contain at least one entry",
                 );
@@ -646,7 +664,7 @@ impl Validator<'_> {
             // present field.
             if attack.indicators.is_none() {
                 self.error(
-                    "V-047",
+                    Rule::V047,
                     "attack.correlation",
                     "`correlation` is only allowed when `indicators` is present",
                 );
@@ -712,9 +730,12 @@ mod tests {
 
     struct Cel;
     impl CelSyntaxCheck for Cel {
-        fn check(&self, expression: &str) -> Result<(), String> {
+        fn check(&self, expression: &str) -> Result<(), CelSyntaxError> {
             if expression.trim_end().ends_with('+') {
-                Err("unexpected end of expression".to_owned())
+                Err(CelSyntaxError::new(
+                    CelSyntaxErrorKind::Syntax,
+                    "unexpected end of expression",
+                ))
             } else {
                 Ok(())
             }

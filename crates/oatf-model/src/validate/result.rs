@@ -3,6 +3,8 @@
 use std::fmt;
 use std::ops::Range;
 
+use crate::rules::Rule;
+
 /// Severity of a [`Diagnostic`] (SDK §2.20 `DiagnosticSeverity`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DiagnosticSeverity {
@@ -42,8 +44,7 @@ pub struct SourceLocation {
 /// A conformance violation found by [`validate`](crate::validate) (SDK §7.2).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ValidationError {
-    pub(crate) rule: &'static str,
-    pub(crate) spec_ref: &'static str,
+    pub(crate) rule: Rule,
     pub(crate) message: String,
     pub(crate) path: String,
     pub(crate) location: Option<SourceLocation>,
@@ -60,14 +61,19 @@ pub(crate) struct SecondaryLabel {
 }
 
 impl ValidationError {
-    /// Rule identifier (`V-001` … `V-049`).
+    /// Rule identifier (`V-001` … `V-050`).
     pub fn rule(&self) -> &str {
+        self.rule.id()
+    }
+
+    /// The rule, with its severity, section and summary.
+    pub fn rule_kind(&self) -> Rule {
         self.rule
     }
 
     /// Specification section of the rule (`§11.1.1`).
     pub fn spec_ref(&self) -> &str {
-        self.spec_ref
+        self.rule.spec_section()
     }
 
     /// What is wrong (lowercase, no trailing period).
@@ -89,7 +95,7 @@ impl ValidationError {
     pub fn to_diagnostic(&self) -> Diagnostic {
         Diagnostic {
             severity: DiagnosticSeverity::Error,
-            code: self.rule.to_owned(),
+            code: self.rule.id().to_owned(),
             path: Some(self.path.clone()),
             message: self.message.clone(),
             location: self.location.clone(),

@@ -8,7 +8,7 @@ impl Validator<'_> {
     /// binding values (V-005, spec-decisions 5) and templates (V-016, V-032, W-004).
     pub(super) fn state(&mut self, state: &Value, path: &str, _mode: Option<&str>, actor: usize) {
         let Some(object) = state.as_object() else {
-            self.error("V-009", path, "`state` must be a mapping");
+            self.error(Rule::V009, path, "`state` must be a mapping");
             return;
         };
         for (list_path, entries) in dispatch_lists(state, path) {
@@ -21,7 +21,7 @@ impl Validator<'_> {
                         // V-033
                         if fallback {
                             self.error_at(
-                                "V-033",
+                                Rule::V033,
                                 list_path.clone(),
                                 &p,
                                 format!("only one response entry may omit `when`, but `{p}` is a second one"),
@@ -32,7 +32,7 @@ impl Validator<'_> {
                     Some(w) => match MatchPredicate::from_value(w.clone()) {
                         Ok(predicate) => self.predicate(&predicate, &key(&p, "when")),
                         Err(e) => self.error(
-                            "V-027",
+                            Rule::V027,
                             key(&p, "when"),
                             format!("invalid match predicate: {}", e.message()),
                         ),
@@ -41,7 +41,7 @@ impl Validator<'_> {
                 // W-006
                 if entry.get("synthesize").is_some_and(|s| !s.is_null()) {
                     self.warn(
-                        "W-006",
+                        Rule::W006,
                         key(&p, "synthesize"),
                         "`synthesize` is reserved for a future version and has no effect in v0.1",
                     );
@@ -67,7 +67,7 @@ impl Validator<'_> {
                     match MatchPredicate::from_value(w.clone()) {
                         Ok(predicate) => self.predicate(&predicate, &key(&p, "when")),
                         Err(err) => self.error(
-                            "V-027",
+                            Rule::V027,
                             key(&p, "when"),
                             format!("invalid match predicate: {}", err.message()),
                         ),
@@ -79,7 +79,7 @@ impl Validator<'_> {
             && rai.get("synthesize").is_some_and(|s| !s.is_null())
         {
             self.warn(
-                "W-006",
+                Rule::W006,
                 key(&key(path, "run_agent_input"), "synthesize"),
                 "`synthesize` is reserved for a future version and has no effect in v0.1",
             );
@@ -115,7 +115,7 @@ impl Validator<'_> {
         }
         for reference in template_refs(s) {
             match reference {
-                TemplateRef::Malformed(why) => self.error("V-016", path, why),
+                TemplateRef::Malformed(why) => self.error(Rule::V016, path, why),
                 TemplateRef::Name(name) => self.template_name(name, path, actor),
             }
         }
@@ -134,12 +134,12 @@ impl Validator<'_> {
                 // V-032
                 match self.actors.iter().find(|a| a.name == actor_name) {
                     None => self.error(
-                        "V-032",
+                        Rule::V032,
                         path,
                         format!("template `{{{{{}}}}}` references unknown actor `{}`", shown(name), shown(actor_name)),
                     ),
                     Some(a) if !a.extractors.contains(extractor) => self.warn(
-                        "W-004",
+                        Rule::W004,
                         path,
                         format!("template `{{{{{}}}}}` references an extractor actor `{}` does not define", shown(name), shown(actor_name)),
                     ),
@@ -154,7 +154,7 @@ impl Validator<'_> {
                     .is_some_and(|a| a.extractors.contains(name));
                 if !known {
                     self.warn(
-                        "W-004",
+                        Rule::W004,
                         path,
                         format!(
                             "template `{{{{{}}}}}` references an undefined extractor",

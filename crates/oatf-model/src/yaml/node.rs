@@ -13,6 +13,7 @@ use std::collections::HashSet;
 
 use serde_saphyr::granit_parser::{Event, Marker, Options, Parser, ScalarStyle, Span, Tag};
 
+use crate::Rule;
 use crate::error::{ParseError, ParseErrorKind};
 use crate::span::{Location, SpanIndex};
 
@@ -135,7 +136,7 @@ impl Builder<'_> {
     fn finding(
         &mut self,
         kind: ParseErrorKind,
-        rule: Option<&'static str>,
+        rule: Option<Rule>,
         message: String,
         path: &str,
         location: &Location,
@@ -181,7 +182,7 @@ impl Builder<'_> {
         if anchor != 0 {
             self.finding(
                 ParseErrorKind::Syntax,
-                Some("V-020"),
+                Some(Rule::V020),
                 "yaml anchors are not allowed in oatf documents".to_owned(),
                 path,
                 location,
@@ -193,7 +194,7 @@ impl Builder<'_> {
             let shown: String = tag.original().chars().take(64).collect();
             self.finding(
                 ParseErrorKind::Syntax,
-                Some("V-020"),
+                Some(Rule::V020),
                 format!("custom yaml tag `{shown}` is not allowed in oatf documents"),
                 path,
                 location,
@@ -242,7 +243,7 @@ impl Builder<'_> {
         if let Some(path) = merge {
             self.finding(
                 ParseErrorKind::Syntax,
-                Some("V-020"),
+                Some(Rule::V020),
                 "yaml merge keys (`<<`) are not allowed in oatf documents".to_owned(),
                 &path,
                 &location,
@@ -378,7 +379,7 @@ impl Builder<'_> {
             let path = self.key_parent_path();
             self.finding(
                 ParseErrorKind::Syntax,
-                Some("V-020"),
+                Some(Rule::V020),
                 "yaml aliases are not allowed in oatf documents".to_owned(),
                 &path,
                 &location,
@@ -389,7 +390,7 @@ impl Builder<'_> {
         let path = self.next_path().unwrap_or_default();
         self.finding(
             ParseErrorKind::Syntax,
-            Some("V-020"),
+            Some(Rule::V020),
             "yaml aliases are not allowed in oatf documents".to_owned(),
             &path,
             &location,
