@@ -25,7 +25,7 @@
 //! message grows with the candidates, not with the indicators. The differential test
 //! (`prefilter_tests`) checks the two engines against each other on generated attacks and traces.
 
-use std::cell::OnceCell;
+use std::sync::OnceLock;
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::mem::size_of;
@@ -76,7 +76,7 @@ struct Group {
     /// evaluated in full.
     input_limit: usize,
     /// Whether a member's regex may fail to build (decided on first need, without building).
-    may_fail_to_build: OnceCell<bool>,
+    may_fail_to_build: OnceLock<bool>,
 }
 
 /// The indicator at `index` of `attack`, when it compiled.
@@ -293,7 +293,7 @@ impl Plan {
                     .filter_map(|(_, _, limit)| *limit)
                     .min()
                     .unwrap_or(usize::MAX),
-                may_fail_to_build: OnceCell::new(),
+                may_fail_to_build: OnceLock::new(),
             });
         }
         full.sort_unstable();
@@ -346,3 +346,11 @@ impl Group {
         (resolved, all)
     }
 }
+
+// The prefilter's plans live in `TraceEvaluator`, which callers share and move across threads (the
+// Python binding's evaluator object, campaigns on rayon): it must stay `Send + Sync`.
+const _: () = {
+    const fn send_and_sync<T: Send + Sync>() {}
+    send_and_sync::<crate::TraceEvaluator<'static>>();
+    send_and_sync::<crate::CompiledAttack>();
+};
