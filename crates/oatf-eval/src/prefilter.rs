@@ -25,10 +25,10 @@
 //! message grows with the candidates, not with the indicators. The differential test
 //! (`prefilter_tests`) checks the two engines against each other on generated attacks and traces.
 
-use std::sync::OnceLock;
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::mem::size_of;
+use std::sync::OnceLock;
 
 use aho_corasick::{AhoCorasick, Input, MatchKind};
 use oatf_primitives::{WildcardPath, text_defeats_literals};
