@@ -109,6 +109,9 @@ fn cases() -> Vec<Case> {
         case(&["evaluate", DOC, RESISTED]),
         case(&["conformance"]),
         case(&["completions", "bash"]),
+        case(&["schema"]),
+        case(&["explain"]),
+        case(&["explain", "V-013"]),
     ];
     for format in ["human", "json", "sarif", "junit"] {
         // One evaluation, and a campaign (several traces).
