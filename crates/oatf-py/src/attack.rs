@@ -696,7 +696,7 @@ impl<'a> Run<'a> {
         stats.malformed = self.malformed;
         stats.messages = self.evaluator.messages();
         stats.after_grace = self.evaluator.messages_after_grace();
-        stats.silent_actors = self.evaluator.silent_actors().map(str::to_owned).collect();
+        stats.record_silent_actors(&self.evaluator);
         stats.matched_lines = self.matched_lines.into_iter().collect();
         (self.evaluator.finish(), stats, self.errors)
     }

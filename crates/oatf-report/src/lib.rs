@@ -178,6 +178,19 @@ impl TraceStats {
             ..TraceStats::default()
         }
     }
+
+    /// Sets [`silent_actors`](Self::silent_actors) from `evaluator` (call it after setting
+    /// [`messages`](Self::messages)): the declared actors without any message, when the trace had
+    /// messages. Without any message the verdict is `error` already and naming every actor adds
+    /// nothing. Every binding (CLI, Python, JavaScript) records it through here, so their rows and
+    /// reports agree.
+    pub fn record_silent_actors(&mut self, evaluator: &oatf_eval::TraceEvaluator<'_>) {
+        self.silent_actors = if self.messages > 0 {
+            evaluator.silent_actors().map(str::to_owned).collect()
+        } else {
+            Vec::new()
+        };
+    }
 }
 
 /// The indicators of the document by id (the document is normalized, so every one has its id).

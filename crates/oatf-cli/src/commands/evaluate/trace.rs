@@ -101,10 +101,7 @@ pub(crate) fn evaluate(
     stats.lines = reader.lines_read();
     stats.messages = evaluator.messages();
     stats.after_grace = evaluator.messages_after_grace();
-    // Without any message the verdict is `error` already; naming every actor adds nothing.
-    if stats.messages > 0 {
-        stats.silent_actors = evaluator.silent_actors().map(str::to_owned).collect();
-    }
+    stats.record_silent_actors(&evaluator);
     Ok((evaluator.finish(), stats))
 }
 
