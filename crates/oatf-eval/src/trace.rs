@@ -376,21 +376,11 @@ impl<'a> TraceEvaluator<'a> {
         {
             let Some(prefilter) = &mut self.prefilter else {
                 for &index in applicable {
-                    let index = index as usize;
-                    if let (Some(Ok(indicator)), Some(accumulator)) =
-                        (entries.get(index), self.indicators.get_mut(index))
-                        && !accumulator.is_decided()
-                    {
-                        let result = Self::evaluate_one(
-                            indicator,
-                            accumulator,
-                            message,
-                            position,
-                            &mut self.undecided,
-                            &mut self.matched,
-                        );
-                        self.coverage.observe(index, indicator, message, result);
-                    }
+                    let (indicators, coverage) = (&mut self.indicators, &mut self.coverage);
+                    let counts = (&mut self.undecided, &mut self.matched);
+                    Self::visit(
+                        entries, indicators, coverage, counts, index, message, position,
+                    );
                 }
                 return;
             };
@@ -439,21 +429,11 @@ impl<'a> TraceEvaluator<'a> {
                 let Some(&index) = applicable.get(slot as usize) else {
                     continue;
                 };
-                let index = index as usize;
-                if let (Some(Ok(indicator)), Some(accumulator)) =
-                    (entries.get(index), self.indicators.get_mut(index))
-                    && !accumulator.is_decided()
-                {
-                    let result = Self::evaluate_one(
-                        indicator,
-                        accumulator,
-                        message,
-                        position,
-                        &mut self.undecided,
-                        &mut self.matched,
-                    );
-                    self.coverage.observe(index, indicator, message, result);
-                }
+                let (indicators, coverage) = (&mut self.indicators, &mut self.coverage);
+                let counts = (&mut self.undecided, &mut self.matched);
+                Self::visit(
+                    entries, indicators, coverage, counts, index, message, position,
+                );
             }
             // The ruled-out indicators did not match this message either: the target coverage
             // (D-70) sees them as the straightforward engine would, until every indicator of the
@@ -522,6 +502,35 @@ impl<'a> TraceEvaluator<'a> {
                 &mut self.matched,
             );
             self.coverage.observe(index, indicator, message, result);
+        }
+    }
+
+    /// Evaluates indicator `index` against `message` when it is undecided, records the outcome and
+    /// shows it to the target coverage (D-70): the visit of one applicable indicator, shared by the
+    /// straightforward engine and the prefilter's candidates.
+    fn visit(
+        entries: &[Result<CompiledIndicator, (String, crate::EvaluationError)>],
+        indicators: &mut [Accumulator],
+        coverage: &mut coverage::TargetCoverage,
+        (undecided, matched): (&mut usize, &mut usize),
+        index: u32,
+        message: &TraceMessage,
+        position: u64,
+    ) {
+        let index = index as usize;
+        if let (Some(Ok(indicator)), Some(accumulator)) =
+            (entries.get(index), indicators.get_mut(index))
+            && !accumulator.is_decided()
+        {
+            let result = Self::evaluate_one(
+                indicator,
+                accumulator,
+                message,
+                position,
+                undecided,
+                matched,
+            );
+            coverage.observe(index, indicator, message, result);
         }
     }
 
