@@ -1,14 +1,8 @@
 //! Campaigns: `oatf evaluate DOC TRACE...`, directories of traces and `--manifest`, run as a process
 //! on documents and traces written to temporary directories.
-#![allow(
-    clippy::unwrap_used,
-    reason = "test setup failures should stop the test"
-)]
 
-mod support;
-
+use crate::support::{TempDir, oatf};
 use serde_json::Value;
-use support::{TempDir, oatf};
 
 /// An attack whose one indicator, with tier `local_action`, matches a private key in a tool argument.
 const KEY_DOC: &str = r#"oatf: "0.1"

@@ -1,8 +1,6 @@
 //! The examples of `examples/` through the library API (`load` → `CompiledAttack::new` →
 //! `evaluate_trace`): every trace gives the verdict and per-indicator results that
 //! `examples/README.md` states, and each match names the deciding message.
-#![allow(clippy::unwrap_used, reason = "test setup fails the test")]
-
 use std::fs::File;
 use std::io::BufReader;
 use std::path::PathBuf;
@@ -12,11 +10,7 @@ use oatf::JsonlTraceReader;
 use oatf::TraceMessage;
 use oatf::evaluate_trace;
 
-mod support {
-    pub(crate) mod readme_tables;
-}
-
-use support::readme_tables::{examples, readme_tables};
+use crate::support::readme_tables::{examples, readme_tables};
 
 /// The document a trace belongs to: `NAME.OUTCOME.jsonl` → `NAME.yaml`.
 fn document_of(trace: &str) -> PathBuf {

@@ -2,18 +2,12 @@
 //! wrote (only whitespace and the place of entries change), is idempotent, and its `--check` and
 //! `--diff` modes write nothing. Run on the shipped examples and on every document of the corpus
 //! that parses.
-#![allow(clippy::unwrap_used, reason = "test setup fails the test")]
-
-mod support;
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use support::{TempDir, oatf};
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use crate::support::{TempDir, command, oatf, repo};
 
 /// Every document text of the repository: the examples, `parse/valid/`, and the `input` strings of the
 /// `validate`, `normalize` and `roundtrip` cases; only those `oatf::parse` accepts.
@@ -231,7 +225,7 @@ fn fmt_rewrites_files_in_place_and_standard_input_to_standard_output() {
         std::fs::read_to_string(dir.path().join("a.yaml")).unwrap(),
         FORMATTED
     );
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_oatf"))
+    let output = command()
         .args(["fmt", "-"])
         .stdin(std::fs::File::open(dir.path().join("a.yaml")).unwrap())
         .output()

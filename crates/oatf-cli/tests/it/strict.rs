@@ -1,12 +1,9 @@
 //! Issue 22 item 5, decisions D-69 and D-70: a misspelt actor or target never gives a silent
 //! "not exploited". The evidence and warnings say what happened, and `--strict` fails the run with
 //! exit code 6 in every format and in campaigns.
-#![allow(clippy::unwrap_used, reason = "test setup fails the test")]
 
-mod support;
-
+use crate::support::{TempDir, examples, oatf};
 use serde_json::Value;
-use support::{TempDir, oatf};
 
 fn document(target: &str) -> String {
     format!(
@@ -201,7 +198,7 @@ fn campaigns_fail_under_strict_in_every_format() {
 /// optional field the agent did not fill is not a misspelt target, D-70).
 #[test]
 fn the_examples_exit_the_same_under_strict() {
-    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let examples = examples();
     let mut traces: Vec<_> = std::fs::read_dir(&examples)
         .unwrap()
         .map(|entry| entry.unwrap().path())

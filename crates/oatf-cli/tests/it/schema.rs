@@ -1,26 +1,18 @@
 //! `oatf schema` prints the document JSON Schema the repository ships (`schema/oatf-v0.1.json`), whole and
 //! unchanged, as JSON a draft 2020-12 validator accepts as a schema. That the examples and the corpus
-//! validate against it is checked with the reference Python validator (`tests/document_schema/`, run by
+//! validate against it is checked with the reference Python validator (`crates/oatf-cli/tests/document_schema/`, run by
 //! `.ci/run`).
-#![allow(clippy::unwrap_used, reason = "test setup fails the test")]
-
-use std::path::PathBuf;
-use std::process::Command;
 
 use serde_json::Value;
 
+use crate::support::{command, repo};
+
 #[test]
 fn prints_the_shipped_schema() {
-    let output = Command::new(env!("CARGO_BIN_EXE_oatf"))
-        .arg("schema")
-        .output()
-        .unwrap();
+    let output = command().arg("schema").output().unwrap();
     assert_eq!(output.status.code(), Some(0));
     assert!(output.stderr.is_empty());
-    let shipped = std::fs::read(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../schema/oatf-v0.1.json"),
-    )
-    .unwrap();
+    let shipped = std::fs::read(repo().join("schema/oatf-v0.1.json")).unwrap();
     assert!(
         output.stdout == shipped,
         "`oatf schema` differs from schema/oatf-v0.1.json"

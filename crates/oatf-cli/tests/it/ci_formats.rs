@@ -1,12 +1,6 @@
 //! `--format github` workflow annotations and `validate --strict`, run as a process.
-#![allow(
-    clippy::unwrap_used,
-    reason = "test setup failures should stop the test"
-)]
 
-mod support;
-
-use support::{TempDir, oatf};
+use crate::support::{TempDir, oatf};
 
 const VALID: &str = r#"oatf: "0.1"
 attack:

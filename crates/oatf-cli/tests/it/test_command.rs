@@ -1,14 +1,6 @@
 //! `oatf test` run as a process on threat libraries written to temporary directories.
-#![allow(
-    clippy::unwrap_used,
-    reason = "test setup failures should stop the test"
-)]
 
-mod support;
-
-use std::path::Path;
-
-use support::{TempDir, oatf};
+use crate::support::{TempDir, oatf, repo};
 
 const DOCUMENT: &str = r#"oatf: "0.1"
 attack:
@@ -354,7 +346,7 @@ fn junit_output_is_well_formed() {
 
 #[test]
 fn the_shipped_examples_pass() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = repo();
     let (code, stdout, _) = oatf(&root, &["test", "examples", "--require-tests"]);
     assert_eq!(code, 0, "{stdout}");
     assert!(

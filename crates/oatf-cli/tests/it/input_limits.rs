@@ -1,32 +1,24 @@
 //! `oatf validate` on hostile files: invalid UTF-8 is located, a file over the input limit is refused
 //! without being read whole (`docs/input-safety.md`).
 
-use std::path::PathBuf;
-use std::process::Command;
+use std::path::Path;
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("oatf-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
+use crate::support::{TempDir, command, text};
 
 /// Runs `oatf validate FILE` and returns (success, stderr).
-fn validate(file: &PathBuf) -> (bool, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_oatf"))
+fn validate(file: &Path) -> (bool, String) {
+    let output = command()
         .arg("validate")
         .arg(file)
         .output()
         .expect("the oatf binary runs");
-    (
-        output.status.success(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+    (output.status.success(), text(&output.stderr))
 }
 
 #[test]
 fn invalid_utf8_file_is_located() {
-    let dir = temp_dir("utf8");
-    let file = dir.join("bad.yaml");
+    let dir = TempDir::new("input", "utf8");
+    let file = dir.path().join("bad.yaml");
     std::fs::write(&file, b"oatf: \"0.1\"\nattack:\n  name: caf\xe9\n").expect("write");
     let (ok, stderr) = validate(&file);
     assert!(!ok);
@@ -36,13 +28,12 @@ fn invalid_utf8_file_is_located() {
         ),
         "{stderr}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn fifty_megabyte_file_is_refused_without_reading_it_whole() {
-    let dir = temp_dir("big");
-    let file = dir.join("big.yaml");
+    let dir = TempDir::new("input", "big");
+    let file = dir.path().join("big.yaml");
     // A sparse file: 50 MB long, nothing written.
     std::fs::File::create(&file)
         .and_then(|f| f.set_len(50 << 20))
@@ -56,5 +47,4 @@ fn fifty_megabyte_file_is_refused_without_reading_it_whole() {
     );
     // A backstop only (the refusal message above is the property): reading 50 MB would not take minutes.
     assert!(started.elapsed() < std::time::Duration::from_secs(120));
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,16 +1,10 @@
 //! The examples of `examples/` through the command line (`oatf evaluate DOC TRACE --format json`):
 //! every trace gives the verdict, exit code and per-indicator results that `examples/README.md`
 //! states, and each match is located at the trace line of the deciding message.
-#![allow(clippy::unwrap_used, reason = "test setup fails the test")]
-
-use std::process::Command;
 
 use serde_json::Value;
 
-#[path = "../../oatf-conformance/tests/support/readme_tables.rs"]
-mod readme_tables;
-
-use readme_tables::{examples, readme_tables};
+use crate::support::{command, examples, readme_tables};
 
 /// The 1-based line of the message with `seq` in a trace file.
 fn line_of_seq(trace: &str, seq: u64) -> u64 {
@@ -29,7 +23,7 @@ fn every_example_trace_gives_the_readme_verdict() {
     assert_eq!(indicators.len(), 19, "README indicator table");
     for (trace, result, tier, expected_code, counts) in &verdicts {
         let document = examples().join(format!("{}.yaml", trace.split('.').next().unwrap()));
-        let output = Command::new(env!("CARGO_BIN_EXE_oatf"))
+        let output = command()
             .arg("evaluate")
             .arg(&document)
             .arg(examples().join(trace))

@@ -1,9 +1,5 @@
 //! The runner's own policy: failures are reported by id, panics are isolated, duplicate ids and unreadable
 //! cases fail, known failures must stay true, the filter selects.
-#![allow(
-    clippy::unwrap_used,
-    reason = "test helpers fail the test on setup errors"
-)]
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-mod suite;
+use crate::support::suite;
 
 use oatf_conformance::{KNOWN_FAILURES_FILE, KnownFailures};
 

@@ -1,12 +1,13 @@
 //! `oatf conformance`: exit codes, the closing counts line, the known-failures file and the filter.
-#![allow(clippy::unwrap_used, reason = "test setup fails the test")]
 
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
+use crate::support::{TempDir, command, repo, text};
+
+/// Runs `oatf` with `args`, without a case filter from the environment.
 fn oatf(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_oatf"))
+    command()
         .args(args)
         .env_remove("OATF_CONFORMANCE")
         .output()
@@ -14,18 +15,14 @@ fn oatf(args: &[&str]) -> Output {
 }
 
 fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
+    text(&output.stdout)
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "oatf-cli-conformance-{name}-{}",
-        std::process::id()
-    ));
-    let _ = fs::remove_dir_all(&dir);
-    // A suite has every category directory (a missing one fails the run, naming it).
+/// An empty suite: every category directory (a missing one fails the run, naming it), no case.
+fn scratch(name: &str) -> TempDir {
+    let dir = TempDir::new("conformance", name);
     for category in oatf_conformance_layout() {
-        fs::create_dir_all(dir.join(category)).unwrap();
+        fs::create_dir_all(dir.path().join(category)).unwrap();
     }
     dir
 }
@@ -66,7 +63,8 @@ fn bundled_corpus_passes_and_ends_with_the_counts_line() {
 
 #[test]
 fn a_failing_case_fails_the_run_and_is_named() {
-    let dir = scratch("fail");
+    let suite = scratch("fail");
+    let dir = suite.path();
     fs::write(dir.join("primitives/parse-duration.yaml"), CASES).unwrap();
     let output = oatf(&["conformance", dir.to_str().unwrap()]);
     let text = stdout(&output);
@@ -105,7 +103,6 @@ fn a_failing_case_fails_the_run_and_is_named() {
         dir.to_str().unwrap(),
     ]);
     assert_eq!(filtered.status.code(), Some(0), "{}", stdout(&filtered));
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -114,21 +111,20 @@ fn usage_errors_exit_2() {
         oatf(&["conformance", "/no/such/directory"]).status.code(),
         Some(2)
     );
-    let dir = scratch("badknown");
+    let suite = scratch("badknown");
+    let dir = suite.path();
     fs::write(dir.join("primitives/parse-duration.yaml"), CASES).unwrap();
     fs::write(dir.join("known-failures.txt"), "X-2\n").unwrap();
     let output = oatf(&["conformance", dir.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("has no reason"));
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn upstream_samples_pass() {
     // The vendored copy (`cargo xtask shared-sync` checks it against the spec's): an absent suite is a
     // failure, not a skip.
-    let samples = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../third_party/oatf-spec/conformance-samples");
+    let samples = repo().join("third_party/oatf-spec/conformance-samples");
     assert!(
         samples.is_dir(),
         "{} is absent: the upstream samples must be run",

@@ -1,14 +1,8 @@
 //! Human output on hostile documents: diagnostics on very long lines render (clipped around the
 //! location) instead of panicking, and attacker text never reaches the terminal with raw control
 //! characters (`docs/input-safety.md`, classes 1 and 11 of issue 13).
-#![allow(
-    clippy::unwrap_used,
-    reason = "test setup failures should stop the test"
-)]
 
-mod support;
-
-use support::{TempDir, oatf};
+use crate::support::{TempDir, oatf};
 
 /// Every control character that could drive a terminal, outside of line breaks.
 fn has_raw_controls(text: &str) -> bool {

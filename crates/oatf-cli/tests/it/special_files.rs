@@ -1,23 +1,11 @@
 //! `catalog` and `test` on a library that holds hostile files (issue 13, class 5): FIFOs, links to
 //! devices, link loops and huge files are reported, never opened blocking or read whole; symlinked
 //! test files and traces are followed, and trace files are read line by line.
-#![allow(
-    clippy::unwrap_used,
-    reason = "test setup failures should stop the test"
-)]
-#![cfg(unix)]
-
-mod support;
 
 use std::os::unix::fs::symlink;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
-use support::{TempDir, oatf};
-
-fn examples() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples"))
-}
+use crate::support::{TempDir, examples, oatf};
 
 /// A library with one good document, its test file and traces behind symbolic links, and hostile
 /// files named like documents.

@@ -3,21 +3,13 @@
 //! `--output` file that cannot be written) gives a message naming what was not written and exit 74
 //! (EX_IOERR), whatever the command's own code would have been; a closed pipe (`| head -c1`) ends
 //! quietly with the command's own exit code.
-#![allow(
-    clippy::unwrap_used,
-    reason = "test setup failures should stop the test"
-)]
-#![cfg(target_os = "linux")]
 
 use std::io::{Read as _, Write as _};
-use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-const EXIT_IOERR: i32 = 74;
+use crate::support::{OATF, command, examples};
 
-fn examples() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples"))
-}
+const EXIT_IOERR: i32 = 74;
 
 const DOC: &str = "a2a-skill-poisoning.yaml";
 const TRACE: &str = "a2a-skill-poisoning.complied.jsonl";
@@ -30,7 +22,7 @@ const INVALID: &str = "oatf: \"0.1\"\nattack:\n  severity: extreme\n";
 fn broken_library() -> &'static str {
     static DIR: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("oatf-hostile-output-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("oatf-output-errors-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("broken.yaml"), INVALID).unwrap();
         dir.to_str().unwrap().to_owned()
@@ -126,7 +118,7 @@ fn cases() -> Vec<Case> {
 
 /// Runs `case` with standard output set up by `stdout`, or closed (`>&-`) when `None`.
 fn run(case: &Case, stdout: Option<Stdio>) -> Output {
-    let bin = env!("CARGO_BIN_EXE_oatf");
+    let bin = OATF;
     let mut command = match stdout {
         Some(stdout) => {
             let mut command = Command::new(bin);
@@ -260,7 +252,7 @@ fn a_dev_null_opened_read_write_is_not_a_closed_stdout() {
 fn a_closed_pipe_ends_quietly_with_the_commands_own_code() {
     for case in cases() {
         let code = own_code(&case);
-        let mut child = Command::new(env!("CARGO_BIN_EXE_oatf"))
+        let mut child = command()
             .args(&case.args)
             .current_dir(examples())
             .stdin(Stdio::piped())
@@ -338,7 +330,7 @@ fn a_full_stderr_is_not_a_panic() {
     cases.push(case(&["evaluate", broken_library(), TRACE]));
     for case in cases {
         let code = own_code(&case);
-        let mut child = Command::new(env!("CARGO_BIN_EXE_oatf"))
+        let mut child = command()
             .args(&case.args)
             .current_dir(examples())
             .stdin(Stdio::piped())

@@ -3,7 +3,7 @@
 //! unicode strings, the kind of every number (`1` stays an integer, `1.0` a float), the key order of
 //! protocol payloads (`state`, `content`, `params`) and template text.
 
-mod documents;
+use crate::support::documents;
 
 use std::collections::BTreeMap;
 

@@ -1,14 +1,6 @@
 //! `oatf catalog` run as a process on threat libraries written to temporary directories.
-#![allow(
-    clippy::unwrap_used,
-    reason = "test setup failures should stop the test"
-)]
 
-mod support;
-
-use std::path::Path;
-
-use support::{TempDir, oatf};
+use crate::support::{TempDir, oatf, repo};
 
 /// A valid document with the given id and classification mappings (`framework: id` pairs).
 fn document(id: &str, mappings: &[(&str, &str)]) -> String {
@@ -252,7 +244,7 @@ fn non_canonical_framework_ids_warn_with_the_canonical_spelling() {
 
 #[test]
 fn the_shipped_examples_are_a_valid_library() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = repo();
     let (code, stdout, stderr) = oatf(&root, &["catalog", "examples"]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(stdout.lines().count(), 4, "{stdout}");

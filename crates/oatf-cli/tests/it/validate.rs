@@ -1,14 +1,8 @@
 //! `oatf validate` reports every problem of a document in one run (issue 22): parse errors in the
 //! author's words, the V- findings of the parts that parsed, each at its line and column; and a trace
 //! given by mistake is recognised.
-#![allow(
-    clippy::unwrap_used,
-    reason = "test setup failures should stop the test"
-)]
 
-mod support;
-
-use support::{TempDir, oatf};
+use crate::support::{TempDir, oatf};
 
 /// Four mistakes of four kinds: an unknown key (line 3), a type mismatch (line 6), a missing required
 /// field (the second actor's `mode`, line 13) and a V- rule (V-048, line 17).

@@ -1,13 +1,9 @@
 //! `oatf explain`: one rule in full, or the list of every rule; an unknown id is a usage error.
-#![allow(clippy::unwrap_used, reason = "test setup fails the test")]
 
-use std::process::Command;
+use crate::support::command;
 
 fn oatf(args: &[&str]) -> (Option<i32>, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_oatf"))
-        .args(args)
-        .output()
-        .unwrap();
+    let output = command().args(args).output().unwrap();
     (
         output.status.code(),
         String::from_utf8(output.stdout).unwrap(),
