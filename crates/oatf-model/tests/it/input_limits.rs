@@ -1,5 +1,4 @@
 //! Hostile and malformed input: nothing panics, limits hold, and the pipeline stays consistent.
-#![cfg(feature = "yaml")]
 
 use oatf_model::{ParseOptions, normalize, parse, parse_with, serialize, validate};
 
