@@ -3,7 +3,7 @@
 //! methods without an evaluator). It covers the operators whose meaning the spec fixes exactly; `regex`
 //! is left to the conformance corpus (an oracle for it would be a regex engine).
 //!
-//! Shared by `tests/properties.rs` and the fuzz target `evaluate_indicator` (through `#[path]`), which
+//! Shared by `tests/it/properties.rs` and the fuzz target `evaluate_indicator` (through `#[path]`), which
 //! use it only on indicators for which [`supports`] holds.
 #![allow(dead_code, reason = "each includer uses a part")]
 

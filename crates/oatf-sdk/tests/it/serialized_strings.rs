@@ -1,7 +1,6 @@
-//! Every string the serializer writes parses back identical (issue 13, class 8): as a value, as a
+//! Every string the serializer writes parses back identical: as a value, as a
 //! mapping key and as a document field, whatever its characters (controls, noncharacters U+FFFE and
 //! U+FFFF, byte order marks, line separators, indicators, things that look like numbers).
-#![cfg(feature = "yaml")]
 
 use proptest::prelude::*;
 use serde_json::{Value, json};

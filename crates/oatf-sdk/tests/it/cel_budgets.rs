@@ -1,8 +1,7 @@
-//! CEL on hostile messages (issue 13, classes 2 and 3): the values one evaluation produces and the
+//! CEL on hostile messages: the values one evaluation produces and the
 //! work its calls do on large operands are bounded, and the excess is a `cel_error` naming the limit
 //! (`CelLimits::max_produced_bytes`, `max_cost`, `max_regex_compiles`). Each case would take
 //! gigabytes or minutes unbounded; here each ends in well under a few seconds in a debug build.
-#![cfg(feature = "cel")]
 
 use std::time::{Duration, Instant};
 

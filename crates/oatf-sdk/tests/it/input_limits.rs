@@ -1,7 +1,6 @@
 //! Every documented input limit (`docs/input-safety.md`), tested just under and just over its edge.
 //! Limits whose default edge is expensive to reach in a debug build are tested at a configured value
 //! with the same code path, and their default is asserted.
-#![cfg(all(feature = "yaml", feature = "cel"))]
 
 use oatf::CelEvaluator;
 use oatf::JsonlTraceReader;

@@ -3,7 +3,6 @@
 //! multi-actor and cross-protocol execution, regex-heavy patterns, CEL and semantic indicators,
 //! every optional envelope field, framework mappings, references, `x-` extensions). Each must
 //! validate without errors, keep every tier, and `normalize` must be a fixed point on it.
-#![allow(clippy::unwrap_used, reason = "test setup fails the test")]
 
 use std::path::PathBuf;
 
