@@ -4,7 +4,7 @@
 //!
 //! - every repository path cited in a Markdown file or a doc comment (`//!`, `///`) exists. A citation is
 //!   a backtick span or a Markdown link target that looks like a path (`crates/oatf-model/src/lib.rs`,
-//!   `crates/oatf-conformance/tests/runner.rs`, `docs/upgrading.md`); it is looked up relative to the citing file's directory, its
+//!   `crates/oatf-conformance/tests/it/runner_policy.rs`, `docs/upgrading.md`); it is looked up relative to the citing file's directory, its
 //!   crate's root and the repository root.
 //! - every declared dependency (`[dependencies]`, `[dev-dependencies]`, `[build-dependencies]`, and their
 //!   `[target.…]` forms) of every workspace crate is used: its Rust name appears as `name::`, `use name` or

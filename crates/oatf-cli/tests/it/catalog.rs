@@ -251,7 +251,7 @@ fn the_shipped_examples_are_a_valid_library() {
 }
 
 /// The index lists the tiers of each document and counts them; a document that failed to load is
-/// listed in the index and the coverage report, counted, and fails the run (issue 11).
+/// listed in the index and the coverage report, counted, and fails the run.
 #[test]
 fn tiers_and_documents_that_failed_to_load() {
     let dir = TempDir::new("catalog", "tiers");

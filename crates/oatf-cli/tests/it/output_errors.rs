@@ -1,4 +1,4 @@
-//! Output errors (issues 13 and 21): every command, in every format, checks its writes and its final
+//! Output errors: every command, in every format, checks its writes and its final
 //! flush. Output that cannot be written (`> /dev/full`, a closed standard output `>&-`, an
 //! `--output` file that cannot be written) gives a message naming what was not written and exit 74
 //! (EX_IOERR), whatever the command's own code would have been; a closed pipe (`| head -c1`) ends

@@ -1,4 +1,4 @@
-//! `catalog` and `test` on a library that holds hostile files (issue 13, class 5): FIFOs, links to
+//! `catalog` and `test` on a library that holds hostile files: FIFOs, links to
 //! devices, link loops and huge files are reported, never opened blocking or read whole; symlinked
 //! test files and traces are followed, and trace files are read line by line.
 

@@ -1,5 +1,4 @@
-//! Issue 22 item 5, decisions D-69 and D-70: a misspelt actor or target never gives a silent
-//! "not exploited". The evidence and warnings say what happened, and `--strict` fails the run with
+//! A misspelt actor or target never gives a silent "not exploited" (decisions D-69 and D-70). The evidence and warnings say what happened, and `--strict` fails the run with
 //! exit code 6 in every format and in campaigns.
 
 use crate::support::{TempDir, examples, oatf};

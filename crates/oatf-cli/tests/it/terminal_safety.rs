@@ -1,6 +1,6 @@
 //! Human output on hostile documents: diagnostics on very long lines render (clipped around the
 //! location) instead of panicking, and attacker text never reaches the terminal with raw control
-//! characters (`docs/input-safety.md`, classes 1 and 11 of issue 13).
+//! characters (`docs/input-safety.md`).
 
 use crate::support::{TempDir, oatf};
 

@@ -356,7 +356,7 @@ fn the_shipped_examples_pass() {
 }
 
 /// A message with `protocol` but no `actor` belongs to the one actor of that protocol; when several
-/// actors use it, the test file is rejected naming them (issue 11, spec-decisions 23).
+/// actors use it, the test file is rejected naming them (spec-decisions 23).
 #[test]
 fn messages_on_multi_actor_documents_need_one_actor() {
     let document = r#"oatf: "0.1"

@@ -1,4 +1,4 @@
-//! `oatf validate` reports every problem of a document in one run (issue 22): parse errors in the
+//! `oatf validate` reports every problem of a document in one run: parse errors in the
 //! author's words, the V- findings of the parts that parsed, each at its line and column; and a trace
 //! given by mistake is recognised.
 

@@ -1,7 +1,7 @@
 //! The one reader of the two tables of `examples/README.md`, shared by the tests that check the examples
 //! through the library (`crates/oatf-conformance/tests/it/examples.rs`) and through the command line
-//! (`crates/oatf-cli/tests/it/examples.rs`; the CLI's `tests/it/support.rs` includes this file with
-//! `#[path]`).
+//! (`crates/oatf-cli/tests/it/examples.rs`; `crates/oatf-cli/tests/it/support.rs` includes this file
+//! with `#[path]`).
 
 use std::path::PathBuf;
 
