@@ -1,26 +1,6 @@
 //! `--format github` workflow annotations and `validate --strict`, run as a process.
 
-use crate::support::{TempDir, oatf};
-
-const VALID: &str = r#"oatf: "0.1"
-attack:
-  id: T-001
-  name: Exfiltration
-  severity: high
-  execution:
-    mode: mcp_server
-    state:
-      tools:
-        - name: lookup
-          description: "Looks things up."
-          inputSchema: {type: object}
-  indicators:
-    - id: T-001-01
-      surface: tools/call
-      target: arguments.query
-      pattern:
-        contains: "BEGIN OPENSSH PRIVATE KEY"
-"#;
+use crate::support::{TempDir, VALID, oatf};
 
 /// Every stdout line is one workflow command.
 fn annotations(stdout: &str) -> Vec<&str> {

@@ -14,6 +14,15 @@ pub(crate) use readme_tables::{examples, readme_tables};
 /// The `oatf` binary cargo built for these tests.
 pub(crate) const OATF: &str = env!("CARGO_BIN_EXE_oatf");
 
+/// A valid document: one tool, `lookup`, and one indicator, `T-001-01`, that matches a private key in
+/// the tool's `query` argument. The in-process tests of `src/tests.rs` use the same file.
+pub(crate) const VALID: &str = include_str!("../../src/tests/exfiltration.yaml");
+
+/// A trace of two messages in which the agent sends a private key to `lookup`: `VALID` matches it.
+pub(crate) const EXPLOITED_TRACE: &str = r#"{"seq": 1, "direction": "incoming", "method": "tools/list", "content": {}}
+{"seq": 2, "direction": "incoming", "method": "tools/call", "content": {"name": "lookup", "arguments": {"query": "-----BEGIN OPENSSH PRIVATE KEY----- abc"}}}
+"#;
+
 /// A command running the `oatf` binary, with nothing set up yet.
 pub(crate) fn command() -> Command {
     Command::new(OATF)

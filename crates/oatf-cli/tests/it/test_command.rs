@@ -1,30 +1,6 @@
 //! `oatf test` run as a process on threat libraries written to temporary directories.
 
-use crate::support::{TempDir, oatf, repo};
-
-const DOCUMENT: &str = r#"oatf: "0.1"
-attack:
-  id: T-001
-  name: Exfiltration through a tool argument
-  severity: high
-  execution:
-    mode: mcp_server
-    state:
-      tools:
-        - name: lookup
-          description: "Looks things up."
-          inputSchema: {type: object}
-  indicators:
-    - id: T-001-01
-      surface: tools/call
-      target: arguments.query
-      pattern:
-        contains: "BEGIN OPENSSH PRIVATE KEY"
-"#;
-
-const TRACE: &str = r#"{"seq": 1, "direction": "incoming", "method": "tools/list", "content": {}}
-{"seq": 2, "direction": "incoming", "method": "tools/call", "content": {"name": "lookup", "arguments": {"query": "-----BEGIN OPENSSH PRIVATE KEY----- abc"}}}
-"#;
+use crate::support::{EXPLOITED_TRACE, TempDir, VALID, oatf, repo};
 
 const TESTS: &str = r#"# yaml-language-server: $schema=../docs/schemas/oatf-test.schema.json
 cases:
@@ -42,8 +18,8 @@ cases:
 
 fn suite(name: &str) -> TempDir {
     let dir = TempDir::new("test-cmd", name);
-    dir.write("lib/attack.yaml", DOCUMENT)
-        .write("lib/attack.complied.jsonl", TRACE)
+    dir.write("lib/attack.yaml", VALID)
+        .write("lib/attack.complied.jsonl", EXPLOITED_TRACE)
         .write("lib/attack.test.yaml", TESTS);
     dir
 }
@@ -135,7 +111,10 @@ fn unknown_indicator_ids_and_missing_traces_fail_the_case() {
 #[test]
 fn a_bad_trace_line_is_reported_with_file_and_line() {
     let dir = suite("badtrace");
-    dir.write("lib/attack.complied.jsonl", &format!("{TRACE}not json\n"));
+    dir.write(
+        "lib/attack.complied.jsonl",
+        &format!("{EXPLOITED_TRACE}not json\n"),
+    );
     let (code, stdout, _) = oatf(dir.path(), &["test", "lib"]);
     assert_eq!(code, 1, "{stdout}");
     assert!(stdout.contains("lib/attack.complied.jsonl:3:"), "{stdout}");
@@ -144,7 +123,7 @@ fn a_bad_trace_line_is_reported_with_file_and_line() {
 #[test]
 fn documents_without_tests() {
     let dir = suite("missing");
-    dir.write("lib/other.yaml", &DOCUMENT.replace("T-001", "T-002"));
+    dir.write("lib/other.yaml", &VALID.replace("T-001", "T-002"));
     let (code, stdout, _) = oatf(dir.path(), &["test", "lib"]);
     assert_eq!(code, 0, "{stdout}");
     assert!(
@@ -208,7 +187,7 @@ fn a_path_without_documents_or_tests_fails_like_pytest_no_tests_ran() {
     );
     assert_eq!(last_line(&stdout), "0 passed, 0 failed");
 
-    dir.write("lib/attack.yaml", DOCUMENT);
+    dir.write("lib/attack.yaml", VALID);
     let (code, _, stderr) = oatf(dir.path(), &["test", "lib"]);
     assert_eq!(code, 1, "{stderr}");
     assert!(
@@ -217,7 +196,7 @@ fn a_path_without_documents_or_tests_fails_like_pytest_no_tests_ran() {
     );
 
     // With one test file the run counts: it passes.
-    dir.write("lib/attack.complied.jsonl", TRACE)
+    dir.write("lib/attack.complied.jsonl", EXPLOITED_TRACE)
         .write("lib/attack.test.yaml", TESTS);
     let (code, _, stderr) = oatf(dir.path(), &["test", "lib"]);
     assert_eq!(code, 0, "{stderr}");
@@ -283,7 +262,7 @@ fn check_xml(xml: &str) -> Vec<String> {
 #[test]
 fn junit_output_is_well_formed() {
     let dir = suite("junit");
-    dir.write("lib/other.yaml", &DOCUMENT.replace("T-001", "T-002"));
+    dir.write("lib/other.yaml", &VALID.replace("T-001", "T-002"));
     dir.write(
         "lib/attack.test.yaml",
         &TESTS
