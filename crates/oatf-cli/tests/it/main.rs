@@ -14,6 +14,7 @@ mod conformance;
 mod diagnostics;
 mod evaluate;
 mod examples;
+mod exit_codes;
 mod explain;
 mod fmt;
 mod input_limits;
