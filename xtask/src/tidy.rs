@@ -196,7 +196,7 @@ fn cited_paths(root: &Path) -> Vec<String> {
         .into_iter()
         .flatten()
         .collect();
-        // Outside a crate (README.md, docs/), `tests/corpus.rs` names a file of some crate, said in prose.
+        // Outside a crate (README.md, docs/), `tests/streaming_memory.rs` names a file of some crate, said in prose.
         if own_crate.as_deref().is_none_or(|c| c == root) {
             bases.extend(crate_dirs(root));
         }

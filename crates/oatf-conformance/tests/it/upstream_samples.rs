@@ -1,5 +1,7 @@
 //! Runs the upstream sample cases (one real case per file of the official layout), vendored in
-//! `third_party/oatf-spec/conformance-samples` (`cargo xtask shared-sync` keeps them equal to the spec's). Cases expected to fail are listed, with the reason, in `tests/samples.known-failures.txt`; everything else must pass.
+//! `third_party/oatf-spec/conformance-samples` (`cargo xtask shared-sync` keeps them equal to the
+//! spec's). Cases expected to fail are listed, with the reason, in `tests/samples.known-failures.txt`;
+//! everything else must pass.
 
 use std::path::Path;
 

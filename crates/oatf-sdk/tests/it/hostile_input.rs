@@ -336,7 +336,7 @@ fn invalid_utf8_is_located() {
     );
     assert_eq!((error.line(), error.column()), (Some(7), Some(13)));
     assert_eq!(error.span(), Some(offset..offset + 1));
-    // Valid bytes parse as the string does. (`oatf validate` on a file: oatf-cli/tests/hostile_input.rs.)
+    // Valid bytes parse as the string does. (`oatf validate` on a file: `crates/oatf-cli/tests/it/input_limits.rs`.)
     assert!(parse_bytes(document("").as_bytes()).is_ok());
 }
 
