@@ -1,11 +1,11 @@
 //! `evaluate_indicator`: arbitrary JSON messages against fixed indicators of every method and
 //! operator, and arbitrary indicators (`{"indicator": …, "message": …}`) against their message.
-//! Properties: no panic; where the reference evaluator of `crates/oatf-sdk/tests/reference` knows the
+//! Properties: no panic; where the reference evaluator of `crates/oatf-sdk/tests/it/reference.rs` knows the
 //! answer (pattern indicators with its operators, methods without an evaluator), `evaluate_indicator`
 //! and the compiled indicator both give that answer.
 #![no_main]
 
-#[path = "../../crates/oatf-sdk/tests/reference/mod.rs"]
+#[path = "../../crates/oatf-sdk/tests/it/reference.rs"]
 mod reference;
 
 use std::sync::{Arc, LazyLock};

@@ -2,7 +2,7 @@
 //! valid document, `parse(serialize(normalize(d)))` normalizes to the same document (SDK §3.3, §3.4).
 //! Invalid documents are out of scope for the round trip: `attack: "OATF-003"` (V-003) parses, but the
 //! model does not keep the scalar, so serialize cannot write it back (fuzz finding, see
-//! `crates/oatf-sdk/tests/properties.rs`).
+//! `crates/oatf-sdk/tests/it/properties.rs`).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

@@ -4,7 +4,7 @@
 //!
 //! - every repository path cited in a Markdown file or a doc comment (`//!`, `///`) exists. A citation is
 //!   a backtick span or a Markdown link target that looks like a path (`crates/oatf-model/src/lib.rs`,
-//!   `crates/oatf-conformance/tests/runner.rs`, `docs/upgrading.md`); it is looked up relative to the citing file's directory, its
+//!   `crates/oatf-conformance/tests/it/runner_policy.rs`, `docs/upgrading.md`); it is looked up relative to the citing file's directory, its
 //!   crate's root and the repository root.
 //! - every declared dependency (`[dependencies]`, `[dev-dependencies]`, `[build-dependencies]`, and their
 //!   `[target.…]` forms) of every workspace crate is used: its Rust name appears as `name::`, `use name` or
@@ -196,7 +196,7 @@ fn cited_paths(root: &Path) -> Vec<String> {
         .into_iter()
         .flatten()
         .collect();
-        // Outside a crate (README.md, docs/), `tests/corpus.rs` names a file of some crate, said in prose.
+        // Outside a crate (README.md, docs/), `tests/streaming_memory.rs` names a file of some crate, said in prose.
         if own_crate.as_deref().is_none_or(|c| c == root) {
             bases.extend(crate_dirs(root));
         }

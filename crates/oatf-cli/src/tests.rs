@@ -12,25 +12,7 @@ use crate::output::{EXIT_IOERR, Output};
 
 /// A valid document (the tests read no file outside the crate, so that they pass from the packaged
 /// crate too).
-const VALID: &str = r#"oatf: "0.1"
-attack:
-  id: T-001
-  name: Exfiltration
-  severity: high
-  execution:
-    mode: mcp_server
-    state:
-      tools:
-        - name: lookup
-          description: "Looks things up."
-          inputSchema: {type: object}
-  indicators:
-    - id: T-001-01
-      surface: tools/call
-      target: arguments.query
-      pattern:
-        contains: "BEGIN OPENSSH PRIVATE KEY"
-"#;
+const VALID: &str = include_str!("tests/exfiltration.yaml");
 
 /// A file with `text` in the system's temporary directory, removed when dropped.
 struct TempFile(PathBuf);

@@ -8,8 +8,8 @@
 //! listed case passes or no longer exists. [`Filter`] selects cases for ad-hoc runs (`OATF_CONFORMANCE`).
 //!
 //! It runs the SDK through the `oatf` facade with every feature on, so it exercises what users get.
-//! Tests: `tests/corpus.rs` runs the project's corpus in `conformance/`, `tests/samples.rs` the samples
-//! vendored in `third_party/oatf-spec/conformance-samples`.
+//! Tests: one binary, `tests/it/`; its `corpus` module runs the project's corpus in `conformance/`, its
+//! `upstream_samples` module the samples vendored in `third_party/oatf-spec/conformance-samples`.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 

@@ -1,7 +1,9 @@
 //! Streaming trace evaluation keeps memory bounded, measured by the process itself: a counting global
 //! allocator tracks the bytes live on the heap, not the evaluator's own account of what it retains.
 //!
-//! This file holds one test so that no other test thread allocates while it measures.
+//! This file holds one test and stays its own test binary, not a module of one tests/it binary
+//! like the other crates' integration tests: the counting allocator is global to the process, so no
+//! other test may allocate while it measures.
 
 use oatf_eval::{
     CompiledAttack, Document, EvalOptions, IndicatorResult, TraceEvaluator, TraceMessage,

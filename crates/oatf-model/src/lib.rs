@@ -70,8 +70,8 @@
 //!   never are).
 //! - No input makes any function of this crate panic.
 //!
-//! Tests: unit tests beside each module; `tests/robustness.rs` and `tests/hostile_round2.rs` feed it hostile
-//! and malformed documents. The conformance corpus in `conformance/` runs through `oatf-conformance`.
+//! Tests: unit tests beside each module; the integration tests in `tests/it/` feed it hostile and malformed
+//! documents. The conformance corpus in `conformance/` runs through `oatf-conformance`.
 //!
 //! # Crate features
 //! - `yaml` (default): reading and writing YAML documents (`parse`, `serialize`, `load`); without it the

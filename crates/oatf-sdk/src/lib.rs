@@ -33,7 +33,7 @@
 //! # Input safety
 //! Documents and traces come from strangers: no input makes the SDK panic, recurse without bound or
 //! allocate without bound, and each limit gives an error that says which limit was exceeded.
-//! `docs/input-safety.md` explains each one; `tests/limits.rs` tests each just under and just over.
+//! `docs/input-safety.md` explains each one; `tests/it/input_limits.rs` tests each just under and just over.
 //!
 //! | Limit | Default | Change it with |
 //! | --- | --- | --- |
