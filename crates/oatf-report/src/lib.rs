@@ -41,6 +41,7 @@ mod run;
 mod sarif;
 #[cfg(test)]
 mod tests;
+mod validation;
 pub mod xml;
 
 use std::collections::HashMap;
@@ -53,6 +54,7 @@ use serde_json::{Value, json};
 pub use junit::junit;
 pub use run::{FinishedRun, MAX_KEPT_MALFORMED, MalformedEntry, ReadStep, TraceRun};
 pub use sarif::sarif;
+pub use validation::{Finding, ValidatedFile, validation_sarif};
 
 /// The exit code of a verdict (spec-decisions 24, ThoughtJack's codes): 0 `not_exploited`; 1, 2, 3
 /// `exploited` with no tier or `ingested`, `local_action`, `boundary_breach`; 4 `partial` without a
