@@ -51,7 +51,7 @@ use oatf_eval::{AttackResult, AttackVerdict, IndicatorResult, TraceWarning, Trac
 use oatf_model::{Document, Tier};
 use serde_json::{Value, json};
 
-pub use junit::junit;
+pub use junit::{junit, junit_suite};
 pub use run::{FinishedRun, MAX_KEPT_MALFORMED, MalformedEntry, ReadStep, TraceRun};
 pub use sarif::sarif;
 pub use validation::{Finding, ValidatedFile, validation_sarif};
