@@ -75,7 +75,13 @@ fn one_result_per_diagnostic_at_its_line_and_column() {
         .write("lib/warned.yaml", WARNED);
     let (code, stdout, stderr) = oatf(
         dir.path(),
-        &["validate", "--format", "sarif", "lib/four.yaml", "lib/warned.yaml"],
+        &[
+            "validate",
+            "--format",
+            "sarif",
+            "lib/four.yaml",
+            "lib/warned.yaml",
+        ],
     );
     assert_eq!(code, 1, "{stdout}{stderr}");
     let log = sarif(&stdout);
@@ -96,7 +102,10 @@ fn one_result_per_diagnostic_at_its_line_and_column() {
     let v048 = &run["results"][3];
     let text = v048["message"]["text"].as_str().unwrap();
     assert!(text.contains("sever"), "{text}");
-    assert!(text.ends_with("(at `attack.indicators[0].actor`)"), "{text}");
+    assert!(
+        text.ends_with("(at `attack.indicators[0].actor`)"),
+        "{text}"
+    );
     assert_eq!(
         v048["locations"][0]["logicalLocations"][0]["fullyQualifiedName"],
         "attack.indicators[0].actor"
@@ -120,7 +129,9 @@ fn the_rules_used_are_described_from_the_rule_table() {
         &["validate", "--format", "sarif", "four.yaml", "warned.yaml"],
     );
     let log = sarif(&stdout);
-    let rules = log["runs"][0]["tool"]["driver"]["rules"].as_array().unwrap();
+    let rules = log["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap();
     let ids: Vec<&str> = rules.iter().filter_map(|r| r["id"].as_str()).collect();
     // Each rule used once: table rules in table order, then the parse errors' own rule.
     assert_eq!(ids, ["V-031", "V-048", "W-001", "parse/type_mismatch"]);
@@ -129,16 +140,27 @@ fn the_rules_used_are_described_from_the_rule_table() {
         let table = oatf::Rule::from_id(id).unwrap();
         assert_eq!(rule["shortDescription"]["text"], table.summary(), "{id}");
         assert_eq!(rule["fullDescription"]["text"], table.text(), "{id}");
-        assert_eq!(rule["properties"]["specSection"], table.spec_section(), "{id}");
+        assert_eq!(
+            rule["properties"]["specSection"],
+            table.spec_section(),
+            "{id}"
+        );
         let help = rule["help"]["text"].as_str().unwrap();
         assert!(help.contains(table.spec_section()), "{help}");
-        let level = if id.starts_with('W') { "warning" } else { "error" };
+        let level = if id.starts_with('W') {
+            "warning"
+        } else {
+            "error"
+        };
         assert_eq!(rule["defaultConfiguration"]["level"], level, "{id}");
     }
     let parse = &rules[3];
     assert_eq!(parse["properties"]["specSection"], "SDK §7.1");
     assert!(
-        !parse["fullDescription"]["text"].as_str().unwrap().is_empty(),
+        !parse["fullDescription"]["text"]
+            .as_str()
+            .unwrap()
+            .is_empty(),
         "{parse}"
     );
 }
@@ -166,7 +188,10 @@ fn strict_unreadable_files_and_traces_keep_their_exit_codes() {
         "run.jsonl",
         "{\"seq\": 1, \"direction\": \"incoming\", \"method\": \"tools/call\", \"content\": {}}\n",
     );
-    let (code, _, _) = oatf(dir.path(), &["validate", "--format", "sarif", "warned.yaml"]);
+    let (code, _, _) = oatf(
+        dir.path(),
+        &["validate", "--format", "sarif", "warned.yaml"],
+    );
     assert_eq!(code, 0);
     let (code, _, _) = oatf(
         dir.path(),

@@ -310,13 +310,12 @@ pub fn sarif(
                             uri_base_id: SRCROOT,
                             index: Some(0),
                         },
-                        region: stats
-                            .matched_lines
-                            .get(&v.indicator_id)
-                            .map(|&start_line| Region {
+                        region: stats.matched_lines.get(&v.indicator_id).map(|&start_line| {
+                            Region {
                                 start_line,
                                 start_column: None,
-                            }),
+                            }
+                        }),
                     },
                 }],
                 // Stable across runs: the same alert for the same attack, indicator and trace.

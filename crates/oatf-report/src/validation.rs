@@ -7,7 +7,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use oatf_model::{Diagnostic, DiagnosticSeverity, ParseError, ParseErrorKind, Rule, ValidationError};
+use oatf_model::{
+    Diagnostic, DiagnosticSeverity, ParseError, ParseErrorKind, Rule, ValidationError,
+};
 use serde::Serialize;
 
 use crate::sarif::{
@@ -320,8 +322,12 @@ fn descriptor(id: &str, severity: DiagnosticSeverity) -> Descriptor {
         Some(kind) => (
             format!("the document parses into the OATF model ({kind})"),
             match kind {
-                "syntax" => "The document is one YAML 1.2 document within the input limits, without anchors, aliases, merge keys or custom tags.",
-                "type_mismatch" => "Every value has the type its field requires, required fields are present, and typed objects have no unknown keys.",
+                "syntax" => {
+                    "The document is one YAML 1.2 document within the input limits, without anchors, aliases, merge keys or custom tags."
+                }
+                "type_mismatch" => {
+                    "Every value has the type its field requires, required fields are present, and typed objects have no unknown keys."
+                }
                 _ => "Every value of an enumeration that parsing must reject is a known member.",
             },
             Some("SDK §7.1"),

@@ -318,10 +318,9 @@ impl TestSuites {
 
     /// The document, valid against the Jenkins/Ant `junit-10.xsd`.
     pub fn write(&self) -> String {
-        let c = self
-            .suites
-            .iter()
-            .fold(Counts::default(), |sum, suite| sum.add(Counts::of(&suite.cases)));
+        let c = self.suites.iter().fold(Counts::default(), |sum, suite| {
+            sum.add(Counts::of(&suite.cases))
+        });
         let mut x = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         // junit-10.xsd: `skipped` is an attribute of `testsuite`, not of `testsuites`.
         let _ = writeln!(
@@ -376,13 +375,33 @@ mod tests {
         );
         // Properties only where there are some.
         assert_eq!(xml.matches("<properties>").count(), 1, "{xml}");
-        assert!(xml.contains(r#"<property name="k" value="v&quot;"/>"#), "{xml}");
-        assert!(xml.contains(r#"<failure type="verdict" message="why"/>"#), "{xml}");
-        assert!(xml.contains(r#"<failure type="verdict" message="why">a
-b</failure>"#), "{xml}");
-        assert!(xml.contains(r#"<error type="no-verdict" message="gone"/>"#), "{xml}");
-        assert!(xml.contains(r#"<skipped message="no test file"/>"#), "{xml}");
-        assert!(xml.contains(r#"<testcase classname="c" name="pass"/>"#), "{xml}");
+        assert!(
+            xml.contains(r#"<property name="k" value="v&quot;"/>"#),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(r#"<failure type="verdict" message="why"/>"#),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(
+                r#"<failure type="verdict" message="why">a
+b</failure>"#
+            ),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(r#"<error type="no-verdict" message="gone"/>"#),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(r#"<skipped message="no test file"/>"#),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(r#"<testcase classname="c" name="pass"/>"#),
+            "{xml}"
+        );
         assert!(!xml.contains(" time=\"\""), "{xml}");
     }
 

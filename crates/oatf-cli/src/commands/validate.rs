@@ -134,9 +134,10 @@ fn check_file(
                 Format::Json => reports
                     .json
                     .push(json!({"file": path.display().to_string(), "io_error": message})),
-                Format::Sarif => reports
-                    .sarif
-                    .push(ValidatedFile::unreadable(path.display().to_string(), message)),
+                Format::Sarif => reports.sarif.push(ValidatedFile::unreadable(
+                    path.display().to_string(),
+                    message,
+                )),
                 Format::Github => annotate(
                     out,
                     crate::render::github::Level::Error,

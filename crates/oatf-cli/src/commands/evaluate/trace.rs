@@ -57,11 +57,7 @@ pub(crate) fn evaluate(
         match step {
             Ok(ReadStep::Malformed(error)) if run.malformed_count() <= MAX_REPORTED_LINES => {
                 progress.clear();
-                eprintln!(
-                    "{}: {}",
-                    one_line(run.name()),
-                    one_line(&error.to_string())
-                );
+                eprintln!("{}: {}", one_line(run.name()), one_line(&error.to_string()));
             }
             Err(error) => {
                 progress.clear();
