@@ -287,3 +287,61 @@ fn a_trace_run_fed_by_position_and_an_io_error() {
     assert_eq!(run.evaluator().messages(), 1);
     assert_eq!(run.malformed_count(), 0);
 }
+
+#[test]
+fn validation_sarif_orders_rules_by_the_table_and_describes_other_codes() {
+    use crate::{Finding, ValidatedFile, validation_sarif};
+    use oatf_model::DiagnosticSeverity::{Error, Warning};
+    let mut located = Finding::new("V-013", Error, "bad regex");
+    located.path = Some("attack.indicators[0].pattern.regex".into());
+    (located.line, located.column) = (Some(7), Some(3));
+    let files = [
+        ValidatedFile::new("<stdin>").with_findings([
+            Finding::new("X-900", Warning, "a tool's own warning"),
+            Finding::new("W-001", Warning, "oatf is not first"),
+            located,
+            Finding::new("V-001", Error, "no oatf"),
+            Finding::new("V-013", Error, "another bad regex"),
+        ]),
+        ValidatedFile::unreadable("gone.yaml", "cannot read gone.yaml: no such file"),
+    ];
+    let sarif: Value = serde_json::from_str(&validation_sarif(&files)).expect("JSON");
+    let run = &sarif["runs"][0];
+    let ids: Vec<&str> = run["tool"]["driver"]["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .filter_map(|r| r["id"].as_str())
+        .collect();
+    assert_eq!(ids, ["V-001", "V-013", "W-001", "X-900"]);
+    let other = &run["tool"]["driver"]["rules"][3];
+    assert_eq!(other["defaultConfiguration"]["level"], "warning");
+    assert!(other["properties"].get("specSection").is_none(), "{other}");
+    let results = run["results"].as_array().expect("results");
+    assert_eq!(results.len(), 5);
+    let indexes: Vec<u64> = results
+        .iter()
+        .filter_map(|r| r["ruleIndex"].as_u64())
+        .collect();
+    assert_eq!(indexes, [3, 2, 1, 0, 1]);
+    let located = &results[2];
+    assert_eq!(
+        located["message"]["text"],
+        "bad regex (at `attack.indicators[0].pattern.regex`)"
+    );
+    let at = &located["locations"][0]["physicalLocation"];
+    assert_eq!(at["artifactLocation"]["uri"], "stdin");
+    assert_eq!(at["region"], json!({"startLine": 7, "startColumn": 3}));
+    // Without a line there is no region, and the fingerprint still tells two findings apart.
+    assert!(results[3]["locations"][0]["physicalLocation"].get("region").is_none());
+    assert_ne!(
+        results[2]["partialFingerprints"],
+        results[4]["partialFingerprints"]
+    );
+    let invocation = &run["invocations"][0];
+    assert_eq!(invocation["executionSuccessful"], false);
+    assert_eq!(
+        invocation["toolExecutionNotifications"][0]["message"]["text"],
+        "cannot read gone.yaml: no such file"
+    );
+}

@@ -448,7 +448,7 @@ pub fn validation_sarif(files: &[ValidatedFile]) -> String {
                 .filter(|p| !p.is_empty())
                 .map(str::to_owned)
                 .or_else(|| finding.line.map(|l| format!("line {l}")))
-                .unwrap_or_default();
+                .unwrap_or_else(|| finding.message.clone());
             results.push(SarifResult {
                 rule_id: &finding.rule_id,
                 rule_index: index.get(finding.rule_id.as_str()).copied().unwrap_or(0),
@@ -479,7 +479,8 @@ pub fn validation_sarif(files: &[ValidatedFile]) -> String {
                         .into_iter()
                         .collect(),
                 }],
-                // Stable while the finding stays: the rule, the file and the field (or line).
+                // Stable while the finding stays: the rule, the file and the field (else its line,
+                // else its message).
                 partial_fingerprints: Fingerprints {
                     oatf_diagnostic_v1: format!("{}/{uri}/{at}", finding.rule_id),
                 },
