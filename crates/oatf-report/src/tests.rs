@@ -333,7 +333,11 @@ fn validation_sarif_orders_rules_by_the_table_and_describes_other_codes() {
     assert_eq!(at["artifactLocation"]["uri"], "stdin");
     assert_eq!(at["region"], json!({"startLine": 7, "startColumn": 3}));
     // Without a line there is no region, and the fingerprint still tells two findings apart.
-    assert!(results[3]["locations"][0]["physicalLocation"].get("region").is_none());
+    assert!(
+        results[3]["locations"][0]["physicalLocation"]
+            .get("region")
+            .is_none()
+    );
     assert_ne!(
         results[2]["partialFingerprints"],
         results[4]["partialFingerprints"]
