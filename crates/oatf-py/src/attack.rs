@@ -12,10 +12,9 @@ use oatf::EvaluationErrorKind;
 use oatf::IndicatorVerdict;
 use oatf::JsonlTraceReader;
 use oatf::SemanticEvaluator;
-use oatf::TraceEvaluator;
 use oatf::TraceMessage;
 use oatf::TraceWarning;
-use oatf::trace::TraceErrorKind;
+use oatf::report::{FinishedRun, ReadStep, TraceRun};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
@@ -158,6 +157,21 @@ impl PyVerdict {
             stats: None,
             report: None,
             trace_errors: Vec::new(),
+        }
+    }
+
+    /// The verdict of a trace run, with its JSON verdict document and its first malformed entries.
+    fn of_run(run: FinishedRun) -> Self {
+        let report = run.json_document();
+        PyVerdict {
+            trace_errors: run
+                .malformed
+                .into_iter()
+                .map(|entry| (entry.line, entry.message))
+                .collect(),
+            verdict: run.verdict,
+            stats: Some(run.stats),
+            report: Some(report),
         }
     }
 
@@ -468,7 +482,7 @@ impl PyAttack {
             ));
         }
         let attack = &*self.attack;
-        let mut run = Run::new(attack, "<iterable>".to_owned());
+        let mut run = TraceRun::new(attack, "<iterable>");
         let mut batch: Vec<Item> = Vec::with_capacity(BATCH);
         let mut position = 0u64;
         let mut items = trace.try_iter()?;
@@ -482,7 +496,7 @@ impl PyAttack {
                     break;
                 }
             }
-            let outcome = py.detach(|| run.push_all(batch.drain(..), strict));
+            let outcome = py.detach(|| push_all(&mut run, batch.drain(..), strict));
             if let Err(error) = outcome {
                 return Err(TraceError::new_err(error));
             }
@@ -490,7 +504,7 @@ impl PyAttack {
                 break;
             }
         }
-        Ok(run.finish())
+        Ok(PyVerdict::of_run(run.finish()))
     }
 
     /// Computes the attack verdict from indicator verdicts produced elsewhere (SDK §4.5), for
@@ -539,43 +553,36 @@ impl PyAttack {
         let input = BufReader::with_capacity(1 << 16, file);
         let outcome = py.detach(move || read_trace(attack, input, name, strict, max_line_len));
         match outcome {
-            Ok(run) => Ok(run.finish()),
+            Ok(run) => Ok(PyVerdict::of_run(run.finish())),
             Err(Failure::Io(message)) => Err(pyo3::exceptions::PyOSError::new_err(message)),
             Err(Failure::Malformed(message)) => Err(TraceError::new_err(message)),
         }
     }
 }
 
-/// Streams a JSON Lines trace through a [`Run`], as `oatf evaluate` reads one: a malformed line is
-/// counted and reading goes on (with `strict`, it ends the run); a read error ends it.
+/// Streams a JSON Lines trace through a [`TraceRun`], as `oatf evaluate` reads one: a malformed line
+/// is counted and reading goes on (with `strict`, it ends the run); a read error ends it.
 pub(crate) fn read_trace(
     attack: &CompiledAttack,
     input: impl std::io::BufRead,
     name: String,
     strict: bool,
     max_line_len: Option<usize>,
-) -> Result<Run<'_>, Failure> {
+) -> Result<TraceRun<'_>, Failure> {
     let mut reader = JsonlTraceReader::new(input);
     if let Some(max) = max_line_len {
         reader = reader.with_max_line_len(max);
     }
-    let mut run = Run::new(attack, name);
-    while let Some(item) = reader.next() {
-        let line = reader.lines_read();
-        match item {
-            Ok(message) => run.push(&message, line),
-            Err(error) if error.kind() == TraceErrorKind::Io => {
-                return Err(Failure::Io(format!("{}: {error}", run.name)));
+    let mut run = TraceRun::new(attack, name);
+    while let Some(step) = run.read_next(&mut reader) {
+        match step {
+            Ok(ReadStep::Malformed(error)) if strict => {
+                return Err(Failure::Malformed(format!("{}: {error}", run.name())));
             }
-            Err(error) => {
-                if strict {
-                    return Err(Failure::Malformed(format!("{}: {error}", run.name)));
-                }
-                run.malformed(error.line(), error.message().to_owned());
-            }
+            Err(error) => return Err(Failure::Io(format!("{}: {error}", run.name()))),
+            Ok(_) => {}
         }
     }
-    run.lines = reader.lines_read();
     Ok(run)
 }
 
@@ -587,9 +594,6 @@ pub(crate) enum Failure {
 
 /// Messages of an iterable converted under the GIL, then evaluated without it, this many at a time.
 const BATCH: usize = 256;
-
-/// Malformed entries kept with their line (the CLI prints as many).
-const MAX_REPORTED: usize = 100;
 
 /// One entry of a trace: a message with its position, or why it is not one.
 type Item = Result<(TraceMessage, u64), (u64, String)>;
@@ -615,94 +619,25 @@ fn message_of(item: &Bound<'_, PyAny>, position: u64) -> PyResult<Item> {
         .map_err(|e| (position, format!("not a trace message: {e}"))))
 }
 
-/// A trace being evaluated, with what the CLI's JSON report says of it.
-pub(crate) struct Run<'a> {
-    evaluator: TraceEvaluator<'a>,
-    name: String,
-    lines: u64,
-    malformed: u64,
-    errors: Vec<(u64, String)>,
-    matched: usize,
-    matched_lines: Vec<(String, u64)>,
+/// Pushes entries; in strict mode the first malformed one ends the run with its description.
+fn push_all(
+    run: &mut TraceRun<'_>,
+    items: impl Iterator<Item = Item>,
+    strict: bool,
+) -> Result<(), String> {
+    for item in items {
+        match item {
+            Ok((message, line)) => run.push(&message, line),
+            Err((line, error)) if strict => {
+                return Err(format!("{}: entry {line}: {error}", run.name()));
+            }
+            Err((line, error)) => run.push_malformed(line, error),
+        }
+    }
+    Ok(())
 }
 
-impl<'a> Run<'a> {
-    fn new(attack: &'a CompiledAttack, name: String) -> Self {
-        Run {
-            evaluator: TraceEvaluator::new(attack),
-            name,
-            lines: 0,
-            malformed: 0,
-            errors: Vec::new(),
-            matched: 0,
-            matched_lines: Vec::new(),
-        }
-    }
-
-    fn push(&mut self, message: &TraceMessage, line: u64) {
-        self.lines = line;
-        self.evaluator.push(message);
-        if self.evaluator.matched_count() != self.matched {
-            self.matched = self.evaluator.matched_count();
-            let position = self.evaluator.messages();
-            for (id, at) in self.evaluator.matched_messages() {
-                if at == position {
-                    self.matched_lines.push((id.to_owned(), line));
-                }
-            }
-        }
-    }
-
-    fn malformed(&mut self, line: u64, message: String) {
-        self.lines = line;
-        self.malformed += 1;
-        if self.errors.len() < MAX_REPORTED {
-            self.errors.push((line, message));
-        }
-    }
-
-    /// Pushes entries; in strict mode the first malformed one ends the run with its description.
-    fn push_all(&mut self, items: impl Iterator<Item = Item>, strict: bool) -> Result<(), String> {
-        for item in items {
-            match item {
-                Ok((message, line)) => self.push(&message, line),
-                Err((line, error)) if strict => {
-                    return Err(format!("{}: entry {line}: {error}", self.name));
-                }
-                Err((line, error)) => self.malformed(line, error),
-            }
-        }
-        Ok(())
-    }
-
-    fn finish(self) -> PyVerdict {
-        let (verdict, stats, errors) = self.finish_with_stats();
-        let report = oatf::report::json_document(&verdict, &stats);
-        PyVerdict {
-            verdict,
-            stats: Some(stats),
-            report: Some(report),
-            trace_errors: errors,
-        }
-    }
-
-    /// The verdict, what was read of the trace (as `oatf evaluate` counts it) and the first malformed
-    /// entries.
-    pub(crate) fn finish_with_stats(
-        self,
-    ) -> (AttackVerdict, oatf::report::TraceStats, Vec<(u64, String)>) {
-        let mut stats = oatf::report::TraceStats::new(self.name);
-        stats.lines = self.lines;
-        stats.malformed = self.malformed;
-        stats.messages = self.evaluator.messages();
-        stats.after_grace = self.evaluator.messages_after_grace();
-        stats.record_silent_actors(&self.evaluator);
-        stats.matched_lines = self.matched_lines.into_iter().collect();
-        (self.evaluator.finish(), stats, self.errors)
-    }
-}
-
-type LiveRunState<'a> = Option<Run<'a>>;
+type LiveRunState<'a> = Option<TraceRun<'a>>;
 
 self_cell::self_cell!(
     /// A run that owns the attack it borrows.
@@ -726,7 +661,7 @@ impl PyTraceEvaluator {
     fn new(attack: &PyAttack) -> Self {
         PyTraceEvaluator {
             run: LiveRun::new(Arc::clone(&attack.attack), |attack| {
-                Some(Run::new(attack, "<push>".to_owned()))
+                Some(TraceRun::new(attack, "<push>"))
             }),
             position: 0,
         }
@@ -740,7 +675,7 @@ impl PyTraceEvaluator {
         let outcome = py.detach(|| {
             self.run.with_dependent_mut(|_, run| match run {
                 None => Err(None),
-                Some(run) => run.push_all(std::iter::once(item), true).map_err(Some),
+                Some(run) => push_all(run, std::iter::once(item), true).map_err(Some),
             })
         });
         match outcome {
@@ -749,7 +684,7 @@ impl PyTraceEvaluator {
             Err(Some(error)) => {
                 self.run.with_dependent_mut(|_, run| {
                     if let Some(run) = run {
-                        run.malformed(self.position, error.clone());
+                        run.push_malformed(self.position, error.clone());
                     }
                 });
                 Err(TraceError::new_err(error))
@@ -763,7 +698,7 @@ impl PyTraceEvaluator {
         self.run
             .borrow_dependent()
             .as_ref()
-            .map_or(0, |run| run.evaluator.messages())
+            .map_or(0, |run| run.evaluator().messages())
     }
 
     /// How many indicators have matched so far.
@@ -772,13 +707,13 @@ impl PyTraceEvaluator {
         self.run
             .borrow_dependent()
             .as_ref()
-            .map_or(0, |run| run.evaluator.matched_count())
+            .map_or(0, |run| run.evaluator().matched_count())
     }
 
     /// The verdict of the messages pushed; the evaluator cannot be used afterwards.
     fn finish(&mut self) -> PyResult<PyVerdict> {
         self.run
-            .with_dependent_mut(|_, run| run.take().map(Run::finish))
+            .with_dependent_mut(|_, run| run.take().map(|run| PyVerdict::of_run(run.finish())))
             .ok_or_else(|| PyRuntimeError::new_err("finish() was already called"))
     }
 }

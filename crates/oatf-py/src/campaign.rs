@@ -150,16 +150,16 @@ pub(crate) fn evaluate_run<'py>(
             )),
         };
         match read_trace(compiled, input, trace.to_owned(), false, max_line_len) {
-            Ok(run) => Ok(run.finish_with_stats()),
+            Ok(run) => Ok(run.finish()),
             Err(Failure::Io(message) | Failure::Malformed(message)) => Err((false, message)),
         }
     });
     let cells = match &outcome {
-        Ok((verdict, stats, _)) => campaign::campaign_row(
+        Ok(run) => campaign::campaign_row(
             document,
             &attack_id,
             trace,
-            RunOutcome::Verdict(verdict, stats),
+            RunOutcome::Verdict(&run.verdict, &run.stats),
         ),
         Err((true, reason)) => campaign::campaign_row(
             document,

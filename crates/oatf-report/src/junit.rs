@@ -2,120 +2,9 @@
 //! test cases with one outcome each) and written by one writer that owns the XML layout and its
 //! escaping ([`xml`](crate::xml)).
 
-use std::fmt::Write as _;
+use crate::xml::{Outcome, TestCase, TestSuite, TestSuites};
 
 use super::*;
-
-/// `<testsuites>` with its one `<testsuite>`.
-struct TestSuites {
-    name: &'static str,
-    tests: usize,
-    failures: usize,
-    errors: usize,
-    suite: TestSuite,
-}
-
-struct TestSuite {
-    name: String,
-    skipped: usize,
-    timestamp: Option<String>,
-    properties: Vec<(String, String)>,
-    cases: Vec<TestCase>,
-}
-
-struct TestCase {
-    classname: String,
-    name: String,
-    outcome: Outcome,
-}
-
-/// What happened to a test case: the child element it gets, if any.
-enum Outcome {
-    Passed,
-    /// `<failure type=… message=…>text</failure>`.
-    Failure {
-        kind: &'static str,
-        message: String,
-        text: String,
-    },
-    /// `<error type="error" message=…/>`.
-    Error {
-        message: String,
-    },
-    /// `<skipped message=…/>`.
-    Skipped {
-        message: String,
-    },
-}
-
-impl TestSuites {
-    /// The document, valid against the Jenkins/Ant `junit-10.xsd`.
-    fn write(&self) -> String {
-        let (tests, failures, errors) = (self.tests, self.failures, self.errors);
-        let suite = &self.suite;
-        let mut x = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-        // junit-10.xsd: `skipped` is an attribute of `testsuite`, not of `testsuites`.
-        let _ = writeln!(
-            x,
-            "<testsuites name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\">",
-            xml::attr(self.name)
-        );
-        let _ = writeln!(
-            x,
-            "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{}\"{}>",
-            xml::attr(&suite.name),
-            suite.skipped,
-            suite
-                .timestamp
-                .as_deref()
-                .map(|t| format!(" timestamp=\"{}\"", xml::attr(t)))
-                .unwrap_or_default(),
-        );
-        x.push_str("    <properties>\n");
-        for (key, value) in &suite.properties {
-            let _ = writeln!(
-                x,
-                "      <property name=\"{}\" value=\"{}\"/>",
-                xml::attr(key),
-                xml::attr(value)
-            );
-        }
-        x.push_str("    </properties>\n");
-        for case in &suite.cases {
-            let _ = write!(
-                x,
-                "    <testcase classname=\"{}\" name=\"{}\"",
-                xml::attr(&case.classname),
-                xml::attr(&case.name)
-            );
-            let child = match &case.outcome {
-                Outcome::Passed => {
-                    x.push_str("/>\n");
-                    continue;
-                }
-                Outcome::Failure {
-                    kind,
-                    message,
-                    text,
-                } => format!(
-                    "<failure type=\"{}\" message=\"{}\">{}</failure>",
-                    xml::attr(kind),
-                    xml::attr(message),
-                    xml::text(text)
-                ),
-                Outcome::Error { message } => {
-                    format!("<error type=\"error\" message=\"{}\"/>", xml::attr(message))
-                }
-                Outcome::Skipped { message } => {
-                    format!("<skipped message=\"{}\"/>", xml::attr(message))
-                }
-            };
-            let _ = write!(x, ">\n      {child}\n    </testcase>\n");
-        }
-        x.push_str("  </testsuite>\n</testsuites>\n");
-        x
-    }
-}
 
 /// JUnit XML: one test suite for the attack, one test case per indicator; a matched indicator is a
 /// failure (the agent complied), an error an error, a skipped one skipped. The verdict, max tier and
@@ -123,6 +12,13 @@ impl TestSuites {
 /// Jenkins/Ant `junit-10.xsd`; an `error` verdict no indicator error explains is a test case
 /// `verdict` with an `<error>`.
 pub fn junit(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -> String {
+    let mut report = TestSuites::new("oatf evaluate");
+    report.suites.push(junit_suite(document, verdict, stats));
+    report.write()
+}
+
+/// The one test suite of [`junit`], named `ATTACK-ID name`: a campaign's report holds one per run.
+pub fn junit_suite(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -> TestSuite {
     let attack_id = verdict.attack_id.as_deref().unwrap_or("oatf");
     let name = document
         .attack
@@ -162,11 +58,7 @@ pub fn junit(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -
             .map(|t| (format!("tier:{}", v.indicator_id), t.to_string()))
     }));
 
-    let case = |name: &str, outcome| TestCase {
-        classname: attack_id.to_owned(),
-        name: name.to_owned(),
-        outcome,
-    };
+    let case = |name: &str, outcome| TestCase::new(attack_id, name, outcome);
     let mut cases: Vec<TestCase> = verdict
         .indicator_verdicts
         .iter()
@@ -182,14 +74,14 @@ pub fn junit(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -
                         .unwrap_or_default();
                     // The tier is named in the failure message (and is a suite property).
                     let tier = v.tier.map(|t| format!(", tier {t}")).unwrap_or_default();
-                    Outcome::Failure {
-                        kind: "matched",
-                        message: format!("the agent complied: indicator matched{at}{tier}"),
-                        text: evidence,
-                    }
+                    Outcome::failure(
+                        "matched",
+                        format!("the agent complied: indicator matched{at}{tier}"),
+                        evidence,
+                    )
                 }
-                IndicatorResult::Error => Outcome::Error { message: evidence },
-                IndicatorResult::Skipped => Outcome::Skipped { message: evidence },
+                IndicatorResult::Error => Outcome::error("error", evidence),
+                IndicatorResult::Skipped => Outcome::skipped(evidence),
             };
             case(&v.indicator_id, outcome)
         })
@@ -200,7 +92,7 @@ pub fn junit(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -
             .as_deref()
             .unwrap_or("the verdict could not be established")
             .to_owned();
-        cases.push(case("verdict", Outcome::Error { message }));
+        cases.push(case("verdict", Outcome::error("error", message)));
     }
     if strict_failed {
         let mut reasons: Vec<String> = warnings.iter().map(|w| w.message.clone()).collect();
@@ -209,27 +101,16 @@ pub fn junit(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -
         }
         cases.push(case(
             "warnings",
-            Outcome::Failure {
-                kind: "strict",
-                message: format!("--strict: the run has warnings (exit {EXIT_STRICT_WARNINGS})"),
-                text: reasons.join("\n"),
-            },
+            Outcome::failure(
+                "strict",
+                format!("--strict: the run has warnings (exit {EXIT_STRICT_WARNINGS})"),
+                reasons.join("\n"),
+            ),
         ));
     }
-    TestSuites {
-        name: "oatf evaluate",
-        tests: verdict.indicator_verdicts.len()
-            + usize::from(verdict_error)
-            + usize::from(strict_failed),
-        failures: s.matched + usize::from(strict_failed),
-        errors: s.error + usize::from(verdict_error),
-        suite: TestSuite {
-            name: format!("{attack_id} {name}"),
-            skipped: s.skipped,
-            timestamp: verdict.timestamp.clone(),
-            properties,
-            cases,
-        },
-    }
-    .write()
+    let mut suite = TestSuite::new(format!("{attack_id} {name}"));
+    suite.timestamp = verdict.timestamp.clone();
+    suite.properties = properties;
+    suite.cases = cases;
+    suite
 }

@@ -3,8 +3,9 @@
 //! ([`campaign`]: the CSV of `oatf evaluate --manifest`, and the Python package's campaign rows).
 //!
 //! `oatf evaluate` only calls these; a tool that evaluates traces itself (a ThoughtJack-like runner)
-//! emits the same documents by filling a [`TraceStats`] while it feeds a
-//! [`TraceEvaluator`](oatf_eval::TraceEvaluator).
+//! emits the same documents by running the trace through a [`TraceRun`] (which drives the
+//! [`TraceEvaluator`](oatf_eval::TraceEvaluator) and fills the [`TraceStats`]: lines, malformed
+//! lines, the line of each match), or by filling a [`TraceStats`] itself:
 //!
 //! ```
 //! use oatf_eval::{CompiledAttack, EvalOptions, TraceEvaluator, TraceMessage, TraceDirection};
@@ -36,9 +37,11 @@
 
 pub mod campaign;
 mod junit;
+mod run;
 mod sarif;
 #[cfg(test)]
 mod tests;
+mod validation;
 pub mod xml;
 
 use std::collections::HashMap;
@@ -48,8 +51,10 @@ use oatf_eval::{AttackResult, AttackVerdict, IndicatorResult, TraceWarning, Trac
 use oatf_model::{Document, Tier};
 use serde_json::{Value, json};
 
-pub use junit::junit;
+pub use junit::{junit, junit_suite};
+pub use run::{FinishedRun, MAX_KEPT_MALFORMED, MalformedEntry, ReadStep, TraceRun};
 pub use sarif::sarif;
+pub use validation::{Finding, ValidatedFile, validation_sarif};
 
 /// The exit code of a verdict (spec-decisions 24, ThoughtJack's codes): 0 `not_exploited`; 1, 2, 3
 /// `exploited` with no tier or `ingested`, `local_action`, `boundary_breach`; 4 `partial` without a

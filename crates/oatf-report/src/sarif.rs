@@ -73,29 +73,29 @@ struct RuleProperties<'a> {
 }
 
 #[derive(Serialize)]
-struct Text<'a> {
-    text: &'a str,
+pub(crate) struct Text<'a> {
+    pub(crate) text: &'a str,
 }
 
 #[derive(Serialize)]
-struct OwnedText {
-    text: String,
+pub(crate) struct OwnedText {
+    pub(crate) text: String,
 }
 
 #[derive(Serialize)]
-struct Help {
-    text: String,
-    markdown: String,
+pub(crate) struct Help {
+    pub(crate) text: String,
+    pub(crate) markdown: String,
 }
 
 #[derive(Serialize)]
-struct Level {
-    level: &'static str,
+pub(crate) struct Level {
+    pub(crate) level: &'static str,
 }
 
 #[derive(Serialize)]
-struct Id {
-    id: String,
+pub(crate) struct Id {
+    pub(crate) id: String,
 }
 
 #[derive(Serialize)]
@@ -117,28 +117,28 @@ struct Notification {
 }
 
 #[derive(Serialize)]
-struct OriginalUriBaseIds {
+pub(crate) struct OriginalUriBaseIds {
     #[serde(rename = "%SRCROOT%")]
-    srcroot: UriBase,
+    pub(crate) srcroot: UriBase,
 }
 
 #[derive(Serialize)]
-struct UriBase {
-    description: Text<'static>,
+pub(crate) struct UriBase {
+    pub(crate) description: Text<'static>,
 }
 
 #[derive(Serialize)]
-struct Artifact<'a> {
-    location: ArtifactLocation<'a>,
+pub(crate) struct Artifact<'a> {
+    pub(crate) location: ArtifactLocation<'a>,
 }
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct ArtifactLocation<'a> {
-    uri: &'a str,
-    uri_base_id: &'static str,
+pub(crate) struct ArtifactLocation<'a> {
+    pub(crate) uri: &'a str,
+    pub(crate) uri_base_id: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    index: Option<usize>,
+    pub(crate) index: Option<usize>,
 }
 
 /// A result: one per matched indicator.
@@ -157,22 +157,24 @@ struct SarifResult<'a> {
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Location<'a> {
-    physical_location: PhysicalLocation<'a>,
+pub(crate) struct Location<'a> {
+    pub(crate) physical_location: PhysicalLocation<'a>,
 }
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct PhysicalLocation<'a> {
-    artifact_location: ArtifactLocation<'a>,
+pub(crate) struct PhysicalLocation<'a> {
+    pub(crate) artifact_location: ArtifactLocation<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    region: Option<Region>,
+    pub(crate) region: Option<Region>,
 }
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Region {
-    start_line: u64,
+pub(crate) struct Region {
+    pub(crate) start_line: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) start_column: Option<u64>,
 }
 
 #[derive(Serialize)]
@@ -308,10 +310,12 @@ pub fn sarif(
                             uri_base_id: SRCROOT,
                             index: Some(0),
                         },
-                        region: stats
-                            .matched_lines
-                            .get(&v.indicator_id)
-                            .map(|&start_line| Region { start_line }),
+                        region: stats.matched_lines.get(&v.indicator_id).map(|&start_line| {
+                            Region {
+                                start_line,
+                                start_column: None,
+                            }
+                        }),
                     },
                 }],
                 // Stable across runs: the same alert for the same attack, indicator and trace.

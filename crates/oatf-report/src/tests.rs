@@ -203,3 +203,149 @@ fn misspellings_are_warnings_that_fail_strict() {
         5
     );
 }
+
+/// What a [`TraceRun`](crate::TraceRun) over `jsonl` gives: the run, or the I/O error that ended it.
+fn run_jsonl(jsonl: &[u8]) -> crate::FinishedRun {
+    let document = document();
+    let attack = oatf_eval::CompiledAttack::new(&document, &oatf_eval::EvalOptions::new());
+    let mut run = crate::TraceRun::new(&attack, "t.jsonl");
+    run.read_to_end(&mut oatf_eval::JsonlTraceReader::new(jsonl))
+        .expect("no I/O error reading a slice");
+    run.finish()
+}
+
+const MATCHING: &str = r#"{"direction": "incoming", "method": "tools/call", "content": {"arguments": {"path": "/h/.ssh/id_rsa"}}}"#;
+const OTHER: &str = r#"{"direction": "incoming", "method": "tools/call", "content": {"arguments": {"path": "/tmp/x"}}}"#;
+
+#[test]
+fn a_trace_run_counts_lines_and_locates_first_matches() {
+    let jsonl = format!("{OTHER}\nnot json\n\n{MATCHING}\n{MATCHING}\n");
+    let done = run_jsonl(jsonl.as_bytes());
+    assert_eq!(done.stats.name, "t.jsonl");
+    // Blank lines count as lines read; they are neither messages nor malformed.
+    assert_eq!(done.stats.lines, 5);
+    assert_eq!(done.stats.messages, 3);
+    assert_eq!(done.stats.malformed, 1);
+    // The first match is at line 4, not at the later message that matches again.
+    assert_eq!(done.stats.matched_lines.len(), 1);
+    assert_eq!(done.stats.matched_lines["OATF-900-01"], 4);
+    assert_eq!(done.malformed.len(), 1);
+    assert_eq!(done.malformed[0].line, 2);
+    assert!(!done.malformed[0].message.starts_with("line "));
+    assert_eq!(exit_code(&done.verdict), 3);
+    let document = done.json_document();
+    assert_eq!(document["trace"]["matched_lines"]["OATF-900-01"], 4);
+    assert_eq!(document["trace"]["malformed_lines"], 1);
+    assert_eq!(document, json_document(&done.verdict, &done.stats));
+}
+
+#[test]
+fn a_trace_run_keeps_the_first_malformed_lines_and_counts_the_rest() {
+    let jsonl = "x\n".repeat(crate::MAX_KEPT_MALFORMED + 7);
+    let done = run_jsonl(jsonl.as_bytes());
+    assert_eq!(done.stats.malformed, crate::MAX_KEPT_MALFORMED as u64 + 7);
+    assert_eq!(done.malformed.len(), crate::MAX_KEPT_MALFORMED);
+    assert_eq!(
+        done.malformed.last().map(|e| e.line),
+        Some(crate::MAX_KEPT_MALFORMED as u64)
+    );
+    // Without messages the verdict is `error`, and no actor is named silent (spec-decisions 23).
+    assert_eq!(exit_code(&done.verdict), 5);
+    assert!(done.stats.silent_actors.is_empty());
+}
+
+#[test]
+fn a_trace_run_fed_by_position_and_an_io_error() {
+    let document = document();
+    let attack = oatf_eval::CompiledAttack::new(&document, &oatf_eval::EvalOptions::new());
+    let message: TraceMessage = serde_json::from_str(MATCHING).expect("a message");
+    let mut run = crate::TraceRun::new(&attack, "<push>");
+    run.push_malformed(1, "not a trace message");
+    run.push(&message, 2);
+    assert_eq!(run.evaluator().matched_count(), 1);
+    assert_eq!(run.malformed_count(), 1);
+    let done = run.finish();
+    assert_eq!((done.stats.lines, done.stats.messages), (2, 1));
+    assert_eq!(done.stats.matched_lines["OATF-900-01"], 2);
+
+    /// Gives one line, then fails.
+    struct Failing(bool);
+    impl std::io::Read for Failing {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if std::mem::replace(&mut self.0, true) {
+                return Err(std::io::Error::other("disk gone"));
+            }
+            let line = format!("{OTHER}\n");
+            buf[..line.len()].copy_from_slice(line.as_bytes());
+            Ok(line.len())
+        }
+    }
+    let mut run = crate::TraceRun::new(&attack, "t.jsonl");
+    let mut reader = oatf_eval::JsonlTraceReader::new(std::io::BufReader::new(Failing(false)));
+    let error = run.read_to_end(&mut reader).expect_err("the read fails");
+    assert_eq!(error.kind(), oatf_eval::TraceErrorKind::Io);
+    assert_eq!(run.evaluator().messages(), 1);
+    assert_eq!(run.malformed_count(), 0);
+}
+
+#[test]
+fn validation_sarif_orders_rules_by_the_table_and_describes_other_codes() {
+    use crate::{Finding, ValidatedFile, validation_sarif};
+    use oatf_model::DiagnosticSeverity::{Error, Warning};
+    let mut located = Finding::new("V-013", Error, "bad regex");
+    located.path = Some("attack.indicators[0].pattern.regex".into());
+    (located.line, located.column) = (Some(7), Some(3));
+    let files = [
+        ValidatedFile::new("<stdin>").with_findings([
+            Finding::new("X-900", Warning, "a tool's own warning"),
+            Finding::new("W-001", Warning, "oatf is not first"),
+            located,
+            Finding::new("V-001", Error, "no oatf"),
+            Finding::new("V-013", Error, "another bad regex"),
+        ]),
+        ValidatedFile::unreadable("gone.yaml", "cannot read gone.yaml: no such file"),
+    ];
+    let sarif: Value = serde_json::from_str(&validation_sarif(&files)).expect("JSON");
+    let run = &sarif["runs"][0];
+    let ids: Vec<&str> = run["tool"]["driver"]["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .filter_map(|r| r["id"].as_str())
+        .collect();
+    assert_eq!(ids, ["V-001", "V-013", "W-001", "X-900"]);
+    let other = &run["tool"]["driver"]["rules"][3];
+    assert_eq!(other["defaultConfiguration"]["level"], "warning");
+    assert!(other["properties"].get("specSection").is_none(), "{other}");
+    let results = run["results"].as_array().expect("results");
+    assert_eq!(results.len(), 5);
+    let indexes: Vec<u64> = results
+        .iter()
+        .filter_map(|r| r["ruleIndex"].as_u64())
+        .collect();
+    assert_eq!(indexes, [3, 2, 1, 0, 1]);
+    let located = &results[2];
+    assert_eq!(
+        located["message"]["text"],
+        "bad regex (at `attack.indicators[0].pattern.regex`)"
+    );
+    let at = &located["locations"][0]["physicalLocation"];
+    assert_eq!(at["artifactLocation"]["uri"], "stdin");
+    assert_eq!(at["region"], json!({"startLine": 7, "startColumn": 3}));
+    // Without a line there is no region, and the fingerprint still tells two findings apart.
+    assert!(
+        results[3]["locations"][0]["physicalLocation"]
+            .get("region")
+            .is_none()
+    );
+    assert_ne!(
+        results[2]["partialFingerprints"],
+        results[4]["partialFingerprints"]
+    );
+    let invocation = &run["invocations"][0];
+    assert_eq!(invocation["executionSuccessful"], false);
+    assert_eq!(
+        invocation["toolExecutionNotifications"][0]["message"]["text"],
+        "cannot read gone.yaml: no such file"
+    );
+}

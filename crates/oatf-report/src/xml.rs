@@ -1,8 +1,27 @@
-//! XML escaping for JUnit reports (this crate's [`junit`](crate::junit) and `oatf test --format junit`).
+//! JUnit XML: the typed document ([`TestSuites`] of [`TestSuite`]s of [`TestCase`]s, each with one
+//! [`Outcome`]) and its one writer, which owns the layout and the escaping. `oatf evaluate`
+//! ([`junit`](crate::junit)), campaigns and `oatf test` build these types; the output is valid
+//! against the Jenkins/Ant `junit-10.xsd`.
+//!
+//! ```
+//! use oatf_report::xml::{Outcome, TestCase, TestSuite, TestSuites};
+//!
+//! let mut suite = TestSuite::new("library/attack.yaml");
+//! suite.cases.push(TestCase::new("OATF-001", "resisted", Outcome::Passed));
+//! suite.cases.push(TestCase::new("OATF-001", "complied", Outcome::failure(
+//!     "verdict", "expected exploited, got not_exploited", "")));
+//! let mut report = TestSuites::new("oatf test");
+//! report.suites.push(suite);
+//! let xml = report.write();
+//! assert!(xml.contains(r#"<testsuites name="oatf test" tests="2" failures="1" errors="0">"#));
+//! assert!(xml.contains(r#"<failure type="verdict" message="expected exploited, got not_exploited"/>"#));
+//! ```
 //!
 //! Characters XML 1.0 cannot hold (C0 controls other than tab, newline and carriage return, U+FFFE,
 //! U+FFFF) become U+FFFD. In attributes, tab, newline and carriage return are written as character
 //! references, since an XML parser would otherwise normalize them to spaces.
+
+use std::time::Duration;
 
 use std::fmt::Write as _;
 
@@ -38,9 +57,353 @@ pub fn text(text: &str) -> String {
     escape(text, false)
 }
 
+/// `<testsuites>`: the report. Its counts are those of its suites' test cases.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TestSuites {
+    /// The `name` attribute (the command: `oatf evaluate`, `oatf test`).
+    pub name: String,
+    /// The `time` attribute, when measured.
+    pub time: Option<Duration>,
+    /// The suites, in order.
+    pub suites: Vec<TestSuite>,
+}
+
+/// `<testsuite>`: its counts (`tests`, `failures`, `errors`, `skipped`) are those of its cases.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TestSuite {
+    /// The `name` attribute.
+    pub name: String,
+    /// The `time` attribute, when measured.
+    pub time: Option<Duration>,
+    /// The `timestamp` attribute (RFC 3339), when known.
+    pub timestamp: Option<String>,
+    /// The `file` attribute, when the suite is a file.
+    pub file: Option<String>,
+    /// `<property name value/>` elements (a `<properties>` element only when there are some).
+    pub properties: Vec<(String, String)>,
+    /// The test cases, in order.
+    pub cases: Vec<TestCase>,
+}
+
+/// `<testcase>`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TestCase {
+    /// The `classname` attribute.
+    pub classname: String,
+    /// The `name` attribute.
+    pub name: String,
+    /// The `time` attribute, when measured.
+    pub time: Option<Duration>,
+    /// What happened: the child element the case gets, if any.
+    pub outcome: Outcome,
+}
+
+/// What happened to a test case.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Outcome {
+    /// No child element.
+    Passed,
+    /// `<failure type=… message=…>text</failure>` (empty: `<failure …/>`).
+    Failure {
+        /// The `type` attribute.
+        kind: String,
+        /// The `message` attribute.
+        message: String,
+        /// The element's text (line breaks kept).
+        text: String,
+    },
+    /// `<error type=… message=…/>`.
+    Error {
+        /// The `type` attribute.
+        kind: String,
+        /// The `message` attribute.
+        message: String,
+    },
+    /// `<skipped message=…/>`.
+    Skipped {
+        /// The `message` attribute.
+        message: String,
+    },
+}
+
+impl Outcome {
+    /// A failure of type `kind`.
+    pub fn failure(
+        kind: impl Into<String>,
+        message: impl Into<String>,
+        text: impl Into<String>,
+    ) -> Self {
+        Outcome::Failure {
+            kind: kind.into(),
+            message: message.into(),
+            text: text.into(),
+        }
+    }
+
+    /// An error of type `kind`.
+    pub fn error(kind: impl Into<String>, message: impl Into<String>) -> Self {
+        Outcome::Error {
+            kind: kind.into(),
+            message: message.into(),
+        }
+    }
+
+    /// A skipped case.
+    pub fn skipped(message: impl Into<String>) -> Self {
+        Outcome::Skipped {
+            message: message.into(),
+        }
+    }
+}
+
+impl TestCase {
+    /// A test case without time.
+    pub fn new(classname: impl Into<String>, name: impl Into<String>, outcome: Outcome) -> Self {
+        TestCase {
+            classname: classname.into(),
+            name: name.into(),
+            time: None,
+            outcome,
+        }
+    }
+}
+
+/// Tests, failures, errors and skipped cases of `cases`.
+#[derive(Clone, Copy, Default)]
+struct Counts {
+    tests: usize,
+    failures: usize,
+    errors: usize,
+    skipped: usize,
+}
+
+impl Counts {
+    fn of(cases: &[TestCase]) -> Self {
+        let mut counts = Counts {
+            tests: cases.len(),
+            ..Counts::default()
+        };
+        for case in cases {
+            match case.outcome {
+                Outcome::Passed => {}
+                Outcome::Failure { .. } => counts.failures += 1,
+                Outcome::Error { .. } => counts.errors += 1,
+                Outcome::Skipped { .. } => counts.skipped += 1,
+            }
+        }
+        counts
+    }
+
+    fn add(self, other: Counts) -> Self {
+        Counts {
+            tests: self.tests + other.tests,
+            failures: self.failures + other.failures,
+            errors: self.errors + other.errors,
+            skipped: self.skipped + other.skipped,
+        }
+    }
+}
+
+/// A JUnit `time`: seconds with at most three decimals (`junit-10.xsd`'s `SUREFIRE_TIME`).
+fn seconds(duration: Duration) -> String {
+    format!("{:.3}", duration.as_secs_f64())
+}
+
+/// ` name="value"` when there is a value.
+fn optional(name: &str, value: Option<&str>) -> String {
+    value
+        .map(|v| format!(" {name}=\"{}\"", attr(v)))
+        .unwrap_or_default()
+}
+
+impl TestSuite {
+    /// An empty suite called `name`.
+    pub fn new(name: impl Into<String>) -> Self {
+        TestSuite {
+            name: name.into(),
+            time: None,
+            timestamp: None,
+            file: None,
+            properties: Vec::new(),
+            cases: Vec::new(),
+        }
+    }
+
+    fn write(&self, x: &mut String) {
+        let c = Counts::of(&self.cases);
+        let _ = writeln!(
+            x,
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\"{}{}{}>",
+            attr(&self.name),
+            c.tests,
+            c.failures,
+            c.errors,
+            c.skipped,
+            optional("time", self.time.map(seconds).as_deref()),
+            optional("timestamp", self.timestamp.as_deref()),
+            optional("file", self.file.as_deref()),
+        );
+        if !self.properties.is_empty() {
+            x.push_str("    <properties>\n");
+            for (key, value) in &self.properties {
+                let _ = writeln!(
+                    x,
+                    "      <property name=\"{}\" value=\"{}\"/>",
+                    attr(key),
+                    attr(value)
+                );
+            }
+            x.push_str("    </properties>\n");
+        }
+        for case in &self.cases {
+            let _ = write!(
+                x,
+                "    <testcase classname=\"{}\" name=\"{}\"{}",
+                attr(&case.classname),
+                attr(&case.name),
+                optional("time", case.time.map(seconds).as_deref()),
+            );
+            let child = match &case.outcome {
+                Outcome::Passed => {
+                    x.push_str("/>\n");
+                    continue;
+                }
+                Outcome::Failure {
+                    kind,
+                    message,
+                    text: body,
+                } if body.is_empty() => format!(
+                    "<failure type=\"{}\" message=\"{}\"/>",
+                    attr(kind),
+                    attr(message)
+                ),
+                Outcome::Failure {
+                    kind,
+                    message,
+                    text: body,
+                } => format!(
+                    "<failure type=\"{}\" message=\"{}\">{}</failure>",
+                    attr(kind),
+                    attr(message),
+                    text(body)
+                ),
+                Outcome::Error { kind, message } => format!(
+                    "<error type=\"{}\" message=\"{}\"/>",
+                    attr(kind),
+                    attr(message)
+                ),
+                Outcome::Skipped { message } => {
+                    format!("<skipped message=\"{}\"/>", attr(message))
+                }
+            };
+            let _ = write!(x, ">\n      {child}\n    </testcase>\n");
+        }
+        x.push_str("  </testsuite>\n");
+    }
+}
+
+impl TestSuites {
+    /// A report called `name`, without suites.
+    pub fn new(name: impl Into<String>) -> Self {
+        TestSuites {
+            name: name.into(),
+            time: None,
+            suites: Vec::new(),
+        }
+    }
+
+    /// The document, valid against the Jenkins/Ant `junit-10.xsd`.
+    pub fn write(&self) -> String {
+        let c = self.suites.iter().fold(Counts::default(), |sum, suite| {
+            sum.add(Counts::of(&suite.cases))
+        });
+        let mut x = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+        // junit-10.xsd: `skipped` is an attribute of `testsuite`, not of `testsuites`.
+        let _ = writeln!(
+            x,
+            "<testsuites name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\"{}>",
+            attr(&self.name),
+            c.tests,
+            c.failures,
+            c.errors,
+            optional("time", self.time.map(seconds).as_deref()),
+        );
+        for suite in &self.suites {
+            suite.write(&mut x);
+        }
+        x.push_str("</testsuites>\n");
+        x
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_come_from_the_cases_and_empty_parts_are_left_out() {
+        let mut suite = TestSuite::new("s <1>");
+        suite.time = Some(Duration::from_micros(1_234_567));
+        suite.cases = vec![
+            TestCase::new("c", "pass", Outcome::Passed),
+            TestCase::new("c", "fail", Outcome::failure("verdict", "why", "")),
+            TestCase::new("c", "fail2", Outcome::failure("verdict", "why", "a\nb")),
+            TestCase::new("c", "err", Outcome::error("no-verdict", "gone")),
+            TestCase::new("c", "skip", Outcome::skipped("no test file")),
+        ];
+        let mut other = TestSuite::new("empty");
+        other.file = Some("f.yaml".into());
+        other.properties.push(("k".into(), "v\"".into()));
+        let mut report = TestSuites::new("oatf test");
+        report.suites = vec![suite, other];
+        let xml = report.write();
+        assert!(
+            xml.contains(r#"<testsuites name="oatf test" tests="5" failures="2" errors="1">"#),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(r#"<testsuite name="s &lt;1&gt;" tests="5" failures="2" errors="1" skipped="1" time="1.235">"#),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(r#"<testsuite name="empty" tests="0" failures="0" errors="0" skipped="0" file="f.yaml">"#),
+            "{xml}"
+        );
+        // Properties only where there are some.
+        assert_eq!(xml.matches("<properties>").count(), 1, "{xml}");
+        assert!(
+            xml.contains(r#"<property name="k" value="v&quot;"/>"#),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(r#"<failure type="verdict" message="why"/>"#),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(
+                r#"<failure type="verdict" message="why">a
+b</failure>"#
+            ),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(r#"<error type="no-verdict" message="gone"/>"#),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(r#"<skipped message="no test file"/>"#),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(r#"<testcase classname="c" name="pass"/>"#),
+            "{xml}"
+        );
+        assert!(!xml.contains(" time=\"\""), "{xml}");
+    }
 
     #[test]
     fn attributes_and_content() {

@@ -10,8 +10,8 @@ use oatf::EvaluationError;
 use oatf::EvaluationErrorKind;
 use oatf::JsonlTraceReader;
 use oatf::SemanticEvaluator;
-use oatf::TraceEvaluator;
 use oatf::TraceMessage;
+use oatf::report::TraceRun;
 use serde_json::{Value, json};
 use wasm_bindgen::prelude::*;
 
@@ -175,16 +175,10 @@ impl WasmAttack {
     #[wasm_bindgen(js_name = evaluateTraceJson)]
     pub fn evaluate_trace_json(&self, jsonl: &str, name: &str) -> String {
         let mut reader = JsonlTraceReader::new(Cursor::new(jsonl.as_bytes()));
-        let mut run = Run::new(&self.attack, name.to_owned());
-        while let Some(item) = reader.next() {
-            let line = reader.lines_read();
-            match item {
-                Ok(message) => run.push(&message, line),
-                Err(error) => run.malformed(error.line(), error.message().to_owned()),
-            }
-        }
-        run.lines = reader.lines_read();
-        run.finish()
+        let mut run = TraceRun::new(&self.attack, name);
+        // Reading a string cannot fail: the run ends at the end of the text either way.
+        let _ = run.read_to_end(&mut reader);
+        finish(run)
     }
 
     /// Computes the attack verdict (SDK §4.5) from indicator verdicts given as a JSON array of
@@ -201,75 +195,19 @@ impl WasmAttack {
     }
 }
 
-/// Malformed entries kept with their line (the CLI prints as many).
-const MAX_REPORTED: usize = 100;
-
-/// A trace being evaluated, with what the CLI's JSON report says of it.
-struct Run<'a> {
-    evaluator: TraceEvaluator<'a>,
-    name: String,
-    lines: u64,
-    malformed: u64,
-    errors: Vec<(u64, String)>,
-    matched: usize,
-    matched_lines: Vec<(String, u64)>,
+/// `{ report, traceErrors }` of a run, as JSON: the CLI's verdict document and the first malformed
+/// entries.
+fn finish(run: TraceRun<'_>) -> String {
+    let done = run.finish();
+    let errors: Vec<Value> = done
+        .malformed
+        .iter()
+        .map(|entry| json!({ "line": entry.line, "message": entry.message }))
+        .collect();
+    json!({ "report": done.json_document(), "traceErrors": errors }).to_string()
 }
 
-impl<'a> Run<'a> {
-    fn new(attack: &'a CompiledAttack, name: String) -> Self {
-        Run {
-            evaluator: TraceEvaluator::new(attack),
-            name,
-            lines: 0,
-            malformed: 0,
-            errors: Vec::new(),
-            matched: 0,
-            matched_lines: Vec::new(),
-        }
-    }
-
-    fn push(&mut self, message: &TraceMessage, line: u64) {
-        self.lines = line;
-        self.evaluator.push(message);
-        if self.evaluator.matched_count() != self.matched {
-            self.matched = self.evaluator.matched_count();
-            let position = self.evaluator.messages();
-            for (id, at) in self.evaluator.matched_messages() {
-                if at == position {
-                    self.matched_lines.push((id.to_owned(), line));
-                }
-            }
-        }
-    }
-
-    fn malformed(&mut self, line: u64, message: String) {
-        self.lines = line;
-        self.malformed += 1;
-        if self.errors.len() < MAX_REPORTED {
-            self.errors.push((line, message));
-        }
-    }
-
-    fn finish(self) -> String {
-        let mut stats = oatf::report::TraceStats::new(self.name);
-        stats.lines = self.lines;
-        stats.malformed = self.malformed;
-        stats.messages = self.evaluator.messages();
-        stats.after_grace = self.evaluator.messages_after_grace();
-        stats.record_silent_actors(&self.evaluator);
-        stats.matched_lines = self.matched_lines.into_iter().collect();
-        let verdict = self.evaluator.finish();
-        let report = oatf::report::json_document(&verdict, &stats);
-        let errors: Vec<Value> = self
-            .errors
-            .into_iter()
-            .map(|(line, message)| json!({ "line": line, "message": message }))
-            .collect();
-        json!({ "report": report, "traceErrors": errors }).to_string()
-    }
-}
-
-type LiveRunState<'a> = Option<Run<'a>>;
+type LiveRunState<'a> = Option<TraceRun<'a>>;
 
 self_cell::self_cell!(
     /// A run that owns the attack it borrows.
@@ -294,7 +232,7 @@ impl WasmTraceEvaluator {
     pub fn new(attack: &WasmAttack) -> WasmTraceEvaluator {
         WasmTraceEvaluator {
             run: LiveRun::new(Rc::clone(&attack.attack), |attack| {
-                Some(Run::new(attack, "<push>".to_owned()))
+                Some(TraceRun::new(attack, "<push>"))
             }),
             position: 0,
         }
@@ -315,7 +253,7 @@ impl WasmTraceEvaluator {
                     Ok(())
                 }
                 Err(error) => {
-                    run.malformed(position, error.clone());
+                    run.push_malformed(position, error.clone());
                     Err(JsValue::from_str(&error))
                 }
             },
@@ -328,7 +266,7 @@ impl WasmTraceEvaluator {
         self.run
             .borrow_dependent()
             .as_ref()
-            .map_or(0, |run| run.evaluator.messages()) as f64
+            .map_or(0, |run| run.evaluator().messages()) as f64
     }
 
     /// How many indicators have matched so far.
@@ -337,7 +275,7 @@ impl WasmTraceEvaluator {
         self.run
             .borrow_dependent()
             .as_ref()
-            .map_or(0, |run| run.evaluator.matched_count())
+            .map_or(0, |run| run.evaluator().matched_count())
     }
 
     /// `{ report, traceErrors }` of the messages pushed, as JSON; the evaluator cannot be used
@@ -345,7 +283,7 @@ impl WasmTraceEvaluator {
     #[wasm_bindgen(js_name = finishJson)]
     pub fn finish_json(&mut self) -> Result<String, JsValue> {
         self.run
-            .with_dependent_mut(|_, run| run.take().map(Run::finish))
+            .with_dependent_mut(|_, run| run.take().map(finish))
             .ok_or_else(|| JsValue::from_str("finish() was already called"))
     }
 }

@@ -6,6 +6,7 @@ use oatf::Diagnostic;
 use oatf::ParseError;
 use oatf::ValidateOptions;
 use oatf::ValidationError;
+use oatf::report::{Finding, ValidatedFile, validation_sarif};
 use serde_json::{Value, json};
 
 use crate::input::source::read_input;
@@ -20,7 +21,8 @@ pub(crate) struct Args {
     /// catalog`, skipping `*.test.yaml` test files); `-` reads standard input.
     #[arg(required = true, value_name = "PATH")]
     files: Vec<PathBuf>,
-    /// Output format: `text` (diagnostics with source snippets) or `json` (for machines).
+    /// Output format: `text` (diagnostics with source snippets), `json` (for machines), `github`
+    /// (workflow annotations) or `sarif` (SARIF 2.1.0, for GitHub code scanning).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
     /// Fail (exit 1) on warnings too.
@@ -40,6 +42,15 @@ pub(crate) enum Format {
     Json,
     /// GitHub Actions workflow annotations (`::error file=..,line=..::message`), one per diagnostic.
     Github,
+    /// SARIF 2.1.0 (GitHub code scanning): one result per diagnostic, the rules from the rule table.
+    Sarif,
+}
+
+/// What the checked files gave so far: the JSON reports, or the SARIF findings.
+#[derive(Default)]
+struct Reports {
+    json: Vec<Value>,
+    sarif: Vec<ValidatedFile>,
 }
 
 fn location(line: Option<usize>, column: Option<usize>) -> Value {
@@ -112,7 +123,7 @@ fn check_file(
     format: Format,
     quiet: bool,
     options: &ValidateOptions,
-    reports: &mut Vec<Value>,
+    reports: &mut Reports,
     out: &mut Output<'_>,
 ) -> Outcome {
     let (name, source) = match read_input(path) {
@@ -120,9 +131,13 @@ fn check_file(
         Err(message) => {
             match format {
                 Format::Text => eprintln!("error: {}", crate::render::safe_text::escape(&message)),
-                Format::Json => {
-                    reports.push(json!({"file": path.display().to_string(), "io_error": message}))
-                }
+                Format::Json => reports
+                    .json
+                    .push(json!({"file": path.display().to_string(), "io_error": message})),
+                Format::Sarif => reports.sarif.push(ValidatedFile::unreadable(
+                    path.display().to_string(),
+                    message,
+                )),
                 Format::Github => annotate(
                     out,
                     crate::render::github::Level::Error,
@@ -200,7 +215,16 @@ fn check_file(
                 }
             }
         }
-        Format::Json => reports.push(json!({
+        Format::Sarif => reports.sarif.push(
+            ValidatedFile::new(name.clone()).with_findings(
+                parse_errors
+                    .iter()
+                    .map(Finding::from)
+                    .chain(result.errors().iter().map(Finding::from))
+                    .chain(result.warnings().iter().map(Finding::from)),
+            ),
+        ),
+        Format::Json => reports.json.push(json!({
             "file": name,
             "valid": valid,
             "parse_errors": parse_errors.iter().map(parse_error_json).collect::<Vec<_>>(),
@@ -276,7 +300,7 @@ fn not_a_document(
     name: &str,
     hint: &str,
     format: Format,
-    reports: &mut Vec<Value>,
+    reports: &mut Reports,
     out: &mut Output<'_>,
 ) -> Outcome {
     match format {
@@ -285,7 +309,16 @@ fn not_a_document(
             crate::render::safe_text::escape(hint),
             crate::render::safe_text::escape(name)
         )),
-        Format::Json => reports.push(json!({
+        Format::Sarif => {
+            reports
+                .sarif
+                .push(ValidatedFile::new(name).with_findings([Finding::new(
+                    Finding::parse_rule_id(oatf::model::ParseErrorKind::Syntax),
+                    oatf::DiagnosticSeverity::Error,
+                    hint,
+                )]))
+        }
+        Format::Json => reports.json.push(json!({
             "file": name,
             "valid": false,
             "parse_errors": [{
@@ -316,7 +349,7 @@ fn plural(n: usize) -> &'static str {
 
 pub(crate) fn run(args: Args, out: &mut Output<'_>) -> u8 {
     let options = validate_options();
-    let mut reports = Vec::new();
+    let mut reports = Reports::default();
     let (mut invalid, mut unreadable, mut warned) = (false, false, false);
     let mut files = Vec::new();
     for path in &args.files {
@@ -365,11 +398,15 @@ pub(crate) fn run(args: Args, out: &mut Output<'_>) -> u8 {
             Outcome::Unreadable => unreadable = true,
         }
     }
-    if args.format == Format::Json {
-        let text = serde_json::to_string_pretty(&Value::Array(reports))
-            .unwrap_or_else(|_| "[]".to_owned());
-        out.write(&text);
-        out.write("\n");
+    match args.format {
+        Format::Json => {
+            let text = serde_json::to_string_pretty(&Value::Array(reports.json))
+                .unwrap_or_else(|_| "[]".to_owned());
+            out.write(&text);
+            out.write("\n");
+        }
+        Format::Sarif => out.write(&validation_sarif(&reports.sarif)),
+        Format::Text | Format::Github => {}
     }
     if unreadable {
         2

@@ -299,7 +299,7 @@ fn junit_output_is_well_formed() {
     // No `file`/`line` on a test case (junit-10.xsd has none): the location leads the message.
     assert!(!stdout.contains(" line=\""), "{stdout}");
     assert!(
-        stdout.contains("<failure message=\"lib/attack.test.yaml:3: "),
+        stdout.contains("<failure type=\"verdict\" message=\"lib/attack.test.yaml:3: "),
         "{stdout}"
     );
 

@@ -157,3 +157,55 @@ def test_warnings_and_strict_failures_are_valid_reports(tmp_path):
             )
             check_sarif(oatf("evaluate", "--manifest", manifest, "--format", "sarif", *strict))
             check_junit(oatf("evaluate", "--manifest", manifest, "--format", "junit", *strict))
+
+
+def check_validate_sarif(text):
+    """`oatf validate --format sarif`: the schema, and what GitHub code scanning needs of each result."""
+    sarif = json.loads(text)
+    errors = sorted(SARIF.iter_errors(sarif), key=lambda e: list(e.path))
+    assert not errors, "\n".join(f"{list(e.path)}: {e.message}" for e in errors)
+    (run,) = sarif["runs"]
+    rules = run["tool"]["driver"]["rules"]
+    assert len({r["id"] for r in rules}) == len(rules), rules
+    for rule in rules:
+        assert rule["shortDescription"]["text"] and rule["fullDescription"]["text"], rule
+        assert rule["help"]["text"] and rule["help"]["markdown"], rule
+        assert rule["defaultConfiguration"]["level"] in ("error", "warning"), rule
+    for result in run["results"]:
+        assert rules[result["ruleIndex"]]["id"] == result["ruleId"], result
+        assert result["level"] in ("error", "warning"), result
+        assert result["message"]["text"], result
+        assert all(result["partialFingerprints"].values()), result
+        (location,) = result["locations"]
+        artifact = location["physicalLocation"]["artifactLocation"]
+        assert not artifact["uri"].startswith(("/", "file:")), artifact
+        assert artifact.get("uriBaseId") in run["originalUriBaseIds"], artifact
+    return sarif
+
+
+def test_validate_sarif_of_the_examples():
+    sarif = check_validate_sarif(oatf("validate", "--format", "sarif", "examples"))
+    assert sarif["runs"][0]["results"] == []
+
+
+def test_validate_sarif_of_invalid_documents(tmp_path):
+    document = documents()[0].read_text()
+    (tmp_path / "unknown-key.yaml").write_text(document.replace("attack:\n", "attack:\n  nonsense: 1\n", 1))
+    (tmp_path / "bad-regex.yaml").write_text(
+        'oatf: "0.1"\nattack:\n  execution: {mode: mcp_server, state: {tools: []}}\n'
+        '  indicators:\n    - {surface: tools/call, target: x, pattern: {regex: "(("}}\n'
+    )
+    (tmp_path / "not-yaml.yaml").write_text("oatf: [\n")
+    (tmp_path / "warned.yaml").write_text(document.replace('oatf: "0.1"\n', "", 1) + 'oatf: "0.1"\n')
+    done = subprocess.run(
+        [OATF, "validate", "--format", "sarif", ".", "missing.yaml"],
+        cwd=tmp_path, capture_output=True, timeout=120,
+    )
+    assert done.returncode == 2, done.stderr.decode()
+    sarif = check_validate_sarif(done.stdout.decode())
+    run = sarif["runs"][0]
+    rule_ids = {r["ruleId"] for r in run["results"]}
+    assert {"parse/type_mismatch", "parse/syntax", "V-013", "W-001"} <= rule_ids, rule_ids
+    regions = [r["locations"][0]["physicalLocation"].get("region") for r in run["results"]]
+    assert all(region and region["startLine"] >= 1 for region in regions), regions
+    assert not run["invocations"][0]["executionSuccessful"]

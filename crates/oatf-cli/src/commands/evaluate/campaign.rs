@@ -812,62 +812,37 @@ impl Report<'_> {
         text
     }
 
+    /// JUnit XML: the suite of each run's single report (`oatf::report::junit_suite`), named
+    /// `ATTACK-ID TRACE`; a run without a verdict is a suite with one `run` case in error.
     fn junit(&self) -> String {
-        use oatf::report::xml;
-        let mut suites = String::new();
-        let (mut tests, mut failures, mut errors) = (0, 0, 0);
+        use oatf::report::xml::{Outcome, TestCase, TestSuite, TestSuites};
+        let mut junit = TestSuites::new("oatf evaluate");
         for o in self.outcomes {
             let attack_id = self.attack_id(o.document);
-            match (&o.result, self.attacks.get(o.document)) {
+            let name = format!("{attack_id} {}", o.trace);
+            let suite = match (&o.result, self.attacks.get(o.document)) {
                 (Ok((verdict, stats)), Some(Ok(attack))) => {
-                    let single = oatf::report::junit(&attack.document, verdict, stats);
-                    let s = &verdict.evaluation_summary;
-                    // As the single report counts: an unexplained `error` verdict is one more case.
-                    let verdict_error = verdict.result == AttackResult::Error && s.error == 0;
-                    // Under `--strict`, warnings that fail the run are one more failed case.
-                    let strict_failed = oatf::report::run_exit_code(verdict, stats)
-                        == oatf::report::EXIT_STRICT_WARNINGS;
-                    tests += verdict.indicator_verdicts.len()
-                        + usize::from(verdict_error)
-                        + usize::from(strict_failed);
-                    failures += s.matched + usize::from(strict_failed);
-                    errors += s.error + usize::from(verdict_error);
-                    // The one suite of the single report, named after the run.
-                    if let (Some(start), Some(end)) =
-                        (single.find("  <testsuite "), single.rfind("</testsuites>"))
-                        && start < end
-                    {
-                        let suite = &single[start..end];
-                        let name_end = suite
-                            .find("\" tests=")
-                            .unwrap_or(0)
-                            .max("  <testsuite name=\"".len());
-                        suites.push_str(&format!(
-                            "  <testsuite name=\"{}\"{}",
-                            xml::attr(&format!("{attack_id} {}", o.trace)),
-                            &suite[name_end + 1..]
-                        ));
-                    }
+                    let mut suite = oatf::report::junit_suite(&attack.document, verdict, stats);
+                    suite.name = name;
+                    suite
                 }
                 (result, _) => {
                     let message = match result {
                         Err(failure) => failure.message.clone(),
                         Ok(_) => "the document could not be loaded".to_owned(),
                     };
-                    tests += 1;
-                    errors += 1;
-                    suites.push_str(&format!(
-                        "  <testsuite name=\"{}\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\">\n    <testcase classname=\"{}\" name=\"run\">\n      <error type=\"no-verdict\" message=\"{}\"/>\n    </testcase>\n  </testsuite>\n",
-                        xml::attr(&format!("{attack_id} {}", o.trace)),
-                        xml::attr(&attack_id),
-                        xml::attr(&message),
+                    let mut suite = TestSuite::new(name);
+                    suite.cases.push(TestCase::new(
+                        attack_id.as_str(),
+                        "run",
+                        Outcome::error("no-verdict", message),
                     ));
+                    suite
                 }
-            }
+            };
+            junit.suites.push(suite);
         }
-        format!(
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"oatf evaluate\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\">\n{suites}</testsuites>\n"
-        )
+        junit.write()
     }
 }
 

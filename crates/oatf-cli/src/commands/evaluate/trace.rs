@@ -8,17 +8,15 @@ use std::time::{Duration, Instant};
 use oatf::AttackVerdict;
 use oatf::CompiledAttack;
 use oatf::JsonlTraceReader;
-use oatf::TraceEvaluator;
-use oatf::report::TraceStats;
-use oatf::trace::TraceErrorKind;
+use oatf::report::{MAX_KEPT_MALFORMED, ReadStep, TraceRun, TraceStats};
 
 /// Exit code: the document does not parse or is invalid (sysexits `EX_DATAERR`).
 pub(crate) const EXIT_INVALID_DOCUMENT: u8 = oatf::report::campaign::EXIT_INVALID_DOCUMENT;
 /// Exit code: an input cannot be read (sysexits `EX_NOINPUT`).
 pub(crate) const EXIT_NO_INPUT: u8 = oatf::report::campaign::EXIT_NO_INPUT;
 
-/// Malformed trace lines printed on stderr before the rest are only counted.
-const MAX_REPORTED_LINES: u64 = 100;
+/// Malformed trace lines printed on stderr before the rest are only counted: those the run keeps.
+const MAX_REPORTED_LINES: u64 = MAX_KEPT_MALFORMED as u64;
 
 /// Report formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -43,8 +41,8 @@ pub(crate) fn result_with_tier(verdict: &AttackVerdict) -> String {
     }
 }
 
-/// Streams the trace through the evaluator, reporting malformed lines on stderr (and the lines read,
-/// with `progress`, when stderr is a terminal).
+/// Streams the trace through a [`TraceRun`], reporting the malformed lines it keeps on stderr (and
+/// the lines read, with `progress`, when stderr is a terminal).
 pub(crate) fn evaluate(
     attack: &CompiledAttack,
     input: Box<dyn BufRead>,
@@ -53,56 +51,32 @@ pub(crate) fn evaluate(
     progress: bool,
 ) -> Result<(AttackVerdict, TraceStats), String> {
     let mut reader = JsonlTraceReader::new(input).with_max_line_len(max_line_len);
-    let mut evaluator = TraceEvaluator::new(attack);
-    let mut stats = TraceStats::new(name);
+    let mut run = TraceRun::new(attack, name);
     let mut progress = Progress::new(progress);
-    let mut matched = 0;
-    while let Some(item) = reader.next() {
-        match item {
-            Ok(message) => {
-                evaluator.push(&message);
-                if evaluator.matched_count() != matched {
-                    matched = evaluator.matched_count();
-                    let position = evaluator.messages();
-                    let line = reader.lines_read();
-                    for (id, at) in evaluator.matched_messages() {
-                        if at == position {
-                            stats.matched_lines.insert(id.to_owned(), line);
-                        }
-                    }
-                }
-            }
-            Err(error) if error.kind() == TraceErrorKind::Io => {
+    while let Some(step) = run.read_next(&mut reader) {
+        match step {
+            Ok(ReadStep::Malformed(error)) if run.malformed_count() <= MAX_REPORTED_LINES => {
                 progress.clear();
-                return Err(format!("{}: {error}", stats.name));
+                eprintln!("{}: {}", one_line(run.name()), one_line(&error.to_string()));
             }
             Err(error) => {
-                stats.malformed += 1;
-                if stats.malformed <= MAX_REPORTED_LINES {
-                    progress.clear();
-                    eprintln!(
-                        "{}: {}",
-                        one_line(&stats.name),
-                        one_line(&error.to_string())
-                    );
-                }
+                progress.clear();
+                return Err(format!("{}: {error}", run.name()));
             }
+            Ok(_) => {}
         }
         progress.tick(reader.lines_read());
     }
     progress.clear();
-    if stats.malformed > MAX_REPORTED_LINES {
+    let done = run.finish();
+    if done.stats.malformed > MAX_REPORTED_LINES {
         eprintln!(
             "{}: {} more malformed lines not shown",
-            stats.name,
-            stats.malformed - MAX_REPORTED_LINES
+            done.stats.name,
+            done.stats.malformed - MAX_REPORTED_LINES
         );
     }
-    stats.lines = reader.lines_read();
-    stats.messages = evaluator.messages();
-    stats.after_grace = evaluator.messages_after_grace();
-    stats.record_silent_actors(&evaluator);
-    Ok((evaluator.finish(), stats))
+    Ok((done.verdict, done.stats))
 }
 
 /// A line count on stderr, only when it is a terminal and the trace takes more than a second.

@@ -6,7 +6,7 @@
 //! document, an invalid test file, a test file without a document and, with `--require-tests`, a
 //! document without a test file.
 
-use oatf::report::xml;
+use oatf::report::xml::{Outcome, TestCase, TestSuite, TestSuites};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -330,97 +330,63 @@ fn annotations(reports: &[Reported]) -> String {
     text
 }
 
-/// A JUnit `time`: seconds with at most three decimals (`junit-10.xsd`'s `SUREFIRE_TIME`).
-fn seconds(duration: Duration) -> String {
-    format!("{:.3}", duration.as_secs_f64())
-}
-
-/// The JUnit XML report, valid against the Jenkins/Ant `junit-10.xsd`: one `testsuite` per document
-/// (its `file` the document), one `testcase` per case; a document problem is a failing testcase
-/// `load`, a document without a test file a skipped (or, with `--require-tests`, failing) testcase
-/// `tests`. The schema has no `file` or `line` on a test case: the failure message starts with
-/// `file:line`.
+/// The JUnit XML report (`oatf::report::xml`, valid against the Jenkins/Ant `junit-10.xsd`): one
+/// `testsuite` per document (its `file` the document), one `testcase` per case; a document problem
+/// is a failing testcase `load`, a document without a test file a skipped (or, with
+/// `--require-tests`, failing) testcase `tests`. The schema has no `file` or `line` on a test case:
+/// the failure message starts with `file:line`.
 fn junit(reports: &[Reported]) -> String {
-    let mut suites = String::new();
-    let (mut total, mut total_failed) = (0usize, 0usize);
+    let mut junit = TestSuites::new("oatf test");
     let mut total_time = Duration::ZERO;
     for reported in reports {
         let report = &reported.report;
-        let classname = xml::attr(report.attack_id.as_deref().unwrap_or(&report.document));
-        let mut cases = String::new();
-        let (mut tests, mut failures, mut skipped) = (0usize, 0usize, 0usize);
+        let classname = report.attack_id.as_deref().unwrap_or(&report.document);
+        let mut suite = TestSuite::new(report.document.clone());
+        suite.file = Some(report.document.clone());
         let mut time = Duration::ZERO;
         for problem in &report.problems {
-            tests += 1;
-            failures += 1;
-            let _ = writeln!(
-                cases,
-                "    <testcase classname=\"{classname}\" name=\"load\">\n      <failure message=\"{}\" type=\"invalid\">{}</failure>\n    </testcase>",
-                xml::attr(&format!(
-                    "{}: {}",
-                    location(&problem.file, problem.line),
-                    problem.message.lines().next().unwrap_or_default()
-                )),
-                xml::text(&problem.to_string()),
-            );
+            suite.cases.push(TestCase::new(
+                classname,
+                "load",
+                Outcome::failure(
+                    "invalid",
+                    format!(
+                        "{}: {}",
+                        location(&problem.file, problem.line),
+                        problem.message.lines().next().unwrap_or_default()
+                    ),
+                    problem.to_string(),
+                ),
+            ));
         }
         for case in &report.cases {
-            tests += 1;
             time += case.duration;
-            let head = format!(
-                "    <testcase classname=\"{classname}\" name=\"{}\" time=\"{}\"",
-                xml::attr(&case.name),
-                seconds(case.duration),
-            );
-            match &case.failure {
-                None => {
-                    let _ = writeln!(cases, "{head}/>");
-                }
-                Some(failure) => {
-                    failures += 1;
-                    let _ = writeln!(
-                        cases,
-                        "{head}>\n      <failure message=\"{}\" type=\"verdict\">{}</failure>\n    </testcase>",
-                        xml::attr(&format!(
-                            "{}: {}",
-                            location(&case.file, case.line),
-                            failure.summary
-                        )),
-                        xml::text(&failure.details.join("\n")),
-                    );
-                }
-            }
+            let outcome = match &case.failure {
+                None => Outcome::Passed,
+                Some(failure) => Outcome::failure(
+                    "verdict",
+                    format!("{}: {}", location(&case.file, case.line), failure.summary),
+                    failure.details.join("\n"),
+                ),
+            };
+            let mut test_case = TestCase::new(classname, case.name.clone(), outcome);
+            test_case.time = Some(case.duration);
+            suite.cases.push(test_case);
         }
         if reported.missing_tests && report.problems.is_empty() {
-            tests += 1;
-            let body = if reported.require_tests {
-                failures += 1;
-                "<failure message=\"no test file\" type=\"missing-tests\"/>"
+            let outcome = if reported.require_tests {
+                Outcome::failure("missing-tests", "no test file", "")
             } else {
-                skipped += 1;
-                "<skipped message=\"no test file\"/>"
+                Outcome::skipped("no test file")
             };
-            let _ = writeln!(
-                cases,
-                "    <testcase classname=\"{classname}\" name=\"tests\">{body}</testcase>"
-            );
+            suite.cases.push(TestCase::new(classname, "tests", outcome));
         }
-        total += tests;
-        total_failed += failures;
+        suite.time = Some(time);
         total_time += time;
-        let _ = write!(
-            suites,
-            "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\" time=\"{}\" file=\"{}\">\n{cases}  </testsuite>\n",
-            xml::attr(&report.document),
-            seconds(time),
-            xml::attr(&report.document),
-        );
+        junit.suites.push(suite);
     }
-    // `testsuites` has no `skipped` in the schema; each suite counts its own.
-    format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"oatf test\" tests=\"{total}\" failures=\"{total_failed}\" errors=\"0\" time=\"{}\">\n{suites}</testsuites>\n",
-        seconds(total_time)
-    )
+    junit.time = Some(total_time);
+    junit.write()
 }
 
 #[cfg(test)]
