@@ -27,3 +27,4 @@ mod strict;
 mod terminal_safety;
 mod test_command;
 mod validate;
+mod validate_sarif;

@@ -6,7 +6,7 @@ use crate::support::{TempDir, oatf};
 
 /// Four mistakes of four kinds: an unknown key (line 3), a type mismatch (line 6), a missing required
 /// field (the second actor's `mode`, line 13) and a V- rule (V-048, line 17).
-const FOUR_MISTAKES: &str = r#"oatf: "0.1"
+pub(crate) const FOUR_MISTAKES: &str = r#"oatf: "0.1"
 attack:
   descripton: Tool poisoning
   severity:

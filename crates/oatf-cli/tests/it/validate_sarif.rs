@@ -1,39 +1,9 @@
 //! `oatf validate --format sarif`: one SARIF result per diagnostic (rule id, level, file, line and
 //! column, message), the rules used described from the rule table (`oatf::Rule`), unreadable files as
 //! tool notifications, and the same exit codes as the other formats.
-#![allow(
-    clippy::unwrap_used,
-    reason = "test setup failures should stop the test"
-)]
-
-mod support;
-
+use crate::support::{TempDir, oatf};
+use crate::validate::FOUR_MISTAKES;
 use serde_json::Value;
-use support::{TempDir, oatf};
-
-/// Four mistakes of four kinds: an unknown key (line 3), a type mismatch (line 6), a missing required
-/// field (the second actor's `mode`, V-031 at line 13) and an undeclared actor (V-048, line 17).
-const FOUR_MISTAKES: &str = r#"oatf: "0.1"
-attack:
-  descripton: Tool poisoning
-  severity:
-    level: high
-    confidence: "high"
-  execution:
-    actors:
-      - name: server
-        mode: mcp_server
-        phases:
-          - state: {tools: []}
-      - name: client
-        phases:
-          - state: {}
-  indicators:
-    - actor: sever
-      protocol: mcp
-      target: content
-      pattern: {contains: secret}
-"#;
 
 /// A valid document whose first key is not `oatf`: the warning W-001 (spec-decisions 2), at the
 /// `oatf` field (line 5, column 7).
