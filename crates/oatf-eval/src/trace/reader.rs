@@ -43,6 +43,14 @@ fn count_nodes(text: &[u8], limit: usize) -> usize {
     nodes
 }
 
+/// Whether a text of `len` bytes may hold more than `limit` values: [`count_nodes`] counts one
+/// for the text and at most two per byte (a `,` or `:` right after an opening bracket, in invalid
+/// JSON), so a text with `1 + 2 × len ≤ limit` cannot exceed it and is not counted. With the
+/// default limit, lines under about 500 KB are never counted.
+fn may_exceed(len: usize, limit: usize) -> bool {
+    len.saturating_mul(2).saturating_add(1) > limit
+}
+
 /// The position just past the `"` that closes the string whose contents start at `at` (the end of
 /// `text` for an unterminated string), skipping escaped characters.
 fn string_end(text: &[u8], mut at: usize) -> usize {
@@ -198,7 +206,9 @@ impl<R: BufRead> JsonlTraceReader<R> {
                 format!("not valid UTF-8 at byte {}", e.valid_up_to() + 1),
             )
         })?;
-        if count_nodes(bytes, self.max_nodes) > self.max_nodes {
+        if may_exceed(bytes.len(), self.max_nodes)
+            && count_nodes(bytes, self.max_nodes) > self.max_nodes
+        {
             return Err(TraceError::new(
                 self.line,
                 TraceErrorKind::TooManyNodes,
@@ -399,6 +409,13 @@ mod tests {
                     );
                 }
             }
+        }
+        // The bound that spares short lines the count: no text exceeds it, valid or not.
+        for text in [&b"[,,,]"[..], b"{:,:}", b"[[[[", b"[,", b",,,,", b"\"", b""] {
+            let bound = 1 + 2 * text.len();
+            assert!(count_nodes(text, usize::MAX) <= bound, "{text:?}");
+            assert!(!super::may_exceed(text.len(), bound));
+            assert!(super::may_exceed(text.len(), bound - 1));
         }
         // An unterminated string or a trailing backslash ends the count without reading past the text.
         assert_eq!(count_nodes(b"[1,\"abc", usize::MAX), 3);
