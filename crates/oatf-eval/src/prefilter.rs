@@ -36,7 +36,7 @@ use serde_json::Value;
 
 use crate::accumulator::Accumulator;
 use crate::attack::CompiledAttack;
-use crate::indicator::{CompiledIndicator, value_text};
+use crate::indicator::{CompiledIndicator, MessageTexts};
 
 /// The most bytes of literals one group's automaton is built as a DFA for (about one DFA state
 /// per byte, each a row of the byte classes' transitions: a few hundred KiB at most); past it
@@ -107,7 +107,7 @@ impl Prefilter {
         attack: &CompiledAttack,
         class: usize,
         applicable: &[u32],
-        content: &Value,
+        (content, texts): (&Value, &mut MessageTexts),
         accumulators: &[Accumulator],
     ) -> (bool, &[u32]) {
         if self.plans.len() <= class {
@@ -155,7 +155,9 @@ impl Prefilter {
                 continue;
             };
             let before = evaluate.len();
-            let (resolved, all) = group.search(target, content, &mut |slot| list(slot, evaluate));
+            let (resolved, all) = group.search(target, (content, texts), &mut |slot| {
+                list(slot, evaluate);
+            });
             let all = all
                 || (resolved
                     && *group.may_fail_to_build.get_or_init(|| {
@@ -328,7 +330,7 @@ impl Group {
     fn search(
         &self,
         target: &WildcardPath,
-        content: &Value,
+        (content, texts): (&Value, &mut MessageTexts),
         candidate: &mut impl FnMut(u32),
     ) -> (bool, bool) {
         use std::ops::ControlFlow;
@@ -336,7 +338,10 @@ impl Group {
         let mut all = false;
         let _ = target.try_for_each(content, &mut |value| {
             resolved = true;
-            let text = value_text(value);
+            let text = match value {
+                Value::String(s) => s.as_str(),
+                other => texts.text(other),
+            };
             let bytes = text.as_bytes();
             if bytes.len() > self.input_limit || text_defeats_literals(bytes) {
                 all = true;

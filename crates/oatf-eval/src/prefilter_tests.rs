@@ -274,7 +274,15 @@ fn prefiltered_and_straightforward_engines_agree() {
         {
             ruled_out_somewhere += 1;
         }
+        // Streaming from the reader, each message dropped before the next is read, as the CLI
+        // does: the allocator reuses addresses, which the per-message renders must not confuse.
+        let mut streamed = TraceEvaluator::new(&attack);
+        for m in crate::JsonlTraceReader::new(jsonl.as_bytes()) {
+            streamed.push(&m.unwrap());
+        }
+        let streamed = streamed.finish();
         let (a, b) = (fast.finish(), reference.finish());
+        assert!(same(&streamed, &b), "case {case}, streamed\n{streamed:#?}\n{b:#?}");
         warned += usize::from(!a.warnings.is_empty());
         matched += usize::from(
             a.indicator_verdicts
