@@ -282,7 +282,10 @@ fn prefiltered_and_straightforward_engines_agree() {
         }
         let streamed = streamed.finish();
         let (a, b) = (fast.finish(), reference.finish());
-        assert!(same(&streamed, &b), "case {case}, streamed\n{streamed:#?}\n{b:#?}");
+        assert!(
+            same(&streamed, &b),
+            "case {case}, streamed\n{streamed:#?}\n{b:#?}"
+        );
         warned += usize::from(!a.warnings.is_empty());
         matched += usize::from(
             a.indicator_verdicts
