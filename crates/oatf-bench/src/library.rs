@@ -29,6 +29,43 @@ pub const LIBRARY_REGEXES: [&str; 14] = [
     r"(?i)\b(transfer|wire)\s+\$?[0-9]{3,}",
 ];
 
+/// The library documents of the SDK's tests (`crates/oatf-sdk/tests/library`), compiled in so
+/// that the benchmarks read no file at run time.
+const LIBRARY_DOCUMENTS: [&str; 5] = [
+    include_str!("../../oatf-sdk/tests/library/a2a-card-spoofing.yaml"),
+    include_str!("../../oatf-sdk/tests/library/ag-ui-approval-bypass.yaml"),
+    include_str!("../../oatf-sdk/tests/library/cross-protocol-exfil.yaml"),
+    include_str!("../../oatf-sdk/tests/library/regex-heavy-injection.yaml"),
+    include_str!("../../oatf-sdk/tests/library/rug-pull-credential-harvest.yaml"),
+];
+
+/// Every distinct regex written in the library documents of the SDK's tests
+/// (`crates/oatf-sdk/tests/library`, five documents), in document order: the indicators' patterns
+/// and the phases' match predicates, as the YAML spells them (a `regex:` key with a double-quoted
+/// value), unescaped by the YAML parser.
+pub fn public_library_regexes() -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for document in LIBRARY_DOCUMENTS {
+        for line in document.lines() {
+            let Some((_, rest)) = line.split_once("regex: ") else {
+                continue;
+            };
+            let Some(quoted) = rest.strip_prefix('"').and_then(|r| {
+                // The closing quote is the last one of the line (a flow mapping may follow it).
+                r.rfind('"').map(|end| &rest[..end + 2])
+            }) else {
+                continue;
+            };
+            if let Ok(regex) = serde_saphyr::from_str::<String>(quoted)
+                && !out.contains(&regex)
+            {
+                out.push(regex);
+            }
+        }
+    }
+    out
+}
+
 /// Literals for the `contains` and `starts_with` indicators (none occurs in the generated traffic).
 const LIBRARY_LITERALS: [&str; 8] = [
     "BEGIN OPENSSH PRIVATE KEY",

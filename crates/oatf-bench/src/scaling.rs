@@ -4,8 +4,9 @@
 //! Two actors, `mcp_0` (`mcp_server`) and `a2a_0` (`a2a_server`). Indicator `i` watches the
 //! agent's requests of one of them (`tools/call` for MCP, `message/send` for A2A, alternating), so
 //! every message of the trace, a request of one of the two, is evaluated by half of the indicators.
-//! Of every ten indicators seven are regexes of the library's kinds ([`LIBRARY_REGEXES`], each made
-//! distinct by an alternative of its own), one `contains`, one `starts_with`, and one a CEL
+//! Of every ten indicators seven are regexes of the library ([`public_library_regexes`]: every regex
+//! of the library documents in `crates/oatf-sdk/tests/library`, in turn, each made distinct by an
+//! alternative of its own), one `contains`, one `starts_with`, and one a CEL
 //! expression (or, without CEL, a `contains`). MCP indicators look at `arguments` as a whole (a
 //! third of the regexes), `arguments.command`, `arguments.path` or `arguments.notes`; A2A
 //! indicators at `message.parts[*].text`. The messages are about 700 bytes of ordinary traffic
@@ -13,7 +14,7 @@
 
 use std::fmt::Write as _;
 
-use crate::library::LIBRARY_REGEXES;
+use crate::library::public_library_regexes;
 
 /// Literals of the `contains` and `starts_with` indicators (none occurs in the trace).
 const LITERALS: [&str; 8] = [
@@ -39,6 +40,7 @@ pub fn scaling_attack(indicators: usize, cel: bool) -> String {
          agent_card:\n                name: \"Analyst\"\n                description: \"Analyzes.\"\n                \
          url: \"https://analyst.example.com/a2a\"\n                skills: []\n  indicators:\n",
     );
+    let regexes = public_library_regexes();
     for i in 0..indicators {
         let mcp = i.is_multiple_of(2);
         let (actor, protocol, surface) = if mcp {
@@ -86,7 +88,7 @@ pub fn scaling_attack(indicators: usize, cel: bool) -> String {
                 } else {
                     text_target
                 };
-                let regex = LIBRARY_REGEXES[i % LIBRARY_REGEXES.len()];
+                let regex = &regexes[(i / 10 * 7 + i % 10) % regexes.len()];
                 (
                     target,
                     format!("pattern:\n        regex: '{regex}|oatf-canary-{i:04}'"),

@@ -322,3 +322,22 @@ fn scaling_attack_loads_applies_to_every_message_and_matches_nothing() {
         }
     }
 }
+
+#[test]
+fn the_library_regexes_are_the_documents_own() {
+    let regexes = crate::library::public_library_regexes();
+    // Twelve `regex:` values in the five documents, one of them written twice.
+    assert_eq!(regexes.len(), 11, "{regexes:#?}");
+    // Unescaped by the YAML parser: one backslash, as the indicator sees it.
+    assert!(
+        regexes.iter().any(|r| r == r"\.aws/credentials"),
+        "{regexes:#?}"
+    );
+    assert!(
+        regexes.iter().any(|r| r == r"^T-[0-9]{4,6}$"),
+        "{regexes:#?}"
+    );
+    for regex in &regexes {
+        assert!(oatf_primitives::check_regex(regex).is_ok(), "{regex}");
+    }
+}

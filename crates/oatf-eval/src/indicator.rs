@@ -255,9 +255,22 @@ impl CompiledIndicator {
     /// [`evaluate`](Self::evaluate) without building a verdict (no id clone, no clock read): what
     /// whole-trace evaluation needs for each message.
     pub(crate) fn evaluate_outcome(&self, message: &Value) -> (IndicatorResult, Option<String>) {
+        self.evaluate_outcome_with(message, &mut MessageTexts::default())
+    }
+
+    /// [`evaluate_outcome`](Self::evaluate_outcome), rendering the texts of non-string values
+    /// through `texts`, the renders of the message being evaluated (shared by the indicators and
+    /// the prefilter of one message).
+    pub(crate) fn evaluate_outcome_with(
+        &self,
+        message: &Value,
+        texts: &mut MessageTexts,
+    ) -> (IndicatorResult, Option<String>) {
         let outcome = match &self.method {
             Method::Skipped(why) => Ok((IndicatorResult::Skipped, Some(String::from(*why)))),
-            Method::Pattern(pattern) => to_result(pattern.evaluate(message, self.evidence_chars)),
+            Method::Pattern(pattern) => {
+                to_result(pattern.evaluate(message, self.evidence_chars, texts))
+            }
             Method::Expression(expression) => {
                 to_result(expression.evaluate(message).map(|b| (b, None)))
             }
@@ -313,7 +326,11 @@ impl CompiledIndicator {
     pub fn try_evaluate(&self, message: &Value) -> Result<IndicatorVerdict, EvaluationError> {
         let (result, evidence) = match &self.method {
             Method::Skipped(why) => Ok((IndicatorResult::Skipped, Some(String::from(*why)))),
-            Method::Pattern(pattern) => to_result(pattern.evaluate(message, self.evidence_chars)),
+            Method::Pattern(pattern) => to_result(pattern.evaluate(
+                message,
+                self.evidence_chars,
+                &mut MessageTexts::default(),
+            )),
             Method::Expression(expression) => {
                 to_result(expression.evaluate(message).map(|b| (b, None)))
             }
@@ -440,6 +457,7 @@ impl CompiledPattern {
         &self,
         message: &Value,
         evidence_chars: usize,
+        texts: &mut MessageTexts,
     ) -> Result<(bool, Option<String>), EvaluationError> {
         if let Some(exists) = self.condition.lone_exists() {
             let resolved = self.target.any(message, |_| true);
@@ -457,19 +475,21 @@ impl CompiledPattern {
             return Ok((exists == resolved, evidence));
         }
         let mut outcome: Result<Option<&Value>, ConditionError> = Ok(None);
-        let _ =
-            self.target
-                .try_for_each(message, &mut |value| match self.condition.evaluate(value) {
-                    Ok(true) => {
-                        outcome = Ok(Some(value));
-                        ControlFlow::Break(())
-                    }
-                    Ok(false) => ControlFlow::Continue(()),
-                    Err(e) => {
-                        outcome = Err(e);
-                        ControlFlow::Break(())
-                    }
-                });
+        let _ = self.target.try_for_each(message, &mut |value| {
+            let text =
+                (!value.is_string() && self.condition.reads_text()).then(|| texts.text(value));
+            match self.condition.evaluate_with_text(value, text) {
+                Ok(true) => {
+                    outcome = Ok(Some(value));
+                    ControlFlow::Break(())
+                }
+                Ok(false) => ControlFlow::Continue(()),
+                Err(e) => {
+                    outcome = Err(e);
+                    ControlFlow::Break(())
+                }
+            }
+        });
         match outcome {
             Ok(Some(value)) => Ok((true, Some(truncate(&value_text(value), evidence_chars)))),
             Ok(None) => Ok((false, None)),
@@ -578,6 +598,70 @@ impl CompiledSemantic {
     }
 }
 
+/// The most bytes of renders [`MessageTexts`] keeps for one message; past it a value is rendered
+/// on each use, so memory does not grow with the message beyond this.
+const MAX_KEPT_TEXT_BYTES: usize = 1 << 20;
+
+/// The texts of the non-string values resolved in the message being evaluated (compact JSON with
+/// sorted keys, spec-decisions 13), so that the prefilter and the indicators that look at one
+/// object (`arguments`, say) render it once per message instead of once per indicator.
+///
+/// A render is keyed by the address of the value: the message is borrowed, unchanged, while it
+/// is evaluated, and distinct values of it have distinct addresses. [`clear`](Self::clear) must be
+/// called before each message, since a later message may reuse an address.
+///
+/// The default keeps nothing (every use renders, as a one-shot evaluation does; the
+/// straightforward engine, the reference of the differential test, uses it);
+/// [`per_message`](Self::per_message) keeps up to [`MAX_KEPT_TEXT_BYTES`].
+#[derive(Debug, Default)]
+pub(crate) struct MessageTexts {
+    kept: Vec<(usize, Box<str>)>,
+    kept_bytes: usize,
+    /// The most bytes of renders kept.
+    budget: usize,
+    /// The render of a value past the budget.
+    scratch: String,
+}
+
+impl MessageTexts {
+    /// Renders kept for the message being evaluated, up to [`MAX_KEPT_TEXT_BYTES`].
+    pub(crate) fn per_message() -> Self {
+        MessageTexts {
+            budget: MAX_KEPT_TEXT_BYTES,
+            ..MessageTexts::default()
+        }
+    }
+
+    /// Forgets the renders of the previous message.
+    pub(crate) fn clear(&mut self) {
+        self.kept.clear();
+        self.kept_bytes = 0;
+    }
+
+    /// The text of a non-string `value` of the message being evaluated.
+    pub(crate) fn text(&mut self, value: &Value) -> &str {
+        let address = std::ptr::from_ref(value) as usize;
+        if let Some(index) = self.kept.iter().position(|(a, _)| *a == address) {
+            return self.kept.get(index).map_or("", |(_, text)| text);
+        }
+        self.scratch.clear();
+        write_compact_sorted(value, &mut self.scratch);
+        if self.kept_bytes + self.scratch.len() > self.budget {
+            return &self.scratch;
+        }
+        self.kept_bytes += self.scratch.len();
+        self.kept.push((address, self.scratch.as_str().into()));
+        self.kept.last().map_or("", |(_, text)| text)
+    }
+
+    /// The heap bytes held between messages.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.kept.capacity() * std::mem::size_of::<(usize, Box<str>)>()
+            + self.kept_bytes
+            + self.scratch.capacity()
+    }
+}
+
 /// A value as text: a string as itself, anything else as compact JSON with sorted keys
 /// (spec-decisions 13).
 pub(crate) fn value_text(value: &Value) -> Cow<'_, str> {
@@ -613,7 +697,7 @@ pub fn evaluate_pattern(
     options: &EvalOptions,
 ) -> Result<bool, EvaluationError> {
     CompiledPattern::new(pattern, None, &options.regex_limits)?
-        .evaluate(message, 0)
+        .evaluate(message, 0, &mut MessageTexts::default())
         .map(|(matched, _)| matched)
 }
 

@@ -30,13 +30,18 @@ use std::collections::hash_map::Entry;
 use std::mem::size_of;
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, Input, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, Input, MatchKind};
 use oatf_primitives::{WildcardPath, text_defeats_literals};
 use serde_json::Value;
 
 use crate::accumulator::Accumulator;
 use crate::attack::CompiledAttack;
-use crate::indicator::{CompiledIndicator, value_text};
+use crate::indicator::{CompiledIndicator, MessageTexts};
+
+/// The most bytes of literals one group's automaton is built as a DFA for (about one DFA state
+/// per byte, each a row of the byte classes' transitions: a few hundred KiB at most); past it
+/// `aho-corasick` picks its own kind (a contiguous NFA).
+const DFA_PATTERN_BYTES: usize = 4096;
 
 /// The prefilter of one [`crate::TraceEvaluator`]: a plan per filter class, built on the class's
 /// first message, and the per-message scratch space.
@@ -102,7 +107,7 @@ impl Prefilter {
         attack: &CompiledAttack,
         class: usize,
         applicable: &[u32],
-        content: &Value,
+        (content, texts): (&Value, &mut MessageTexts),
         accumulators: &[Accumulator],
     ) -> (bool, &[u32]) {
         if self.plans.len() <= class {
@@ -150,7 +155,9 @@ impl Prefilter {
                 continue;
             };
             let before = evaluate.len();
-            let (resolved, all) = group.search(target, content, &mut |slot| list(slot, evaluate));
+            let (resolved, all) = group.search(target, (content, texts), &mut |slot| {
+                list(slot, evaluate);
+            });
             let all = all
                 || (resolved
                     && *group.may_fail_to_build.get_or_init(|| {
@@ -267,11 +274,22 @@ impl Plan {
             let automaton = if patterns.is_empty() {
                 None
             } else {
-                match AhoCorasick::builder()
+                let mut builder = AhoCorasick::builder();
+                builder
                     .ascii_case_insensitive(true)
-                    .match_kind(MatchKind::Standard)
-                    .build(&patterns)
-                {
+                    .match_kind(MatchKind::Standard);
+                // A DFA scans about three times faster than the contiguous NFA the crate picks
+                // past 100 patterns (the white-space variants of the library's regexes make many);
+                // its table grows with the patterns' bytes, so past the budget the crate chooses.
+                let pattern_bytes: usize = patterns.iter().map(|p| p.len()).sum();
+                if pattern_bytes <= DFA_PATTERN_BYTES {
+                    builder.kind(Some(AhoCorasickKind::DFA));
+                }
+                let built = builder.build(&patterns).or_else(|_| {
+                    // A DFA too large for its state identifiers: let the crate choose.
+                    builder.kind(None).build(&patterns)
+                });
+                match built {
                     Ok(automaton) => Some(automaton),
                     Err(_) => {
                         // Cannot prefilter: the members keep the full evaluation.
@@ -312,7 +330,7 @@ impl Group {
     fn search(
         &self,
         target: &WildcardPath,
-        content: &Value,
+        (content, texts): (&Value, &mut MessageTexts),
         candidate: &mut impl FnMut(u32),
     ) -> (bool, bool) {
         use std::ops::ControlFlow;
@@ -320,7 +338,10 @@ impl Group {
         let mut all = false;
         let _ = target.try_for_each(content, &mut |value| {
             resolved = true;
-            let text = value_text(value);
+            let text = match value {
+                Value::String(s) => s.as_str(),
+                other => texts.text(other),
+            };
             let bytes = text.as_bytes();
             if bytes.len() > self.input_limit || text_defeats_literals(bytes) {
                 all = true;

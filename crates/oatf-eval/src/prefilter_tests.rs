@@ -245,6 +245,16 @@ fn prefiltered_and_straightforward_engines_agree() {
         let messages: Vec<TraceMessage> = (1..=1 + rng.below(24) as u64)
             .map(|seq| message(&mut rng, seq))
             .collect();
+        // The engines see the messages as the JSON Lines reader gives them back (its node count
+        // and line splitting on generated content).
+        let jsonl: String = messages
+            .iter()
+            .map(|m| serde_json::to_string(m).unwrap() + "\n")
+            .collect();
+        let read: Vec<TraceMessage> = crate::JsonlTraceReader::new(jsonl.as_bytes())
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(read, messages, "case {case}");
         let mut fast = TraceEvaluator::new(&attack);
         let mut reference = TraceEvaluator::without_prefilter(&attack);
         for m in &messages {
@@ -264,7 +274,18 @@ fn prefiltered_and_straightforward_engines_agree() {
         {
             ruled_out_somewhere += 1;
         }
+        // Streaming from the reader, each message dropped before the next is read, as the CLI
+        // does: the allocator reuses addresses, which the per-message renders must not confuse.
+        let mut streamed = TraceEvaluator::new(&attack);
+        for m in crate::JsonlTraceReader::new(jsonl.as_bytes()) {
+            streamed.push(&m.unwrap());
+        }
+        let streamed = streamed.finish();
         let (a, b) = (fast.finish(), reference.finish());
+        assert!(
+            same(&streamed, &b),
+            "case {case}, streamed\n{streamed:#?}\n{b:#?}"
+        );
         warned += usize::from(!a.warnings.is_empty());
         matched += usize::from(
             a.indicator_verdicts

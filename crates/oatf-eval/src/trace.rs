@@ -43,7 +43,7 @@ use serde_json::Value;
 use crate::accumulator::Accumulator;
 use crate::actor::{CompiledActor, Role};
 use crate::attack::CompiledAttack;
-use crate::indicator::{CompiledIndicator, truncate};
+use crate::indicator::{CompiledIndicator, MessageTexts, truncate};
 use crate::prefilter::Prefilter;
 use crate::verdict::{AttackVerdict, IndicatorResult, IndicatorVerdict};
 use crate::warning::TraceWarning;
@@ -228,6 +228,9 @@ pub struct TraceEvaluator<'a> {
     filter: filter::FilterTable<'a>,
     /// The literal prefilter (D-75); `None` runs the straightforward engine, the reference.
     pub(crate) prefilter: Option<Prefilter>,
+    /// The renders of the current message's non-string values, shared by the prefilter and the
+    /// indicators (kept only with the prefilter; the straightforward engine renders on each use).
+    texts: MessageTexts,
     /// Per class of message (the filter table's): whether every indicator applicable to it has its
     /// target coverage settled, so ruled-out indicators need no visit for the warning (D-70).
     coverage_settled_classes: Vec<bool>,
@@ -313,6 +316,7 @@ impl<'a> TraceEvaluator<'a> {
             funnels: vec![[0; 4]; indicators.len()],
             filter: filter::FilterTable::new(attack),
             prefilter: Some(Prefilter::new()),
+            texts: MessageTexts::per_message(),
             coverage_settled_classes: Vec::new(),
             census: coverage::ActorCensus::new(actors),
             coverage: coverage::TargetCoverage::new(indicators.len()),
@@ -339,6 +343,7 @@ impl<'a> TraceEvaluator<'a> {
     pub fn without_prefilter(attack: &'a CompiledAttack) -> Self {
         TraceEvaluator {
             prefilter: None,
+            texts: MessageTexts::default(),
             ..Self::new(attack)
         }
     }
@@ -349,6 +354,7 @@ impl<'a> TraceEvaluator<'a> {
     /// `seq` or, without one, by that number.
     pub fn push(&mut self, message: &TraceMessage) {
         self.messages += 1;
+        self.texts.clear();
         let actor = self.actor_of(message);
         self.census.record(actor.map(|(index, _)| index), message);
         if self.grace.is_past(actor, message) {
@@ -379,7 +385,13 @@ impl<'a> TraceEvaluator<'a> {
                     let (indicators, coverage) = (&mut self.indicators, &mut self.coverage);
                     let counts = (&mut self.undecided, &mut self.matched);
                     Self::visit(
-                        entries, indicators, coverage, counts, index, message, position,
+                        entries,
+                        indicators,
+                        coverage,
+                        counts,
+                        index,
+                        (message, &mut self.texts),
+                        position,
                     );
                 }
                 return;
@@ -388,7 +400,7 @@ impl<'a> TraceEvaluator<'a> {
                 attack,
                 class,
                 applicable,
-                &message.content,
+                (&message.content, &mut self.texts),
                 &self.indicators,
             );
             if self.coverage_settled_classes.len() <= class {
@@ -406,7 +418,9 @@ impl<'a> TraceEvaluator<'a> {
                         && !accumulator.is_decided()
                     {
                         let outcome = match listed {
-                            Some(_) => indicator.evaluate_outcome(&message.content),
+                            Some(_) => {
+                                indicator.evaluate_outcome_with(&message.content, &mut self.texts)
+                            }
                             None => (IndicatorResult::NotMatched, None),
                         };
                         let result = Self::record_one(
@@ -432,7 +446,13 @@ impl<'a> TraceEvaluator<'a> {
                 let (indicators, coverage) = (&mut self.indicators, &mut self.coverage);
                 let counts = (&mut self.undecided, &mut self.matched);
                 Self::visit(
-                    entries, indicators, coverage, counts, index, message, position,
+                    entries,
+                    indicators,
+                    coverage,
+                    counts,
+                    index,
+                    (message, &mut self.texts),
+                    position,
                 );
             }
             // The ruled-out indicators did not match this message either: the target coverage
@@ -496,7 +516,7 @@ impl<'a> TraceEvaluator<'a> {
             let result = Self::evaluate_one(
                 indicator,
                 accumulator,
-                message,
+                (message, &mut self.texts),
                 position,
                 &mut self.undecided,
                 &mut self.matched,
@@ -514,7 +534,7 @@ impl<'a> TraceEvaluator<'a> {
         coverage: &mut coverage::TargetCoverage,
         (undecided, matched): (&mut usize, &mut usize),
         index: u32,
-        message: &TraceMessage,
+        (message, texts): (&TraceMessage, &mut MessageTexts),
         position: u64,
     ) {
         let index = index as usize;
@@ -525,7 +545,7 @@ impl<'a> TraceEvaluator<'a> {
             let result = Self::evaluate_one(
                 indicator,
                 accumulator,
-                message,
+                (message, texts),
                 position,
                 undecided,
                 matched,
@@ -539,12 +559,12 @@ impl<'a> TraceEvaluator<'a> {
     fn evaluate_one(
         indicator: &CompiledIndicator,
         accumulator: &mut Accumulator,
-        message: &TraceMessage,
+        (message, texts): (&TraceMessage, &mut MessageTexts),
         position: u64,
         undecided: &mut usize,
         matched: &mut usize,
     ) -> IndicatorResult {
-        let outcome = indicator.evaluate_outcome(&message.content);
+        let outcome = indicator.evaluate_outcome_with(&message.content, texts);
         Self::record_one(
             indicator,
             accumulator,
@@ -709,6 +729,7 @@ impl<'a> TraceEvaluator<'a> {
             + self.coverage.heap_bytes()
             + self.filter.heap_bytes()
             + self.prefilter.as_ref().map_or(0, Prefilter::heap_bytes)
+            + self.texts.heap_bytes()
             + self.coverage_settled_classes.capacity()
     }
 

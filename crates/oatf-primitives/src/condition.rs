@@ -251,9 +251,32 @@ impl CompiledCondition {
     /// rarely, a regex whose full build (on first use) exceeds [`RegexLimits::size_limit`] although the
     /// check at compile time passed.
     pub fn evaluate(&self, value: &Value) -> Result<bool, ConditionError> {
+        self.evaluate_with_text(value, None)
+    }
+
+    /// [`evaluate`](Self::evaluate), given the text of a non-string `value` (compact JSON with
+    /// sorted keys, spec-decisions item 13, exactly as [`write_compact_sorted`] writes it) when the
+    /// caller has it: callers that evaluate many conditions on one value render it once. Without
+    /// it, or for a string value, the same as [`evaluate`](Self::evaluate).
+    #[doc(hidden)]
+    pub fn evaluate_with_text(
+        &self,
+        value: &Value,
+        text: Option<&str>,
+    ) -> Result<bool, ConditionError> {
         match &self.inner {
             Compiled::Equals(expected) => Ok(deep_equal(expected, value)),
-            Compiled::Ops(ops) => ops.evaluate(value, self.max_input_len),
+            Compiled::Ops(ops) => ops.evaluate(value, self.max_input_len, text),
+        }
+    }
+
+    /// Whether evaluating the condition on a non-string value reads its text (a `contains`,
+    /// `starts_with`, `ends_with` or `regex` operator), so that a caller renders it only then.
+    #[doc(hidden)]
+    pub fn reads_text(&self) -> bool {
+        match &self.inner {
+            Compiled::Equals(_) => false,
+            Compiled::Ops(ops) => ops.has_string_operator(),
         }
     }
 
@@ -336,7 +359,19 @@ impl CompiledCondition {
 }
 
 impl Ops {
-    fn evaluate(&self, value: &Value, max_input_len: usize) -> Result<bool, ConditionError> {
+    fn has_string_operator(&self) -> bool {
+        self.contains.is_some()
+            || self.starts_with.is_some()
+            || self.ends_with.is_some()
+            || self.regex.is_some()
+    }
+
+    fn evaluate(
+        &self,
+        value: &Value,
+        max_input_len: usize,
+        rendered: Option<&str>,
+    ) -> Result<bool, ConditionError> {
         if self.exists == Some(false) {
             return Ok(false);
         }
@@ -353,17 +388,14 @@ impl Ops {
         {
             return Ok(false);
         }
-        let has_string_operator = self.contains.is_some()
-            || self.starts_with.is_some()
-            || self.ends_with.is_some()
-            || self.regex.is_some();
-        if !has_string_operator {
+        if !self.has_string_operator() {
             return Ok(true);
         }
         // Non-strings are coerced once to compact JSON with sorted keys (spec-decisions item 13).
-        let text: Cow<'_, str> = match value {
-            Value::String(s) => Cow::Borrowed(s),
-            other => {
+        let text: Cow<'_, str> = match (value, rendered) {
+            (Value::String(s), _) => Cow::Borrowed(s),
+            (_, Some(rendered)) => Cow::Borrowed(rendered),
+            (other, None) => {
                 let mut out = String::new();
                 write_compact_sorted(other, &mut out);
                 Cow::Owned(out)
