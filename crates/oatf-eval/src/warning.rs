@@ -111,9 +111,13 @@ impl TraceWarning {
         keys: Option<(&str, &[Box<str>])>,
         suggestion: Option<String>,
     ) -> Self {
-        let plural = if messages == 1 { "message" } else { "messages" };
+        let scope = if messages == 1 {
+            String::from("in the one message")
+        } else {
+            format!("in any of the {messages} messages")
+        };
         let mut message = format!(
-            "indicator {indicator_id}: target `{path}` did not resolve in any of the {messages} {plural} it applied to, so its condition was never tested"
+            "indicator {indicator_id}: target `{path}` did not resolve {scope} it applied to, so its condition was never tested"
         );
         match (&suggestion, keys) {
             (Some(suggestion), _) => message.push_str(&format!("; did you mean `{suggestion}`?")),
