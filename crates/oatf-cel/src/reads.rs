@@ -20,7 +20,7 @@ use cel::common::value::Val;
 use oatf_eval::{EvaluationError, EvaluationErrorKind as Kind};
 use serde_json::Value;
 
-use crate::{MAX_MESSAGE_DEPTH, to_cel};
+use crate::convert::{MAX_MESSAGE_DEPTH, to_cel};
 
 /// The parts of one bound value an expression reads: a trie of object keys.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -262,7 +262,8 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::{Binding, CelEngine};
+    use crate::CelEngine;
+    use crate::program::Binding;
 
     /// The read set of `expression` for `message` and the variables `v` and `w`.
     fn reads(expression: &str) -> ReadSet {
