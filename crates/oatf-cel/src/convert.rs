@@ -54,3 +54,16 @@ pub(crate) fn to_cel<'v>(
         }
     })
 }
+
+/// Whether `value`, at `depth`, has a value deeper than [`MAX_MESSAGE_DEPTH`] (where [`to_cel`] stops
+/// with an error). Recursion stops at that depth.
+pub(crate) fn nests_deeper(value: &Value, depth: usize) -> bool {
+    if depth > MAX_MESSAGE_DEPTH {
+        return true;
+    }
+    match value {
+        Value::Array(items) => items.iter().any(|item| nests_deeper(item, depth + 1)),
+        Value::Object(map) => map.values().any(|item| nests_deeper(item, depth + 1)),
+        _ => false,
+    }
+}

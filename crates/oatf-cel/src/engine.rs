@@ -9,6 +9,7 @@ use cel::{Env, Program};
 use oatf_eval::{CelEvaluator, CompiledCel, EvaluationError};
 use oatf_model::{CelSyntaxError, CelSyntaxErrorKind};
 
+use crate::direct::Direct;
 use crate::limits::CelLimits;
 use crate::program::{self, CelProgram};
 use crate::regex_cache::RegexCache;
@@ -20,7 +21,7 @@ use crate::{metering, parse, reads};
 #[derive(Clone)]
 pub struct CelEngine {
     pub(crate) env: Arc<Env>,
-    regexes: Arc<RegexCache>,
+    pub(crate) regexes: Arc<RegexCache>,
     limits: CelLimits,
 }
 
@@ -121,6 +122,9 @@ impl CelEngine {
             root: program::root_context(&self.env, &self.regexes, &self.limits)?,
             variables: variables.iter().map(|v| (*v).to_owned()).collect(),
             functions,
+            direct: Direct::of(program.expression(), variables),
+            limits: self.limits,
+            regexes: Arc::clone(&self.regexes),
         })
     }
 }

@@ -70,6 +70,7 @@
 
 mod budget;
 mod convert;
+mod direct;
 mod engine;
 mod limits;
 mod metering;

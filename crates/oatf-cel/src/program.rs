@@ -14,6 +14,7 @@ use serde_json::Value;
 
 #[cfg(test)]
 use crate::convert::to_cel;
+use crate::direct::Direct;
 use crate::limits::CelLimits;
 use crate::metering::{
     CHARGE_FUNCTION, COST_FUNCTION, PRECHECK_FUNCTION, PRODUCED_FUNCTION, iteration_budget,
@@ -34,6 +35,11 @@ pub(crate) struct CelProgram {
     pub(crate) root: Context<'static, 'static>,
     pub(crate) variables: Vec<String>,
     pub(crate) functions: Vec<String>,
+    /// The direct path, when the expression is in its subset ([`crate::direct`]).
+    pub(crate) direct: Option<Direct>,
+    /// The engine's limits and `matches` cache, for the direct path.
+    pub(crate) limits: CelLimits,
+    pub(crate) regexes: Arc<RegexCache>,
 }
 
 impl CompiledCel for CelProgram {
@@ -53,7 +59,17 @@ impl CompiledCel for CelProgram {
 }
 
 impl CelProgram {
-    fn run(&self, message: &Value, variables: &[(&str, &Value)]) -> Result<bool, EvaluationError> {
+    pub(crate) fn run(
+        &self,
+        message: &Value,
+        variables: &[(&str, &Value)],
+    ) -> Result<bool, EvaluationError> {
+        // The direct path answers only when its answer is the interpreter's (`crate::direct`).
+        if let Some(direct) = &self.direct
+            && let Some(result) = direct.evaluate(message, variables, &self.limits, &self.regexes)
+        {
+            return Ok(result);
+        }
         self.run_bound(message, variables, Binding::Pruned)
     }
 
