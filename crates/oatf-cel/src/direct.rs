@@ -36,6 +36,7 @@
 use std::sync::atomic::AtomicUsize;
 
 use cel::common::ast::{CallExpr, ComprehensionExpr, Expr, IdedExpr, LiteralValue, operators};
+use oatf_primitives::field_of;
 use serde_json::{Map, Value};
 
 use crate::convert::nests_deeper;
@@ -356,16 +357,24 @@ impl Direct {
         regexes: &RegexCache,
     ) -> Option<bool> {
         const NULL: Value = Value::Null;
-        let mut slots: Vec<V<'_>> = Vec::with_capacity(self.slots);
-        slots.push(bound(message)?);
-        for name in &self.variables {
+        // The slots live on the stack for the usual handful (message, a few variables, nested
+        // comprehensions): no allocation per evaluation.
+        let mut inline = [V::Null; INLINE_SLOTS];
+        let mut heap = Vec::new();
+        let slots: &mut [V<'_>] = if self.slots <= INLINE_SLOTS {
+            inline.get_mut(..self.slots)?
+        } else {
+            heap.resize(self.slots, V::Null);
+            &mut heap
+        };
+        *slots.first_mut()? = bound(message)?;
+        for (slot, name) in slots.iter_mut().skip(1).zip(&self.variables) {
             let value = variables
                 .iter()
                 .find(|(n, _)| n == name)
                 .map_or(&NULL, |(_, v)| *v);
-            slots.push(bound(value)?);
+            *slot = bound(value)?;
         }
-        slots.resize(self.slots, V::Null);
         let mut run = Run {
             slots,
             cost: 0,
@@ -380,6 +389,9 @@ impl Direct {
         }
     }
 }
+
+/// Slots kept on the stack (more use a vector).
+const INLINE_SLOTS: usize = 8;
 
 /// A bound value, unless it nests deeper than the interpreter converts.
 fn bound(value: &Value) -> Option<V<'_>> {
@@ -464,7 +476,7 @@ fn equal(a: V<'_>, b: V<'_>) -> Option<bool> {
 
 /// One evaluation on the direct path.
 struct Run<'a, 'l> {
-    slots: Vec<V<'a>>,
+    slots: &'l mut [V<'a>],
     cost: usize,
     iterations: usize,
     limits: &'l CelLimits,
@@ -500,15 +512,15 @@ impl<'a> Run<'a, '_> {
             Node::List(items) => V::Lits(items),
             Node::Slot(slot) => *self.slots.get(*slot)?,
             Node::Select(operand, field) => match self.eval(operand)? {
-                V::Object(map) => V::of(map.get(field.as_str())?),
+                V::Object(map) => V::of(field_of(map, field)?),
                 _ => return None,
             },
             Node::Has(operand, field) => match self.eval(operand)? {
-                V::Object(map) => V::Bool(map.contains_key(field.as_str())),
+                V::Object(map) => V::Bool(field_of(map, field).is_some()),
                 _ => return None,
             },
             Node::Index(operand, key) => match (self.eval(operand)?, key) {
-                (V::Object(map), Lit::Str(key)) => V::of(map.get(key.as_str())?),
+                (V::Object(map), Lit::Str(key)) => V::of(field_of(map, key)?),
                 (V::Array(items), Lit::Int(i)) => V::of(items.get(usize::try_from(*i).ok()?)?),
                 _ => return None,
             },
@@ -550,7 +562,7 @@ impl<'a> Run<'a, '_> {
                     V::Lits(items) => V::Bool(any(items.iter().map(V::lit), needle)?),
                     V::Array(items) => V::Bool(any(items.iter().map(V::of), needle)?),
                     V::Object(map) => match needle {
-                        V::Str(key) => V::Bool(map.contains_key(key)),
+                        V::Str(key) => V::Bool(field_of(map, key).is_some()),
                         _ => return None,
                     },
                     _ => return None,
