@@ -56,14 +56,57 @@ pub(crate) fn to_cel<'v>(
 }
 
 /// Whether `value`, at `depth`, has a value deeper than [`MAX_MESSAGE_DEPTH`] (where [`to_cel`] stops
-/// with an error). Recursion stops at that depth.
+/// with an error). Recursion stops at that depth, and goes only into lists and maps: a scalar
+/// element is too deep exactly when its list or map is at the limit (this walk runs on every
+/// evaluation, over the whole message, so scalars cost a comparison, not a call).
 pub(crate) fn nests_deeper(value: &Value, depth: usize) -> bool {
     if depth > MAX_MESSAGE_DEPTH {
         return true;
     }
+    let child = |item: &Value| match item {
+        Value::Array(_) | Value::Object(_) => nests_deeper(item, depth + 1),
+        _ => depth + 1 > MAX_MESSAGE_DEPTH,
+    };
     match value {
-        Value::Array(items) => items.iter().any(|item| nests_deeper(item, depth + 1)),
-        Value::Object(map) => map.values().any(|item| nests_deeper(item, depth + 1)),
+        Value::Array(items) => items.iter().any(child),
+        Value::Object(map) => map.values().any(child),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    /// The depth rule as first written: every value visited, scalars included.
+    fn naive(value: &Value, depth: usize) -> bool {
+        depth > MAX_MESSAGE_DEPTH
+            || match value {
+                Value::Array(items) => items.iter().any(|item| naive(item, depth + 1)),
+                Value::Object(map) => map.values().any(|item| naive(item, depth + 1)),
+                _ => false,
+            }
+    }
+
+    #[test]
+    fn nesting_is_measured_like_the_conversion() {
+        let leaves = [json!(1), json!([]), json!({}), json!([1]), json!({"a": null})];
+        for n in 120..135 {
+            for leaf in &leaves {
+                let mut lists = leaf.clone();
+                let mut maps = leaf.clone();
+                for i in 0..n {
+                    lists = json!([0, lists]);
+                    maps = json!({"x": "s", "k": maps, "i": i});
+                }
+                for value in [&lists, &maps] {
+                    let converted = to_cel(value, 0).is_err();
+                    assert_eq!(nests_deeper(value, 0), converted, "depth {n} over {leaf}");
+                    assert_eq!(naive(value, 0), converted, "depth {n} over {leaf}");
+                }
+            }
+        }
     }
 }
