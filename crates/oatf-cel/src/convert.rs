@@ -92,7 +92,13 @@ mod tests {
 
     #[test]
     fn nesting_is_measured_like_the_conversion() {
-        let leaves = [json!(1), json!([]), json!({}), json!([1]), json!({"a": null})];
+        let leaves = [
+            json!(1),
+            json!([]),
+            json!({}),
+            json!([1]),
+            json!({"a": null}),
+        ];
         for n in 120..135 {
             for leaf in &leaves {
                 let mut lists = leaf.clone();

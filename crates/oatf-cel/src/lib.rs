@@ -2,7 +2,8 @@
 //!
 //! This crate owns [`CelEngine`], the implementation of [`oatf_eval::CelEvaluator`]: the CEL
 //! environment is built once per engine, each expression is compiled once into a program, and each
-//! evaluation binds `message` and the indicator's variables in a fresh context. It also owns the CEL
+//! evaluation binds `message` and the indicator's variables in a child scope of the program's
+//! context. It also owns the CEL
 //! syntax check used by V-014 ([`check_cel_syntax`]). It must not know about documents, YAML or
 //! traces; `oatf-eval` does not depend on it (the evaluator sees only the trait).
 //!
@@ -38,6 +39,17 @@
 //! Numbers: JSON integers become CEL `int` (or `uint` beyond `i64`), other numbers `double`, so
 //! `message.count + 1` works. In this CEL dialect `1 == 1.0` is `true` (numeric equality across
 //! types), unlike cel-go's strict type checking.
+//!
+//! # Two paths, one answer
+//! Most indicator expressions use a small part of CEL: field selection, `has()`, comparisons,
+//! `in`, `size`, `contains`, `startsWith`, `endsWith`, `matches`, `exists`, `all` and the boolean
+//! operators. A program made only of these is also compiled for a direct path that evaluates it
+//! straight on the `serde_json` values, about as fast as the same check written in Rust (a few
+//! times its cost, against some 66 times through the `cel` crate's interpreter: docs/performance.md).
+//! The direct path answers only when its answer is the interpreter's `Ok` result; on anything
+//! else (an error, types it does not decide such as `1 == 1.0`, a budget it would exceed, a
+//! message nested too deep) it abstains and the interpreter runs, so results, error kinds and
+//! messages are the interpreter's, and every limit below applies on both paths (decision D-81).
 //!
 //! # Input safety
 //! - Expressions longer than [`CelLimits::max_expression_len`] (16 KiB) or whose brackets nest deeper

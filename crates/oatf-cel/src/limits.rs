@@ -2,7 +2,7 @@
 
 use oatf_primitives::RegexLimits;
 
-/// Bounds applied by a [`CelEngine`].
+/// Bounds applied by a [`CelEngine`](crate::CelEngine).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct CelLimits {
