@@ -36,6 +36,7 @@
 use std::sync::atomic::AtomicUsize;
 
 use cel::common::ast::{CallExpr, ComprehensionExpr, Expr, IdedExpr, LiteralValue, operators};
+use memchr::memmem::Finder;
 use oatf_primitives::field_of;
 use serde_json::{Map, Value};
 
@@ -114,6 +115,8 @@ enum Node {
     /// `size(x)` or `x.size()`.
     Size(Box<Arg>),
     Method(Box<Arg>, Box<Arg>, Method),
+    /// `x.contains('literal')`, searched with a finder built once.
+    ContainsLiteral(Box<Arg>, Box<Finder<'static>>),
     /// `exists` (`any` true) or `all` (`any` false) over a range, binding a slot.
     Loop {
         range: Box<Node>,
@@ -205,6 +208,12 @@ impl Node {
                     "matches" => Method::Matches,
                     _ => return None,
                 };
+                if let (Method::Contains, Expr::Literal(LiteralValue::String(needle))) =
+                    (method, &a.expr)
+                {
+                    let finder = Finder::new(needle.inner().as_bytes()).into_owned();
+                    return Some(Node::ContainsLiteral(arg(target, scope)?, Box::new(finder)));
+                }
                 Some(Node::Method(arg(target, scope)?, arg(a, scope)?, method))
             }
             _ => None,
@@ -577,6 +586,12 @@ impl<'a> Run<'a, '_> {
                 };
                 V::Int(i64::try_from(size).ok()?)
             }
+            Node::ContainsLiteral(target, finder) => match self.arg(target)? {
+                // A literal is not charged (it is part of the expression); a byte match of valid
+                // UTF-8 in valid UTF-8 is a match of `str::contains`.
+                V::Str(text) => V::Bool(finder.find(text.as_bytes()).is_some()),
+                _ => return None,
+            },
             Node::Method(target, a, method) => {
                 // The interpreter evaluates the argument before the target; the charges add up
                 // the same either way.

@@ -311,6 +311,8 @@ fn edge_cases_agree_with_the_interpreter() {
         "size(message.e) == 0",
         "message.s > 'z'",
         "message.s.contains('€')",
+        "message.e.contains('')",
+        "message.s.contains('é€x')",
         "message.s.startsWith('é')",
         "message.s.endsWith('')",
         "message.s.matches('^.€$')",
