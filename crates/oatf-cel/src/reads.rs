@@ -20,7 +20,7 @@ use cel::common::value::Val;
 use oatf_eval::{EvaluationError, EvaluationErrorKind as Kind};
 use serde_json::Value;
 
-use crate::{MAX_MESSAGE_DEPTH, to_cel};
+use crate::convert::{MAX_MESSAGE_DEPTH, nests_deeper, to_cel};
 
 /// The parts of one bound value an expression reads: a trie of object keys.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -120,19 +120,6 @@ fn too_deep() -> EvaluationError {
         Kind::CelError,
         format!("the message nests deeper than {MAX_MESSAGE_DEPTH} levels"),
     )
-}
-
-/// Whether `value`, at `depth`, has a value deeper than [`MAX_MESSAGE_DEPTH`] (where [`to_cel`] stops
-/// with an error). Recursion stops at that depth.
-fn nests_deeper(value: &Value, depth: usize) -> bool {
-    if depth > MAX_MESSAGE_DEPTH {
-        return true;
-    }
-    match value {
-        Value::Array(items) => items.iter().any(|item| nests_deeper(item, depth + 1)),
-        Value::Object(map) => map.values().any(|item| nests_deeper(item, depth + 1)),
-        _ => false,
-    }
 }
 
 /// What an expression reads of each bound root (`message` and the declared variables).
@@ -262,7 +249,8 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::{Binding, CelEngine};
+    use crate::CelEngine;
+    use crate::program::Binding;
 
     /// The read set of `expression` for `message` and the variables `v` and `w`.
     fn reads(expression: &str) -> ReadSet {

@@ -2,7 +2,13 @@
 
 use serde_json::{Value, json};
 
-use super::*;
+use std::sync::Arc;
+
+use oatf_eval::{CelEvaluator, EvaluationError, EvaluationErrorKind as Kind};
+use oatf_primitives::RegexLimits;
+
+use crate::program::CelProgram;
+use crate::{CelEngine, CelLimits, check_cel_syntax};
 
 #[track_caller]
 fn run(expression: &str, message: Value) -> Result<bool, EvaluationError> {

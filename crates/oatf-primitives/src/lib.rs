@@ -66,7 +66,7 @@ pub use value::deep_equal;
 #[doc(hidden)]
 pub use condition::OPERATORS;
 #[doc(hidden)]
-pub use path::{check_simple_path, check_wildcard_path};
+pub use path::{check_simple_path, check_wildcard_path, field_of};
 #[doc(hidden)]
 pub use re2::check_regex;
 #[doc(hidden)]

@@ -460,7 +460,8 @@ pub fn check_wildcard_path(path: &str) -> Result<(), PathError> {
 
 /// The field `name` of `object`. Messages' objects mostly have a handful of keys, and comparing
 /// them costs less than hashing `name` with the map's SipHash, so small objects are scanned.
-fn field_of<'v>(object: &'v serde_json::Map<String, Value>, name: &str) -> Option<&'v Value> {
+/// (Also the field lookup of `oatf-cel`'s direct path.)
+pub fn field_of<'v>(object: &'v serde_json::Map<String, Value>, name: &str) -> Option<&'v Value> {
     if object.len() <= 8 {
         object
             .iter()

@@ -1,0 +1,671 @@
+//! The direct path: a subset of CEL evaluated straight on the `serde_json` values, without
+//! converting them and without the `cel` crate's interpreter, exact or abstaining.
+//!
+//! When a program is compiled, its (unmetered) syntax tree is translated into [`Node`]s if every
+//! part of it is in the subset: literals, `message`, the declared variables and comprehension
+//! variables, field selection, `has()`, constant indexes, `&&`, `||`, `!`, `?:`, `==`, `!=`, `<`,
+//! `<=`, `>`, `>=`, `in`, `size`, `contains`, `startsWith`, `endsWith`, `matches`, and the `exists`
+//! and `all` macros. Anything else leaves the program without a direct path.
+//!
+//! An evaluation on the direct path returns `Some(result)` only when it is certain the
+//! interpreter would return the same `Ok(result)`; in every other case (a missing key, a type the
+//! subset does not decide, an error of any kind, a budget the charges would go over, a message
+//! nested too deep) it returns `None` and the caller runs the interpreter, whose answer (result or
+//! error, with its message) is the one reported. The argument, for each rule:
+//! - No error: the direct path abstains on anything that would be an error (or that it cannot
+//!   decide), so when it returns, the interpreter's evaluation of the same subexpressions raises
+//!   none, and CEL without errors is plain boolean logic: `&&`, `||`, `?:`, `exists` and `all`
+//!   short-circuit exactly where the interpreter does, so both evaluate the same subexpressions.
+//! - Values: JSON integers are `int` (`uint` beyond `i64`), other numbers `double`, as in
+//!   [`crate::convert`]; equality and ordering are decided only between values whose CEL semantics
+//!   are spelled out below (same kinds, and unequal kinds of scalars, which the `cel` crate
+//!   compares as unequal), anything else abstains.
+//! - Budgets: the charges of the metered tree ([`crate::metering`]) are counted on the same
+//!   values: every non-literal argument of a metered call its size, every comprehension the size of
+//!   its range. The subset produces no value the produced-bytes budget charges. The direct path
+//!   abstains as soon as its total would go over a limit, so its own work is bounded by the same
+//!   limits; when it returns, its totals bound the interpreter's (the same charges, or, for a
+//!   comprehension over a map, which the interpreter iterates in hash order, a subset of them:
+//!   the direct path evaluates the body for every key), so the interpreter would not have gone
+//!   over a budget either.
+//! - Depth: a message or variable nested deeper than the interpreter converts makes it abstain.
+//!
+//! The randomized differential test `direct::tests::direct_path_agrees_with_the_interpreter`
+//! compares both paths on generated expressions and messages.
+
+use std::sync::atomic::AtomicUsize;
+
+use cel::common::ast::{CallExpr, ComprehensionExpr, Expr, IdedExpr, LiteralValue, operators};
+use memchr::memmem::Finder;
+use oatf_primitives::field_of;
+use serde_json::{Map, Value};
+
+use crate::convert::nests_deeper;
+use crate::limits::CelLimits;
+use crate::regex_cache::RegexCache;
+
+/// Names that the `cel` crate's environment uses as function namespaces (`strings.quote`,
+/// `optional.of`): a call on a variable of that name may be a call of the namespaced function,
+/// so expressions binding such a name keep the interpreter.
+const NAMESPACES: [&str; 2] = ["strings", "optional"];
+
+/// A literal of the subset.
+#[derive(Debug, Clone)]
+enum Lit {
+    Bool(bool),
+    Int(i64),
+    UInt(u64),
+    Double(f64),
+    Str(String),
+    Null,
+}
+
+/// A method of the subset on a string (or `size` on a string, list or map).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Method {
+    Contains,
+    StartsWith,
+    EndsWith,
+    Matches,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cmp {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+/// A metered argument: `charged` when the metered tree wraps it in the cost function (it is not a
+/// literal).
+#[derive(Debug)]
+struct Arg {
+    node: Node,
+    charged: bool,
+}
+
+impl Arg {
+    fn of(expr: &IdedExpr, scope: &mut Scope) -> Option<Arg> {
+        Some(Arg {
+            node: Node::of(expr, scope)?,
+            charged: !matches!(expr.expr, Expr::Literal(_)),
+        })
+    }
+}
+
+/// A node of the direct path's tree.
+#[derive(Debug)]
+enum Node {
+    Lit(Lit),
+    /// A list literal of literals (as the right operand of `in`).
+    List(Vec<Lit>),
+    /// A variable slot: 0 is `message`, then the declared variables, then comprehension variables.
+    Slot(usize),
+    Select(Box<Node>, String),
+    Has(Box<Node>, String),
+    Index(Box<Node>, Lit),
+    And(Box<Node>, Box<Node>),
+    Or(Box<Node>, Box<Node>),
+    Not(Box<Node>),
+    Cond(Box<Node>, Box<Node>, Box<Node>),
+    Eq(Box<Arg>, Box<Arg>, bool),
+    Compare(Box<Arg>, Box<Arg>, Cmp),
+    In(Box<Arg>, Box<Arg>),
+    /// `size(x)` or `x.size()`.
+    Size(Box<Arg>),
+    Method(Box<Arg>, Box<Arg>, Method),
+    /// `x.contains('literal')`, searched with a finder built once.
+    ContainsLiteral(Box<Arg>, Box<Finder<'static>>),
+    /// `exists` (`any` true) or `all` (`any` false) over a range, binding a slot.
+    Loop {
+        range: Box<Node>,
+        slot: usize,
+        body: Box<Node>,
+        exists: bool,
+    },
+}
+
+/// The identifiers in scope while translating: slot names, innermost last.
+struct Scope {
+    names: Vec<String>,
+    slots: usize,
+}
+
+impl Scope {
+    fn lookup(&self, name: &str) -> Option<usize> {
+        self.names.iter().rposition(|n| n == name)
+    }
+}
+
+impl Node {
+    fn of(expr: &IdedExpr, scope: &mut Scope) -> Option<Node> {
+        Some(match &expr.expr {
+            Expr::Literal(literal) => Node::Lit(lit(literal)?),
+            Expr::Ident(name) => Node::Slot(scope.lookup(name)?),
+            Expr::Select(select) => {
+                let operand = Box::new(Node::of(&select.operand, scope)?);
+                if select.test {
+                    Node::Has(operand, select.field.clone())
+                } else {
+                    Node::Select(operand, select.field.clone())
+                }
+            }
+            Expr::Call(call) => Node::call(call, scope)?,
+            Expr::Comprehension(c) => Node::comprehension(c, scope)?,
+            Expr::List(list) if list.optional_indices.is_empty() => Node::List(
+                list.elements
+                    .iter()
+                    .map(|e| match &e.expr {
+                        Expr::Literal(l) => lit(l),
+                        _ => None,
+                    })
+                    .collect::<Option<_>>()?,
+            ),
+            _ => return None,
+        })
+    }
+
+    fn call(call: &CallExpr, scope: &mut Scope) -> Option<Node> {
+        let name = call.func_name.as_str();
+        let boxed = |e: &IdedExpr, scope: &mut Scope| Node::of(e, scope).map(Box::new);
+        let arg = |e: &IdedExpr, scope: &mut Scope| Arg::of(e, scope).map(Box::new);
+        match (&call.target, call.args.as_slice()) {
+            (None, [a, b]) => Some(match name {
+                operators::LOGICAL_AND => Node::And(boxed(a, scope)?, boxed(b, scope)?),
+                operators::LOGICAL_OR => Node::Or(boxed(a, scope)?, boxed(b, scope)?),
+                operators::EQUALS => Node::Eq(arg(a, scope)?, arg(b, scope)?, true),
+                operators::NOT_EQUALS => Node::Eq(arg(a, scope)?, arg(b, scope)?, false),
+                operators::LESS => Node::Compare(arg(a, scope)?, arg(b, scope)?, Cmp::Lt),
+                operators::LESS_EQUALS => Node::Compare(arg(a, scope)?, arg(b, scope)?, Cmp::Le),
+                operators::GREATER => Node::Compare(arg(a, scope)?, arg(b, scope)?, Cmp::Gt),
+                operators::GREATER_EQUALS => Node::Compare(arg(a, scope)?, arg(b, scope)?, Cmp::Ge),
+                operators::IN => Node::In(arg(a, scope)?, arg(b, scope)?),
+                operators::INDEX => match &b.expr {
+                    Expr::Literal(l @ (LiteralValue::String(_) | LiteralValue::Int(_))) => {
+                        Node::Index(boxed(a, scope)?, lit(l)?)
+                    }
+                    _ => return None,
+                },
+                _ => return None,
+            }),
+            (None, [a, b, c]) if name == operators::CONDITIONAL => Some(Node::Cond(
+                boxed(a, scope)?,
+                boxed(b, scope)?,
+                boxed(c, scope)?,
+            )),
+            (None, [a]) => match name {
+                operators::LOGICAL_NOT => Some(Node::Not(boxed(a, scope)?)),
+                "size" => Some(Node::Size(arg(a, scope)?)),
+                _ => None,
+            },
+            (Some(target), []) if name == "size" => Some(Node::Size(arg(target, scope)?)),
+            (Some(target), [a]) => {
+                let method = match name {
+                    "contains" => Method::Contains,
+                    "startsWith" => Method::StartsWith,
+                    "endsWith" => Method::EndsWith,
+                    "matches" => Method::Matches,
+                    _ => return None,
+                };
+                if let (Method::Contains, Expr::Literal(LiteralValue::String(needle))) =
+                    (method, &a.expr)
+                {
+                    let finder = Finder::new(needle.inner().as_bytes()).into_owned();
+                    return Some(Node::ContainsLiteral(arg(target, scope)?, Box::new(finder)));
+                }
+                Some(Node::Method(arg(target, scope)?, arg(a, scope)?, method))
+            }
+            _ => None,
+        }
+    }
+
+    /// `exists` and `all` as the `cel` crate's macros expand them; any other comprehension is
+    /// outside the subset.
+    fn comprehension(c: &ComprehensionExpr, scope: &mut Scope) -> Option<Node> {
+        if c.iter_var2.is_some()
+            || c.iter_var == c.accu_var
+            || NAMESPACES.contains(&c.iter_var.as_str())
+        {
+            return None;
+        }
+        let is_accu = |e: &IdedExpr| matches!(&e.expr, Expr::Ident(n) if *n == c.accu_var);
+        let exists = match &c.accu_init.expr {
+            Expr::Literal(LiteralValue::Boolean(b)) => !*b.inner(),
+            _ => return None,
+        };
+        // The condition: `@not_strictly_false(!@result)` (exists) or `@not_strictly_false(@result)` (all).
+        let Expr::Call(cond) = &c.loop_cond.expr else {
+            return None;
+        };
+        let cond_ok = cond.func_name == operators::NOT_STRICTLY_FALSE
+            && cond.target.is_none()
+            && match cond.args.as_slice() {
+                [inner] if !exists => is_accu(inner),
+                [inner] => matches!(&inner.expr, Expr::Call(not)
+                    if not.func_name == operators::LOGICAL_NOT
+                        && not.target.is_none()
+                        && matches!(not.args.as_slice(), [a] if is_accu(a))),
+                _ => false,
+            };
+        // The step: `@result || body` (exists) or `@result && body` (all); the result: `@result`.
+        let Expr::Call(step) = &c.loop_step.expr else {
+            return None;
+        };
+        let connective = if exists {
+            operators::LOGICAL_OR
+        } else {
+            operators::LOGICAL_AND
+        };
+        let body = match step.args.as_slice() {
+            [accu, body]
+                if step.func_name == connective && step.target.is_none() && is_accu(accu) =>
+            {
+                body
+            }
+            _ => return None,
+        };
+        if !cond_ok || !is_accu(&c.result) || mentions(body, &c.accu_var) {
+            return None;
+        }
+        let range = Box::new(Node::of(&c.iter_range, scope)?);
+        let slot = scope.names.len();
+        scope.names.push(c.iter_var.clone());
+        scope.slots = scope.slots.max(scope.names.len());
+        let body = Node::of(body, scope);
+        scope.names.pop();
+        Some(Node::Loop {
+            range,
+            slot,
+            body: Box::new(body?),
+            exists,
+        })
+    }
+}
+
+/// Whether `expr` names the identifier `name` anywhere.
+fn mentions(expr: &IdedExpr, name: &str) -> bool {
+    let mut stack = vec![expr];
+    while let Some(node) = stack.pop() {
+        match &node.expr {
+            Expr::Ident(n) if n == name => return true,
+            Expr::Call(call) => {
+                stack.extend(call.target.as_deref());
+                stack.extend(call.args.iter());
+            }
+            Expr::Comprehension(c) => stack.extend([
+                &c.iter_range,
+                &c.accu_init,
+                &c.loop_cond,
+                &c.loop_step,
+                &c.result,
+            ]),
+            Expr::List(list) => stack.extend(list.elements.iter()),
+            Expr::Select(select) => stack.push(&select.operand),
+            // Maps and structs are outside the subset anyway.
+            Expr::Map(_) | Expr::Struct(_) => return true,
+            Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => {}
+        }
+    }
+    false
+}
+
+fn lit(literal: &LiteralValue) -> Option<Lit> {
+    Some(match literal {
+        LiteralValue::Boolean(b) => Lit::Bool(*b.inner()),
+        LiteralValue::Int(i) => Lit::Int(*i.inner()),
+        LiteralValue::UInt(u) => Lit::UInt(*u.inner()),
+        LiteralValue::Double(d) => Lit::Double(*d.inner()),
+        LiteralValue::String(s) => Lit::Str(s.inner().to_owned()),
+        LiteralValue::Null => Lit::Null,
+        LiteralValue::Bytes(_) => return None,
+    })
+}
+
+/// A compiled expression of the subset.
+#[derive(Debug)]
+pub(crate) struct Direct {
+    root: Node,
+    /// Slots: `message`, the declared variables, then the comprehension variables.
+    slots: usize,
+    variables: Vec<String>,
+}
+
+impl Direct {
+    /// The direct form of `expr` with `message` and `variables` bound, if it is in the subset.
+    pub(crate) fn of(expr: &IdedExpr, variables: &[&str]) -> Option<Direct> {
+        let mut names = vec![String::from("message")];
+        names.extend(variables.iter().map(|v| (*v).to_owned()));
+        // A name with a dot could be resolved as a qualified name by the interpreter, a namespace
+        // name as a function call: both stay with the interpreter.
+        if names
+            .iter()
+            .any(|n| n.contains('.') || NAMESPACES.contains(&n.as_str()))
+        {
+            return None;
+        }
+        let mut scope = Scope {
+            slots: names.len(),
+            names,
+        };
+        let root = Node::of(expr, &mut scope)?;
+        Some(Direct {
+            root,
+            slots: scope.slots,
+            variables: variables.iter().map(|v| (*v).to_owned()).collect(),
+        })
+    }
+
+    /// Evaluates on the direct path: `Some(result)` when it is the interpreter's `Ok(result)`,
+    /// `None` when the interpreter must decide.
+    pub(crate) fn evaluate(
+        &self,
+        message: &Value,
+        variables: &[(&str, &Value)],
+        limits: &CelLimits,
+        regexes: &RegexCache,
+    ) -> Option<bool> {
+        const NULL: Value = Value::Null;
+        // The slots live on the stack for the usual handful (message, a few variables, nested
+        // comprehensions): no allocation per evaluation.
+        let mut inline = [V::Null; INLINE_SLOTS];
+        let mut heap = Vec::new();
+        let slots: &mut [V<'_>] = if self.slots <= INLINE_SLOTS {
+            inline.get_mut(..self.slots)?
+        } else {
+            heap.resize(self.slots, V::Null);
+            &mut heap
+        };
+        *slots.first_mut()? = bound(message)?;
+        for (slot, name) in slots.iter_mut().skip(1).zip(&self.variables) {
+            let value = variables
+                .iter()
+                .find(|(n, _)| n == name)
+                .map_or(&NULL, |(_, v)| *v);
+            *slot = bound(value)?;
+        }
+        let mut run = Run {
+            slots,
+            cost: 0,
+            iterations: 0,
+            limits,
+            regexes,
+            compiles: AtomicUsize::new(0),
+        };
+        match run.eval(&self.root)? {
+            V::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+}
+
+/// Slots kept on the stack (more use a vector).
+const INLINE_SLOTS: usize = 8;
+
+/// A bound value, unless it nests deeper than the interpreter converts.
+fn bound(value: &Value) -> Option<V<'_>> {
+    (!nests_deeper(value, 0)).then(|| V::of(value))
+}
+
+/// A value on the direct path: scalars as CEL sees them, lists and maps borrowed from the JSON.
+#[derive(Debug, Clone, Copy)]
+enum V<'a> {
+    Bool(bool),
+    Int(i64),
+    UInt(u64),
+    Double(f64),
+    Str(&'a str),
+    Null,
+    Array(&'a [Value]),
+    Object(&'a Map<String, Value>),
+    Lits(&'a [Lit]),
+}
+
+impl<'a> V<'a> {
+    fn of(value: &'a Value) -> V<'a> {
+        match value {
+            Value::Null => V::Null,
+            Value::Bool(b) => V::Bool(*b),
+            Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+                (Some(i), _) => V::Int(i),
+                (None, Some(u)) => V::UInt(u),
+                (None, None) => V::Double(n.as_f64().unwrap_or(f64::NAN)),
+            },
+            Value::String(s) => V::Str(s),
+            Value::Array(items) => V::Array(items),
+            Value::Object(map) => V::Object(map),
+        }
+    }
+
+    fn lit(literal: &'a Lit) -> V<'a> {
+        match literal {
+            Lit::Bool(b) => V::Bool(*b),
+            Lit::Int(i) => V::Int(*i),
+            Lit::UInt(u) => V::UInt(*u),
+            Lit::Double(d) => V::Double(*d),
+            Lit::Str(s) => V::Str(s),
+            Lit::Null => V::Null,
+        }
+    }
+
+    /// The size the budgets charge (`metering::value_size` with one per element).
+    fn charge(self) -> usize {
+        match self {
+            V::Str(s) => s.len(),
+            V::Array(items) => items.len(),
+            V::Object(map) => map.len(),
+            V::Lits(items) => items.len(),
+            _ => 1,
+        }
+    }
+}
+
+/// CEL equality where the subset decides it: `Some(equal)`, or `None` to abstain.
+fn equal(a: V<'_>, b: V<'_>) -> Option<bool> {
+    Some(match (a, b) {
+        (V::Str(x), V::Str(y)) => x == y,
+        (V::Bool(x), V::Bool(y)) => x == y,
+        (V::Null, V::Null) => true,
+        (V::Int(x), V::Int(y)) => x == y,
+        (V::UInt(x), V::UInt(y)) => x == y,
+        // `partial_cmp` is `None` for NaN, which the `cel` crate's equality reports as unequal.
+        (V::Double(x), V::Double(y)) => x.partial_cmp(&y) == Some(std::cmp::Ordering::Equal),
+        // Numbers of different kinds compare by value in the `cel` crate: not decided here.
+        (V::Int(_) | V::UInt(_) | V::Double(_), V::Int(_) | V::UInt(_) | V::Double(_)) => {
+            return None;
+        }
+        // Scalars of different kinds are unequal.
+        (
+            V::Str(_) | V::Bool(_) | V::Null | V::Int(_) | V::UInt(_) | V::Double(_),
+            V::Str(_) | V::Bool(_) | V::Null | V::Int(_) | V::UInt(_) | V::Double(_),
+        ) => false,
+        _ => return None,
+    })
+}
+
+/// One evaluation on the direct path.
+struct Run<'a, 'l> {
+    slots: &'l mut [V<'a>],
+    cost: usize,
+    iterations: usize,
+    limits: &'l CelLimits,
+    regexes: &'l RegexCache,
+    compiles: AtomicUsize,
+}
+
+impl<'a> Run<'a, '_> {
+    /// Charges `amount` to the cost budget; `None` (abstain) beyond it.
+    fn charge(&mut self, amount: usize) -> Option<()> {
+        let total = self.cost.checked_add(amount)?;
+        (total <= self.limits.max_cost).then(|| self.cost = total)
+    }
+
+    fn arg(&mut self, arg: &'a Arg) -> Option<V<'a>> {
+        let value = self.eval(&arg.node)?;
+        if arg.charged {
+            self.charge(value.charge())?;
+        }
+        Some(value)
+    }
+
+    fn boolean(&mut self, node: &'a Node) -> Option<bool> {
+        match self.eval(node)? {
+            V::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    fn eval(&mut self, node: &'a Node) -> Option<V<'a>> {
+        Some(match node {
+            Node::Lit(l) => V::lit(l),
+            Node::List(items) => V::Lits(items),
+            Node::Slot(slot) => *self.slots.get(*slot)?,
+            Node::Select(operand, field) => match self.eval(operand)? {
+                V::Object(map) => V::of(field_of(map, field)?),
+                _ => return None,
+            },
+            Node::Has(operand, field) => match self.eval(operand)? {
+                V::Object(map) => V::Bool(field_of(map, field).is_some()),
+                _ => return None,
+            },
+            Node::Index(operand, key) => match (self.eval(operand)?, key) {
+                (V::Object(map), Lit::Str(key)) => V::of(field_of(map, key)?),
+                (V::Array(items), Lit::Int(i)) => V::of(items.get(usize::try_from(*i).ok()?)?),
+                _ => return None,
+            },
+            Node::And(a, b) => V::Bool(self.boolean(a)? && self.boolean(b)?),
+            Node::Or(a, b) => V::Bool(self.boolean(a)? || self.boolean(b)?),
+            Node::Not(a) => V::Bool(!self.boolean(a)?),
+            Node::Cond(c, a, b) => {
+                if self.boolean(c)? {
+                    self.eval(a)?
+                } else {
+                    self.eval(b)?
+                }
+            }
+            Node::Eq(a, b, equals) => {
+                let a = self.arg(a)?;
+                let b = self.arg(b)?;
+                V::Bool(equal(a, b)? == *equals)
+            }
+            Node::Compare(a, b, op) => {
+                let a = self.arg(a)?;
+                let b = self.arg(b)?;
+                let ordering = match (a, b) {
+                    (V::Int(x), V::Int(y)) => x.cmp(&y),
+                    (V::UInt(x), V::UInt(y)) => x.cmp(&y),
+                    (V::Double(x), V::Double(y)) => x.partial_cmp(&y)?,
+                    (V::Str(x), V::Str(y)) => x.cmp(y),
+                    _ => return None,
+                };
+                V::Bool(match op {
+                    Cmp::Lt => ordering.is_lt(),
+                    Cmp::Le => ordering.is_le(),
+                    Cmp::Gt => ordering.is_gt(),
+                    Cmp::Ge => ordering.is_ge(),
+                })
+            }
+            Node::In(a, b) => {
+                let needle = self.arg(a)?;
+                match self.arg(b)? {
+                    V::Lits(items) => V::Bool(any(items.iter().map(V::lit), needle)?),
+                    V::Array(items) => V::Bool(any(items.iter().map(V::of), needle)?),
+                    V::Object(map) => match needle {
+                        V::Str(key) => V::Bool(field_of(map, key).is_some()),
+                        _ => return None,
+                    },
+                    _ => return None,
+                }
+            }
+            Node::Size(a) => {
+                let size = match self.arg(a)? {
+                    V::Str(s) => s.chars().count(),
+                    V::Array(items) => items.len(),
+                    V::Object(map) => map.len(),
+                    _ => return None,
+                };
+                V::Int(i64::try_from(size).ok()?)
+            }
+            Node::ContainsLiteral(target, finder) => match self.arg(target)? {
+                // A literal is not charged (it is part of the expression); a byte match of valid
+                // UTF-8 in valid UTF-8 is a match of `str::contains`.
+                V::Str(text) => V::Bool(finder.find(text.as_bytes()).is_some()),
+                _ => return None,
+            },
+            Node::Method(target, a, method) => {
+                // The interpreter evaluates the argument before the target; the charges add up
+                // the same either way.
+                let needle = self.arg(a)?;
+                let (V::Str(text), V::Str(needle)) = (self.arg(target)?, needle) else {
+                    return None;
+                };
+                V::Bool(match method {
+                    Method::Contains => text.contains(needle),
+                    Method::StartsWith => text.starts_with(needle),
+                    Method::EndsWith => text.ends_with(needle),
+                    Method::Matches => self
+                        .regexes
+                        .is_match(text, needle, &self.compiles, self.limits.max_regex_compiles)
+                        .ok()?,
+                })
+            }
+            Node::Loop {
+                range,
+                slot,
+                body,
+                exists,
+            } => {
+                let range = self.eval(range)?;
+                let size = match range {
+                    V::Array(items) => items.len(),
+                    V::Object(map) => map.len(),
+                    _ => return None,
+                };
+                let total = self.iterations.checked_add(size)?;
+                if total > self.limits.max_iterations {
+                    return None;
+                }
+                self.iterations = total;
+                // `exists` stops at the first true body, `all` at the first false one.
+                let decided = *exists;
+                match range {
+                    V::Array(items) => {
+                        for item in items {
+                            *self.slots.get_mut(*slot)? = V::of(item);
+                            if self.boolean(body)? == decided {
+                                return Some(V::Bool(decided));
+                            }
+                        }
+                        V::Bool(!decided)
+                    }
+                    V::Object(map) => {
+                        // The interpreter iterates a map in hash order: every key's body is
+                        // evaluated (and charged) here, so that the result and the charges cover
+                        // any order.
+                        let mut found = false;
+                        for key in map.keys() {
+                            *self.slots.get_mut(*slot)? = V::Str(key);
+                            found |= self.boolean(body)? == decided;
+                        }
+                        V::Bool(if found { decided } else { !decided })
+                    }
+                    _ => return None,
+                }
+            }
+        })
+    }
+}
+
+/// Whether `needle` equals one of `items` (`in` on a list), `None` when one comparison is
+/// undecided.
+fn any<'v>(items: impl Iterator<Item = V<'v>>, needle: V<'_>) -> Option<bool> {
+    for item in items {
+        if equal(item, needle)? {
+            return Some(true);
+        }
+    }
+    Some(false)
+}
+
+#[cfg(test)]
+mod tests;

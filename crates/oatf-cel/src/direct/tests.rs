@@ -1,0 +1,437 @@
+//! The direct path against the interpreter: generated cases, edge cases, the subset's bounds.
+
+use serde_json::{Value, json};
+
+use crate::program::Binding;
+use crate::{CelEngine, CelLimits};
+
+/// A small deterministic generator (xorshift64*), so that the test needs no dependency and
+/// every run sees the same cases.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        usize::try_from(self.next() % n as u64).unwrap_or(0)
+    }
+
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
+
+const KEYS: [&str; 6] = ["a", "b", "name", "kind", "text", "items"];
+const STRINGS: [&str; 8] = ["", "x", "a", "api_key 1", "exec", "rm -rf /", "é€", "xa"];
+
+fn gen_message(rng: &mut Rng, depth: usize) -> Value {
+    if depth < 2 && rng.below(3) > 0 {
+        // Mostly objects holding most keys, so that expressions reach their operators.
+        let mut map = serde_json::Map::new();
+        for key in KEYS {
+            if rng.below(5) > 0 {
+                map.insert(key.to_owned(), gen_message(rng, depth + 1));
+            }
+        }
+        return Value::Object(map);
+    }
+    let choice = if depth >= 3 {
+        rng.below(6)
+    } else {
+        rng.below(9)
+    };
+    match choice {
+        0 => Value::Null,
+        1 => json!(rng.below(2) == 0),
+        2 => json!(i64::try_from(rng.below(5)).unwrap_or(0) - 2),
+        3 => json!(*rng.pick(&[0.5, 1.0, -2.5, 1e300])),
+        4 => json!(*rng.pick(&STRINGS)),
+        5 => json!(*rng.pick(&[u64::MAX, 1u64 << 63])),
+        6 => Value::Array(
+            (0..rng.below(4))
+                .map(|_| gen_message(rng, depth + 1))
+                .collect(),
+        ),
+        _ => {
+            let mut map = serde_json::Map::new();
+            for _ in 0..rng.below(5) {
+                map.insert((*rng.pick(&KEYS)).to_owned(), gen_message(rng, depth + 1));
+            }
+            Value::Object(map)
+        }
+    }
+}
+
+/// A value expression; `vars` are the comprehension variables in scope.
+fn value(rng: &mut Rng, vars: &[&str], depth: usize) -> String {
+    let key = *rng.pick(&KEYS);
+    let root = if !vars.is_empty() && rng.below(2) == 0 {
+        (*rng.pick(vars)).to_owned()
+    } else {
+        (*rng.pick(&["message", "message", "v", "w"])).to_owned()
+    };
+    match rng.below(if depth > 2 { 6 } else { 12 }) {
+        0 => root,
+        1 | 2 => format!("{root}.{key}"),
+        3 => format!("{root}['{key}']"),
+        4 => (*rng.pick(&[
+            "'x'",
+            "'a'",
+            "''",
+            "'é€'",
+            "1",
+            "0",
+            "-2",
+            "1u",
+            "0.5",
+            "1.0",
+            "true",
+            "null",
+            "['a', 'x', 1]",
+            "[]",
+            "b'x'",
+            "{'a': 1}",
+        ]))
+        .to_owned(),
+        5 => format!("{root}.{key}.{}", rng.pick(&KEYS)),
+        6 => format!("{root}.items[{}]", rng.below(3)),
+        7 => format!("size({})", value(rng, vars, depth + 1)),
+        8 => format!("{}.size()", value(rng, vars, depth + 1)),
+        9 => format!(
+            "({} ? {} : {})",
+            boolean(rng, vars, depth + 1),
+            value(rng, vars, depth + 1),
+            value(rng, vars, depth + 1)
+        ),
+        10 => format!("{} + 1", value(rng, vars, depth + 1)),
+        _ => format!(
+            "{}[{}]",
+            value(rng, vars, depth + 1),
+            value(rng, vars, depth + 1)
+        ),
+    }
+}
+
+fn boolean(rng: &mut Rng, vars: &[&str], depth: usize) -> String {
+    let leaf = depth > 3;
+    let v = |rng: &mut Rng| value(rng, vars, depth + 1);
+    match rng.below(if leaf { 9 } else { 18 }) {
+        0 => format!("{} == {}", v(rng), v(rng)),
+        1 => format!("{} != {}", v(rng), v(rng)),
+        2 => format!(
+            "{} {} {}",
+            v(rng),
+            rng.pick(&["<", "<=", ">", ">="]),
+            v(rng)
+        ),
+        3 => format!("{} in {}", v(rng), v(rng)),
+        4 => format!(
+            "{}.{}({})",
+            v(rng),
+            rng.pick(&["contains", "startsWith", "endsWith"]),
+            v(rng)
+        ),
+        5 => format!(
+            "{}.matches({})",
+            v(rng),
+            rng.pick(&["'^a'", "'x$'", "'(a|é)'", "'['", "message.text"])
+        ),
+        6 => format!(
+            "has({}.{})",
+            rng.pick(&["message", "message.a", "v"]),
+            rng.pick(&KEYS)
+        ),
+        7 => (*rng.pick(&["true", "false", "message", "v"])).to_owned(),
+        8 => format!(
+            "{} {} {}",
+            v(rng),
+            rng.pick(&["==", "!=", "<", ">="]),
+            rng.pick(&["'x'", "1", "null", "true", "0.5", "'a'", "-2"])
+        ),
+        16 => format!(
+            "size({}) {} {}",
+            v(rng),
+            rng.pick(&["==", ">", "<="]),
+            rng.below(6)
+        ),
+        9 | 10 => format!(
+            "({} {} {})",
+            boolean(rng, vars, depth + 1),
+            rng.pick(&["&&", "||"]),
+            boolean(rng, vars, depth + 1)
+        ),
+        11 => format!("!({})", boolean(rng, vars, depth + 1)),
+        12 => format!(
+            "({} ? {} : {})",
+            boolean(rng, vars, depth + 1),
+            boolean(rng, vars, depth + 1),
+            boolean(rng, vars, depth + 1)
+        ),
+        13..=15 => {
+            let var = ["x", "y", "message"][vars.len().min(2)];
+            let mut inner = vars.to_vec();
+            inner.push(var);
+            let range = rng.pick(&[
+                "message",
+                "message.items",
+                "message.a",
+                "v",
+                "message.items[0]",
+                "['a', 'x']",
+            ]);
+            let macro_name = rng.pick(&["exists", "all", "exists", "all", "exists_one"]);
+            format!(
+                "{range}.{macro_name}({var}, {})",
+                boolean(rng, &inner, depth + 1)
+            )
+        }
+        _ => format!("type({}) == string", v(rng)),
+    }
+}
+
+thread_local! {
+    static OK: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Runs `expression` on both paths: whenever the direct path answers, the interpreter gives the
+/// same `Ok` result. Returns whether the direct path answered.
+fn agree(engine: &CelEngine, expression: &str, message: &Value, v: &Value, w: &Value) -> bool {
+    let Ok(program) = engine.compile_program(expression, &["v", "w"]) else {
+        return false;
+    };
+    let Some(direct) = &program.direct else {
+        return false;
+    };
+    let bound = [("v", v), ("w", w)];
+    let answer = direct.evaluate(message, &bound, engine.limits(), &engine.regexes);
+    let interpreted = program
+        .run_bound(message, &bound, Binding::Pruned)
+        .map_err(|e| (e.kind(), e.message().to_owned()));
+    if interpreted.is_ok() {
+        OK.with(|c| c.set(c.get() + 1));
+    }
+    if let Some(result) = answer {
+        assert_eq!(
+            interpreted,
+            Ok(result),
+            "{expression} on {message} with v = {v}, w = {w}"
+        );
+        // The evaluation callers see takes the direct path and gives the same.
+        assert_eq!(
+            program.run(message, &bound).map_err(|e| e.kind()),
+            Ok(result)
+        );
+    }
+    answer.is_some()
+}
+
+#[test]
+fn direct_path_agrees_with_the_interpreter() {
+    let mut rng = Rng(0x0a7f_2026_ce10_0001);
+    let tight = CelLimits {
+        max_cost: 12,
+        max_iterations: 3,
+        max_regex_compiles: 1,
+        ..CelLimits::default()
+    };
+    let tighter = CelLimits {
+        max_cost: 3,
+        ..CelLimits::default()
+    };
+    let engines = [
+        CelEngine::new(),
+        CelEngine::with_limits(tight),
+        CelEngine::with_limits(tighter),
+    ];
+    let (mut cases, mut answered) = (0, 0);
+    for round in 0..2500 {
+        let expression = boolean(&mut rng, &[], 0);
+        let engine = &engines[[0, 0, 0, 1, 2][round % 5]];
+        for _ in 0..4 {
+            let message = gen_message(&mut rng, 0);
+            let v = message_or(&mut rng, &message);
+            let w = gen_message(&mut rng, 1);
+            cases += 1;
+            if agree(engine, &expression, &message, &v, &w) {
+                answered += 1;
+            }
+        }
+    }
+    let ok = OK.with(std::cell::Cell::get);
+    // The test exercises the direct path, not only the fallback: it answers most of the cases
+    // the interpreter evaluates without an error.
+    assert!(
+        answered >= 800 && answered * 20 >= ok * 13,
+        "the direct path answered {answered} of {cases} cases, the interpreter {ok}"
+    );
+}
+
+fn message_or(rng: &mut Rng, message: &Value) -> Value {
+    if rng.below(3) == 0 {
+        message.clone()
+    } else {
+        gen_message(rng, 0)
+    }
+}
+
+#[test]
+fn edge_cases_agree_with_the_interpreter() {
+    let engine = CelEngine::new();
+    let message = json!({
+        "i": 1, "d": 1.0, "h": 0.5, "u": u64::MAX, "s": "é€", "e": "", "t": true, "n": null,
+        "l": [1, "a", null], "o": {"a": 1, "b": {"c": "x"}}, "items": [{"name": "x"}, {"name": "é€"}]
+    });
+    let expressions = [
+        // Numbers of different kinds: equal by value in the `cel` crate.
+        "message.i == 1.0",
+        "message.d == 1",
+        "message.d == 1u",
+        "message.u == 18446744073709551615u",
+        "message.i != 1.0",
+        "message.h > 0",
+        "message.i < 1.5",
+        "message.u > 1",
+        // Kinds that are never equal.
+        "message.s == 1",
+        "message.n == 0",
+        "message.t == 1",
+        "message.n == null",
+        "message.i == null",
+        "message.o == null",
+        "message.l == null",
+        "message.l == [1, 'a', null]",
+        // Strings: sizes in code points, byte order.
+        "size(message.s) == 2",
+        "message.s.size() == 2",
+        "size(message.e) == 0",
+        "message.s > 'z'",
+        "message.s.contains('€')",
+        "message.e.contains('')",
+        "message.s.contains('é€x')",
+        "message.s.startsWith('é')",
+        "message.s.endsWith('')",
+        "message.s.matches('^.€$')",
+        "message.s.matches('[')",
+        // Maps and lists.
+        "size(message.o) == 2",
+        "message.o.size() == 2",
+        "size(message.l) == 3",
+        "'a' in message.o",
+        "1 in message.o",
+        "'a' in message.l",
+        "1u in message.l",
+        "null in message.l",
+        "1.0 in message.l",
+        "has(message.o.a)",
+        "has(message.o.z)",
+        "has(message.s.a)",
+        "message.o['b'].c == 'x'",
+        "message.l[1] == 'a'",
+        "message.l[3] == 'a'",
+        "message.l[-1] == 1",
+        "message.o.z == 1",
+        // Logic with errors on the side that is not needed, or on the side that is.
+        "true || message.z",
+        "false && message.z",
+        "message.z || true",
+        "message.t ? true : message.z",
+        "!message.t",
+        "!message.i",
+        "message.i && true",
+        // Comprehensions, shadowing, maps iterated by key.
+        "message.items.exists(x, size(x.name) > 1)",
+        "message.items.all(x, has(x.name))",
+        "message.o.exists(k, k == 'b')",
+        "message.o.all(k, message.o[k] == 1)",
+        "message.items.exists(message, message.name == 'x')",
+        "message.items.exists(message, has(message.name))",
+        "message.l.exists(x, x > 0)",
+        "message.l.all(x, x == 1)",
+        "message.s.exists(x, true)",
+        "message.items.exists(x, message.items.exists(y, x.name == y.name))",
+    ];
+    let mut answered = 0;
+    for expression in expressions {
+        if agree(&engine, expression, &message, &Value::Null, &Value::Null) {
+            answered += 1;
+        }
+    }
+    assert!(
+        answered >= 30,
+        "the direct path answered {answered} edge cases"
+    );
+}
+
+#[test]
+fn the_benchmark_shapes_take_the_direct_path() {
+    let engine = CelEngine::new();
+    for expression in [
+        "message.arguments.items.exists(x, size(x.name) > 64)",
+        "message.arguments.exists(k, k in ['password', 'api_key', 'secret_9'])",
+        "message.message.parts.exists(p, p.kind == 'text' && p.text.contains('api_key 9'))",
+        "message.tools.all(t, t.name.startsWith('safe_'))",
+        "has(message.state.admin) && message.state.admin == true",
+        "message.arguments.path.matches('^/etc/(passwd|shadow)$')",
+    ] {
+        let program = engine.compile_program(expression, &[]).expect("compiles");
+        assert!(program.direct.is_some(), "{expression}");
+    }
+    for expression in [
+        "message.count + 1 == 3",
+        "message.tools.map(t, t.name).exists(n, n == 'exec')",
+        "type(message) == map",
+    ] {
+        let program = engine.compile_program(expression, &[]).expect("compiles");
+        assert!(program.direct.is_none(), "{expression}");
+    }
+    // A variable named like a function namespace keeps the interpreter.
+    let program = engine
+        .compile_program("strings.contains('x')", &["strings"])
+        .expect("compiles");
+    assert!(program.direct.is_none());
+}
+
+#[test]
+fn deep_messages_and_budgets_are_left_to_the_interpreter() {
+    let engine = CelEngine::new();
+    let mut deep = json!("leaf");
+    for _ in 0..200 {
+        deep = json!({ "d": deep });
+    }
+    let message = json!({"a": 1, "other": deep});
+    let program = engine
+        .compile_program("message.a == 1", &[])
+        .expect("compiles");
+    let direct = program.direct.as_ref().expect("in the subset");
+    assert_eq!(
+        direct.evaluate(&message, &[], engine.limits(), &engine.regexes),
+        None
+    );
+    assert!(program.run(&message, &[]).is_err());
+
+    let limits = CelLimits {
+        max_iterations: 3,
+        ..CelLimits::default()
+    };
+    let engine = CelEngine::with_limits(limits);
+    let program = engine
+        .compile_program("message.exists(x, x == 9)", &[])
+        .expect("compiles");
+    let message = json!([1, 2, 3, 4]);
+    let direct = program.direct.as_ref().expect("in the subset");
+    assert_eq!(
+        direct.evaluate(&message, &[], engine.limits(), &engine.regexes),
+        None
+    );
+    let error = program.run(&message, &[]).expect_err("over the budget");
+    assert!(
+        error.message().contains("max_iterations"),
+        "{}",
+        error.message()
+    );
+}

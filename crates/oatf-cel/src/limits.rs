@@ -1,0 +1,47 @@
+//! The bounds of a [`CelEngine`](crate::CelEngine): [`CelLimits`].
+
+use oatf_primitives::RegexLimits;
+
+/// Bounds applied by a [`CelEngine`](crate::CelEngine).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CelLimits {
+    /// The longest expression accepted, in bytes (default 16 KiB).
+    pub max_expression_len: usize,
+    /// The deepest nesting of `(`, `[` and `{` accepted (default 64).
+    pub max_nesting: usize,
+    /// The deepest parsed syntax tree accepted (default 32).
+    pub max_ast_depth: usize,
+    /// The most comprehension iterations (`all`, `exists`, `map`, …, nested ones multiplied) one
+    /// evaluation may run (default 1,000,000).
+    pub max_iterations: usize,
+    /// The most bytes of values one evaluation may produce (default 64 MiB): every result of a
+    /// function or operator is charged (a string or bytes its length, a list or map 48 bytes per
+    /// element: a boxed value and its allocation), so `s + s + s` in a loop or a balanced tree of `+` stops with a `cel_error`.
+    pub max_produced_bytes: usize,
+    /// The most cost one evaluation may spend (default 100,000,000): every argument of a function or
+    /// operator is charged its size (a string or bytes its length, a list or map its element count,
+    /// anything else 1), as cel-go's cost model does, so `size(s)`, `s.contains(t)` and `x in xs` on
+    /// large operands inside a comprehension are bounded by their operands, not by steps alone.
+    pub max_cost: usize,
+    /// The most distinct `matches` patterns one evaluation may compile (default 64): patterns taken
+    /// from the message are compiled (and cached) once each, within this budget.
+    pub max_regex_compiles: usize,
+    /// Bounds of the regexes of `matches`.
+    pub regex: RegexLimits,
+}
+
+impl Default for CelLimits {
+    fn default() -> Self {
+        CelLimits {
+            max_expression_len: 16 << 10,
+            max_nesting: 64,
+            max_ast_depth: 32,
+            max_iterations: 1_000_000,
+            max_produced_bytes: 64 << 20,
+            max_cost: 100_000_000,
+            max_regex_compiles: 64,
+            regex: RegexLimits::default(),
+        }
+    }
+}

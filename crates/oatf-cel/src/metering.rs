@@ -1,0 +1,335 @@
+//! Metering of a program: the syntax tree is rewritten once at compile time so that every call is
+//! charged to the budgets of an evaluation (cost, produced bytes, comprehension iterations), and
+//! the functions that charge them (their counters are per evaluation: [`crate::budget`]).
+
+use cel::common::ast::{CallExpr, EntryExpr, Expr, IdedExpr};
+use cel::common::types::{CelList, CelString};
+use cel::common::value::{CowVal, Val};
+use cel::{ExecutionError, FunctionContext};
+
+use crate::budget;
+
+/// The function wrapped around the result of every function and operator call: charges its size to
+/// the evaluation's [`CelLimits::max_produced_bytes`].
+pub(crate) const PRODUCED_FUNCTION: &str = "@oatf_charge_produced";
+/// The function wrapped around every argument of a function or operator call: charges its size to
+/// the evaluation's [`CelLimits::max_cost`].
+pub(crate) const COST_FUNCTION: &str = "@oatf_charge_cost";
+
+/// The function wrapped around the target of `replace`, `join` and `split`, with their arguments:
+/// charges the worst-case size of the result to [`CelLimits::max_produced_bytes`] before the call.
+pub(crate) const PRECHECK_FUNCTION: &str = "@oatf_charge_worst_case";
+
+/// Operators whose operands are not walked (logic on booleans, indexing) and whose results are
+/// existing values or booleans: not metered.
+fn unmetered(function: &str) -> bool {
+    matches!(
+        function,
+        "_&&_" | "_||_" | "_?_:_" | "!_" | "@not_strictly_false" | "_[_]" | "_[?_]" | "-_"
+    ) || function.starts_with("@oatf_")
+}
+
+fn wrap(function: &str, expr: &mut IdedExpr) {
+    let inner = std::mem::take(expr);
+    *expr = IdedExpr {
+        id: inner.id,
+        expr: Expr::Call(CallExpr {
+            func_name: function.to_owned(),
+            target: None,
+            args: vec![inner],
+        }),
+    };
+}
+
+/// Meters `expr` (see [`CelLimits::max_cost`] and [`CelLimits::max_produced_bytes`]): every argument
+/// of a call (its target too) is wrapped in [`COST_FUNCTION`], every call in [`PRODUCED_FUNCTION`].
+/// Literals are not wrapped (they are part of the bounded expression). The loop steps of
+/// comprehensions keep the shapes the `cel` crate recognizes (see [`meter_step`]). The tree is at
+/// most [`CelLimits::max_ast_depth`] deep, so recursion is bounded.
+pub(crate) fn meter(expr: &mut IdedExpr) {
+    match &mut expr.expr {
+        Expr::Call(call) => {
+            let metered = !unmetered(&call.func_name);
+            if let Some(target) = call.target.as_deref_mut() {
+                meter(target);
+                if metered && !matches!(target.expr, Expr::Literal(_)) {
+                    wrap(COST_FUNCTION, target);
+                }
+            }
+            for arg in &mut call.args {
+                meter(arg);
+                if metered && !matches!(arg.expr, Expr::Literal(_)) {
+                    wrap(COST_FUNCTION, arg);
+                }
+            }
+            // Functions whose one call can produce far more than their operands (`s.replace("", t)`,
+            // a `join` of a list holding one large string many times, `split` into one string per
+            // character) are charged their worst case before they run.
+            if metered
+                && matches!(call.func_name.as_str(), "replace" | "join" | "split")
+                && let Some(target) = call.target.as_deref_mut()
+            {
+                let inner = std::mem::take(target);
+                let mut args = vec![inner];
+                args.extend(call.args.iter().cloned());
+                *target = IdedExpr {
+                    id: args[0].id,
+                    expr: Expr::Call(CallExpr {
+                        func_name: PRECHECK_FUNCTION.to_owned(),
+                        target: None,
+                        args,
+                    }),
+                };
+            }
+            // Comparisons, membership and tests give a boolean or a number: nothing to charge.
+            let small_result = matches!(
+                call.func_name.as_str(),
+                "_==_"
+                    | "_!=_"
+                    | "_<_"
+                    | "_<=_"
+                    | "_>_"
+                    | "_>=_"
+                    | "@in"
+                    | "size"
+                    | "contains"
+                    | "startsWith"
+                    | "endsWith"
+                    | "matches"
+                    | "has"
+            );
+            if metered && !small_result {
+                wrap(PRODUCED_FUNCTION, expr);
+            }
+        }
+        Expr::Comprehension(c) => {
+            let accu = c.accu_var.clone();
+            meter(&mut c.iter_range);
+            meter(&mut c.accu_init);
+            meter_step(&mut c.loop_cond, &accu);
+            meter_step(&mut c.loop_step, &accu);
+            meter(&mut c.result);
+        }
+        Expr::List(list) => list.elements.iter_mut().for_each(meter),
+        Expr::Map(map) => meter_entries(&mut map.entries),
+        Expr::Struct(s) => meter_entries(&mut s.entries),
+        Expr::Select(select) => meter(&mut select.operand),
+        Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => {}
+    }
+}
+
+/// Meters a comprehension's loop condition or step without changing its shape: `accu && x`,
+/// `accu || x`, `accu + [x]` and `c ? accu + [x] : accu` keep their operators, the accumulator and
+/// the list literal; what they combine (`x`, `c`) is metered. The list the step appends to is the
+/// comprehension's own, charged by the iteration budget.
+fn meter_step(expr: &mut IdedExpr, accu: &str) {
+    match &mut expr.expr {
+        Expr::Call(call)
+            if call.target.is_none()
+                && matches!(call.func_name.as_str(), "_&&_" | "_||_" | "_+_" | "_?_:_") =>
+        {
+            for arg in &mut call.args {
+                match &mut arg.expr {
+                    Expr::Ident(name) if name == accu => {}
+                    Expr::List(list) => list.elements.iter_mut().for_each(meter),
+                    Expr::Call(_) => meter_step(arg, accu),
+                    _ => meter(arg),
+                }
+            }
+        }
+        _ => meter(expr),
+    }
+}
+
+fn meter_entries(entries: &mut [cel::common::ast::IdedEntryExpr]) {
+    for entry in entries {
+        match &mut entry.expr {
+            EntryExpr::StructField(field) => meter(&mut field.value),
+            EntryExpr::MapEntry(e) => {
+                meter(&mut e.key);
+                meter(&mut e.value);
+            }
+        }
+    }
+}
+
+/// The size of a value for the budgets: a string or bytes its length in bytes (not its code points:
+/// counting them is linear), a list or map its element count times `per_element`, anything else 1.
+fn value_size(value: &dyn Val, per_element: usize) -> usize {
+    if let Some(s) = value.downcast_ref::<CelString<'_>>() {
+        s.inner().len()
+    } else if let Some(b) = value.downcast_ref::<cel::common::types::CelBytes<'_>>() {
+        b.inner().len()
+    } else if let Some(sizer) = value.as_sizer() {
+        usize::try_from(*sizer.size().inner())
+            .unwrap_or(usize::MAX)
+            .saturating_mul(per_element)
+    } else {
+        1
+    }
+}
+
+/// The worst-case size in bytes of `target.replace(old, new)`, `target.join(sep)` and
+/// `target.split(sep)`, from the target and the arguments (`args[0]` is the target); strings
+/// produced by `split` are charged 48 bytes each besides their text.
+fn worst_case(args: &[CowVal<'_, '_>]) -> usize {
+    let text = |i: usize| {
+        args.get(i)
+            .and_then(|v| v.downcast_ref::<CelString<'_>>())
+            .map_or(0, |s| s.inner().len())
+    };
+    let target = args.first().map(|v| v.as_ref());
+    if let Some(list) = target.and_then(|v| v.downcast_ref::<CelList<'_>>()) {
+        // join: every element and a separator between each two.
+        let items: usize = list
+            .inner()
+            .iter()
+            .map(|item| value_size(item.as_ref(), 48))
+            .fold(0, usize::saturating_add);
+        return items.saturating_add(list.inner().len().saturating_mul(text(1)));
+    }
+    let len = text(0);
+    match args.len() {
+        // split(sep) and split(sep, n): at most one piece per separator or per character.
+        2 | 3
+            if args
+                .get(2)
+                .is_none_or(|v| v.downcast_ref::<CelString<'_>>().is_none()) =>
+        {
+            let pieces = len / text(1).max(1) + 1;
+            len.saturating_add(pieces.saturating_mul(48))
+        }
+        // replace(old, new) and replace(old, new, n): at most one replacement per occurrence of
+        // `old`, or per character and at both ends for an empty `old`.
+        _ => {
+            let occurrences = len / text(1).max(1) + 1;
+            len.saturating_add(occurrences.saturating_mul(text(2)))
+        }
+    }
+}
+
+/// A budget function of one evaluation: charges the size of its argument (see [`value_size`]) to
+/// a total of at most `max` and passes the value through unchanged.
+pub(crate) fn size_budget(
+    function: &'static str,
+    max: usize,
+    what: &'static str,
+    option: &'static str,
+    per_element: usize,
+    counter: budget::Counter,
+) -> BuiltinFunction {
+    Box::new(move |ftx: &mut FunctionContext<'_, '_>| {
+        let value = if function == PRECHECK_FUNCTION {
+            let size = worst_case(&ftx.args);
+            if ftx.args.is_empty() {
+                return Err(ExecutionError::invalid_argument_count(1, 0));
+            }
+            (ftx.args.swap_remove(0), size)
+        } else {
+            let Some(value) = ftx.args.pop() else {
+                return Err(ExecutionError::invalid_argument_count(1, 0));
+            };
+            let size = value_size(value.as_ref(), per_element);
+            (value, size)
+        };
+        let (value, size) = value;
+        if !budget::charge(counter, size, max) {
+            return Err(ExecutionError::function_error(
+                function,
+                format!(
+                    "the expression needs more than the limit of {max} {what} in one evaluation \
+                     (CelLimits::{option})"
+                ),
+            ));
+        }
+        Ok(value)
+    })
+}
+
+/// The function wrapped around the range of every comprehension; `@` cannot start a CEL identifier,
+/// so an expression can neither call nor shadow it.
+pub(crate) const CHARGE_FUNCTION: &str = "@oatf_charge_iterations";
+
+/// Wraps the range of every comprehension of `expr` in [`CHARGE_FUNCTION`]. The loop condition and
+/// step are left alone: the `cel` crate recognizes their shapes to run `all`/`exists`/`map`/`filter`
+/// efficiently. The tree is at most [`CelLimits::max_ast_depth`] deep, so recursion is bounded.
+pub(crate) fn charge_comprehensions(expr: &mut IdedExpr) {
+    match &mut expr.expr {
+        Expr::Call(call) => {
+            if let Some(target) = call.target.as_deref_mut() {
+                charge_comprehensions(target);
+            }
+            call.args.iter_mut().for_each(charge_comprehensions);
+        }
+        Expr::Comprehension(c) => {
+            for child in [
+                &mut c.iter_range,
+                &mut c.accu_init,
+                &mut c.loop_cond,
+                &mut c.loop_step,
+                &mut c.result,
+            ] {
+                charge_comprehensions(child);
+            }
+            let range = std::mem::take(&mut c.iter_range);
+            c.iter_range = IdedExpr {
+                id: range.id,
+                expr: Expr::Call(CallExpr {
+                    func_name: CHARGE_FUNCTION.to_owned(),
+                    target: None,
+                    args: vec![range],
+                }),
+            };
+        }
+        Expr::List(list) => list.elements.iter_mut().for_each(charge_comprehensions),
+        Expr::Map(map) => charge_entries(&mut map.entries),
+        Expr::Struct(s) => charge_entries(&mut s.entries),
+        Expr::Select(select) => charge_comprehensions(&mut select.operand),
+        Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => {}
+    }
+}
+
+fn charge_entries(entries: &mut [cel::common::ast::IdedEntryExpr]) {
+    for entry in entries {
+        match &mut entry.expr {
+            EntryExpr::StructField(field) => charge_comprehensions(&mut field.value),
+            EntryExpr::MapEntry(e) => {
+                charge_comprehensions(&mut e.key);
+                charge_comprehensions(&mut e.value);
+            }
+        }
+    }
+}
+
+/// The [`CHARGE_FUNCTION`] of one evaluation: charges the size of each list or map a comprehension
+/// is about to iterate to a budget of `max` iterations and passes the value through unchanged.
+pub(crate) fn iteration_budget(max: usize) -> BuiltinFunction {
+    Box::new(move |ftx: &mut FunctionContext<'_, '_>| {
+        let Some(range) = ftx.args.pop() else {
+            return Err(ExecutionError::invalid_argument_count(1, 0));
+        };
+        if range.as_iterable().is_some() {
+            let size = range.as_sizer().map_or(0, |s| {
+                usize::try_from(*s.size().inner()).unwrap_or(usize::MAX)
+            });
+            if !budget::charge(budget::Counter::Iterations, size, max) {
+                return Err(ExecutionError::function_error(
+                    CHARGE_FUNCTION,
+                    format!(
+                        "the expression needs more than the limit of {max} comprehension iterations \
+                         (CelLimits::max_iterations)"
+                    ),
+                ));
+            }
+        }
+        Ok(range)
+    })
+}
+
+/// A function registered with raw access to its arguments (the `cel` crate's `Function`, which it
+/// does not export by name).
+pub(crate) type BuiltinFunction = Box<
+    dyn for<'c, 'a> Fn(&mut FunctionContext<'c, 'a>) -> Result<CowVal<'c, 'a>, ExecutionError>
+        + Send
+        + Sync,
+>;
