@@ -4,7 +4,8 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
-use crate::error::{ParseError, ParseErrors};
+use crate::error::ParseError;
+use crate::parse_errors::ParseErrors;
 use crate::types::Document;
 use crate::types::collect::CollectGuard;
 use crate::yaml::de::NodeDe;

@@ -6,6 +6,7 @@
 mod execution;
 mod indicators;
 mod registry;
+mod rest;
 mod result;
 mod state;
 
@@ -20,11 +21,9 @@ use oatf_primitives::{
 use serde_json::Value;
 
 pub use registry::{is_known_surface, known_events, known_modes, known_protocols};
-pub use result::{
-    Diagnostic, DiagnosticSeverity, SourceLocation, ValidationError, ValidationResult,
-};
+pub use result::{Diagnostic, SourceLocation, ValidationError, ValidationResult};
 
-use crate::rules::Rule;
+use crate::rules::{DiagnosticSeverity, Rule};
 use crate::span::SpanIndex;
 use crate::types::{
     Action, Actor, Closed, ClosedEnum, Document, ElicitationAction, ElicitationMode, Execution,
