@@ -1,0 +1,89 @@
+//! Issue 25's load goal on two inputs in one interleaved run: `load` of the library-style documents
+//! and of the 20 KB synthetic document (`DOCUMENTS`' `20kb`), each next to its YAML scanner floor
+//! (the same serde-saphyr parser reading the same text into `IgnoredAny`).
+//!
+//! ```sh
+//! cargo run --release -p oatf-bench --bin load_floor -- --rounds 21
+//! ```
+#![allow(clippy::print_stdout, reason = "a benchmark binary reports on stdout")]
+#![allow(missing_docs, reason = "a benchmark binary")]
+
+use oatf_bench::paired::{Contender, PairedOptions, PairedRun, human_seconds, run_paired};
+use oatf_bench::{DOCUMENTS, document, library_documents, ours_accepts_tier};
+
+fn floor(documents: &[String]) -> u64 {
+    documents
+        .iter()
+        .map(|d| u64::from(serde_saphyr::from_str::<serde::de::IgnoredAny>(d).is_ok()))
+        .sum()
+}
+
+fn load(documents: &[String]) -> u64 {
+    documents
+        .iter()
+        .map(|d| u64::from(oatf::load(d).is_ok()))
+        .sum()
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut options = PairedOptions::default();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [flag, rounds] = args.as_slice()
+        && flag == "--rounds"
+    {
+        options.rounds = rounds.parse()?;
+    } else if !args.is_empty() {
+        return Err("usage: load_floor [--rounds N]".into());
+    }
+    let tier = ours_accepts_tier();
+    let library = library_documents(tier);
+    let synthetic: Vec<String> = DOCUMENTS
+        .iter()
+        .filter(|(label, _)| *label == "20kb")
+        .map(|(_, spec)| document(*spec))
+        .collect();
+    for documents in [&library, &synthetic] {
+        if load(documents) != documents.len() as u64 {
+            return Err("a document does not load".into());
+        }
+    }
+    let mut contenders = [
+        Contender::new("library_floor", || floor(&library)),
+        Contender::new("library_load", || load(&library)),
+        Contender::new("synthetic_20kb_floor", || floor(&synthetic)),
+        Contender::new("synthetic_20kb_load", || load(&synthetic)),
+    ];
+    let run = run_paired(&mut contenders, &options);
+    println!(
+        "load ÷ YAML scanner floor, {} rounds, `tier` on indicators: {}\n",
+        options.rounds,
+        if tier { "on" } else { "off" }
+    );
+    println!(
+        "| input | bytes | floor | load | load ÷ floor (median, IQR, min–max) | fastest ÷ fastest | MB/s floor, load |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    row(&run, "8 library-style documents", &library, 0);
+    row(&run, "20 KB synthetic document", &synthetic, 2);
+    Ok(())
+}
+
+fn row(run: &PairedRun, label: &str, documents: &[String], floor: usize) {
+    let bytes: usize = documents.iter().map(String::len).sum();
+    let ratio = run.ratio(floor + 1, floor);
+    let (floor_time, load_time) = (run.time(floor).median, run.time(floor + 1).median);
+    let mb = bytes as f64 / 1e6;
+    println!(
+        "| {label} | {bytes} | {} | {} | **{:.2}×** ({:.2}–{:.2}, {:.2}–{:.2}) | {:.2}× | {:.1}, {:.1} |",
+        human_seconds(floor_time),
+        human_seconds(load_time),
+        ratio.median,
+        ratio.q1,
+        ratio.q3,
+        ratio.min,
+        ratio.max,
+        run.ratio_of_fastest(floor + 1, floor),
+        mb / floor_time,
+        mb / load_time,
+    );
+}
