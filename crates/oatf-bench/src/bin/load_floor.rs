@@ -39,13 +39,6 @@ fn load_without_cel(documents: &[String]) -> u64 {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut options = PairedOptions::default();
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if let [flag, rounds] = args.as_slice()
-        && flag == "--rounds"
-    {
-        options.rounds = rounds.parse()?;
-    } else if !args.is_empty() {
-        return Err("usage: load_floor [--rounds N]".into());
-    }
     let tier = ours_accepts_tier();
     let library = library_documents(tier);
     let synthetic: Vec<String> = DOCUMENTS
@@ -53,6 +46,33 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .filter(|(label, _)| *label == "20kb")
         .map(|(_, spec)| document(*spec))
         .collect();
+    match args.as_slice() {
+        [] => {}
+        [flag, rounds] if flag == "--rounds" => options.rounds = rounds.parse()?,
+        // One contender alone, for instruction counts that do not depend on the machine's load:
+        // `valgrind --tool=callgrind target/release/load_floor once synthetic floor 20`.
+        [once, input, work, times] if once == "once" => {
+            let documents = if input == "library" {
+                &library
+            } else {
+                &synthetic
+            };
+            let work: fn(&[String]) -> u64 = match work.as_str() {
+                "floor" => floor,
+                "load" => load,
+                _ => load_without_cel,
+            };
+            let done: u64 = (0..times.parse::<u64>()?).map(|_| work(documents)).sum();
+            println!("{done} documents read");
+            return Ok(());
+        }
+        _ => {
+            return Err(
+                "usage: load_floor [--rounds N] | load_floor once library|synthetic floor|load|load-without-cel N"
+                    .into(),
+            );
+        }
+    }
     for documents in [&library, &synthetic] {
         if load(documents) != documents.len() as u64 {
             return Err("a document does not load".into());
