@@ -90,6 +90,7 @@ mod error;
 mod normalize;
 #[cfg(feature = "yaml")]
 mod parse;
+mod parse_errors;
 mod rules;
 #[cfg(feature = "yaml")]
 mod serialize;
@@ -100,19 +101,20 @@ mod validate;
 #[cfg(feature = "yaml")]
 mod yaml;
 
-pub use error::{ParseError, ParseErrorKind, ParseErrors};
+pub use error::{ParseError, ParseErrorKind};
 pub use normalize::{
     NormalizedDocument, NormalizedIndicator, NotNormalized, generated_indicator_id,
     generated_phase_name, normalize, normalized,
 };
 pub use oatf_primitives::{Condition, MatchCondition, MatchPredicate};
-// The one "did you mean" rule, shared with `oatf-eval` (unresolved targets, undeclared actors of a
-// trace); not part of the public API and not re-exported by the `oatf` facade.
 #[cfg(feature = "yaml")]
 pub use parse::{ParseOptions, parse, parse_bytes, parse_bytes_with, parse_with};
-pub use rules::Rule;
+pub use parse_errors::ParseErrors;
+pub use rules::{DiagnosticSeverity, Rule};
 #[cfg(feature = "yaml")]
 pub use serialize::{LoadError, Loaded, load, load_with, serialize};
+// The one "did you mean" rule, shared with `oatf-eval` (unresolved targets, undeclared actors of a
+// trace); not part of the public API and not re-exported by the `oatf` facade.
 #[doc(hidden)]
 pub use suggest::did_you_mean;
 pub use types::{
@@ -125,7 +127,7 @@ pub use types::{
     Status, Surface, SynthesizeBlock, Tier, Trigger, UnknownVariant, Variables,
 };
 pub use validate::{
-    CEL_UNCHECKED, CelSyntaxCheck, CelSyntaxError, CelSyntaxErrorKind, Diagnostic,
-    DiagnosticSeverity, SourceLocation, ValidateOptions, ValidationError, ValidationResult,
-    is_known_surface, known_events, known_modes, known_protocols, validate, validate_with,
+    CEL_UNCHECKED, CelSyntaxCheck, CelSyntaxError, CelSyntaxErrorKind, Diagnostic, SourceLocation,
+    ValidateOptions, ValidationError, ValidationResult, is_known_surface, known_events,
+    known_modes, known_protocols, validate, validate_with,
 };

@@ -4,7 +4,9 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
-use crate::error::{ParseError, ParseErrors};
+use crate::error::ParseError;
+use crate::parse_errors::ParseErrors;
+use crate::span::SpanIndex;
 use crate::types::Document;
 use crate::types::collect::CollectGuard;
 use crate::yaml::de::NodeDe;
@@ -104,14 +106,13 @@ pub fn parse_with(input: &str, options: &ParseOptions) -> Result<Document, Parse
     let mut document = None;
     let mut dropped = Vec::new();
     // A syntax failure leaves no tree; V-020 findings alone still let us look for other errors.
-    if let Some(root) = &read.root
+    if let Some(mut root) = read.root
         && errors.iter().all(|e| e.rule.is_some())
     {
         let collect = CollectGuard::start();
-        let result = Document::deserialize(NodeDe {
-            node: root,
-            path: String::new(),
-        });
+        // The strings of the tree move into the document; the keys and locations stay, as the
+        // document's span index.
+        let result = Document::deserialize(NodeDe::root(&mut root));
         let collected = collect.take();
         errors.extend(collected.errors);
         if collected.more > 0 {
@@ -127,7 +128,7 @@ pub fn parse_with(input: &str, options: &ParseOptions) -> Result<Document, Parse
         match result {
             Ok(mut doc) => {
                 doc.source.missing_fields = collected.missing;
-                doc.source.spans = Some(Arc::new(read.index));
+                doc.source.spans = Some(Arc::new(SpanIndex::new(root)));
                 document = Some(doc);
                 dropped = collected.dropped;
             }
@@ -286,6 +287,59 @@ mod tests {
         let errors = parse_bytes(b"a: \xe2\x82").err();
         let first = errors.as_ref().and_then(|e| e.first());
         assert_eq!(first.and_then(ParseError::span), Some(3..5));
+    }
+
+    #[test]
+    fn duplicate_keys_in_small_and_large_mappings() {
+        check("a: 1\nb: 2\na: 3\n", "-|syntax|a|3:1|duplicate key `a`");
+        // Past the first keys of a mapping the check goes through a hash set: a duplicate of an
+        // early key and one of a late key are both found, at their own line.
+        let mut input = String::from("m:\n");
+        for i in 0..40 {
+            input.push_str(&format!("  k{i}: {i}\n"));
+        }
+        input.push_str("  k3: again\n  k39: again\n  k40: new\n");
+        check(
+            &input,
+            "-|syntax|m.k3|42:3|duplicate key `k3`\n-|syntax|m.k39|43:3|duplicate key `k39`",
+        );
+    }
+
+    #[test]
+    fn source_spans_by_dot_path() {
+        let prefix = "oatf: \"0.1\"\nattack:\n  execution:\n    mode: mcp_server\n    state:\n";
+        let span_of = |body: &str, path: &str, text: &str| {
+            let input = format!("{prefix}{body}");
+            let document = parse(&input).expect("a document that parses");
+            let start = input.rfind(text).expect("the text in the input");
+            (document.source_span(path), start..start + text.len())
+        };
+        // A nested key and a key holding a dot write the same path: the node read first keeps it.
+        let (found, expected) = span_of(
+            "      a:\n        b: first\n      a.b: second\n",
+            "attack.execution.state.a.b",
+            "first",
+        );
+        assert_eq!(found, Some(expected));
+        let (found, expected) = span_of(
+            "      a.b: first\n      a:\n        b: second\n",
+            "attack.execution.state.a.b",
+            "first",
+        );
+        assert_eq!(found, Some(expected));
+        // Sequence items, and the nearest located ancestor of a path that is not in the source.
+        let (found, expected) = span_of(
+            "      tools: [{name: x}, {name: y}]\n",
+            "attack.execution.state.tools[1].name",
+            "y",
+        );
+        assert_eq!(found, Some(expected));
+        let (found, expected) = span_of(
+            "      tools: [{name: x}, {name: y}]\n",
+            "attack.execution.state.tools[1].description",
+            "{name: y}",
+        );
+        assert_eq!(found, Some(expected));
     }
 
     #[test]

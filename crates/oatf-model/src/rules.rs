@@ -6,7 +6,30 @@
 
 use std::fmt;
 
-use crate::validate::DiagnosticSeverity;
+/// Severity of a [`Diagnostic`](crate::Diagnostic) (SDK §2.20 `DiagnosticSeverity`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DiagnosticSeverity {
+    /// A conformance violation.
+    Error,
+    /// A non-fatal finding.
+    Warning,
+}
+
+impl DiagnosticSeverity {
+    /// `error` or `warning`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DiagnosticSeverity::Error => "error",
+            DiagnosticSeverity::Warning => "warning",
+        }
+    }
+}
+
+impl fmt::Display for DiagnosticSeverity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 macro_rules! rules {
     ($(

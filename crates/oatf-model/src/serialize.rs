@@ -1,8 +1,8 @@
 //! `serialize` (SDK §3.4) and `load` (SDK §3.5).
 
-use crate::error::ParseErrors;
 use crate::normalize::{NormalizedDocument, normalize, normalized};
 use crate::parse::parse;
+use crate::parse_errors::ParseErrors;
 use crate::types::Document;
 use crate::validate::{Diagnostic, ValidateOptions, ValidationError, validate_with};
 use crate::yaml::emit::emit;

@@ -21,6 +21,7 @@ use std::cell::RefCell;
 use serde::de::{self, DeserializeSeed, MapAccess};
 
 use crate::error::ParseError;
+use crate::span::join_key;
 
 /// At most this many errors are recorded; later ones are counted but not kept.
 pub(crate) const MAX_ERRORS: usize = 100;
@@ -175,18 +176,17 @@ pub(crate) fn enter_map() {
     with(|c| c.frames.push(Vec::new()));
 }
 
-/// Closes the mapping's frame; on success its missing keys become paths under `path`.
-pub(crate) fn leave_map(path: &str, success: bool) {
+/// Closes the mapping's frame; on success its missing keys become paths under the mapping's path
+/// (written out only when a key is missing).
+pub(crate) fn leave_map(success: bool, path: impl FnOnce() -> String) {
     with(|c| {
         if let Some(keys) = c.frames.pop()
             && success
+            && !keys.is_empty()
         {
+            let path = path();
             for key in keys {
-                c.paths.push(if path.is_empty() {
-                    key.to_owned()
-                } else {
-                    format!("{path}.{key}")
-                });
+                c.paths.push(join_key(&path, key));
             }
         }
     });

@@ -6,6 +6,7 @@
 mod execution;
 mod indicators;
 mod registry;
+mod rest;
 mod result;
 mod state;
 
@@ -20,12 +21,10 @@ use oatf_primitives::{
 use serde_json::Value;
 
 pub use registry::{is_known_surface, known_events, known_modes, known_protocols};
-pub use result::{
-    Diagnostic, DiagnosticSeverity, SourceLocation, ValidationError, ValidationResult,
-};
+pub use result::{Diagnostic, SourceLocation, ValidationError, ValidationResult};
 
-use crate::rules::Rule;
-use crate::span::SpanIndex;
+use crate::rules::{DiagnosticSeverity, Rule};
+use crate::span::{SpanIndex, join_index as idx, join_key as key};
 use crate::types::{
     Action, Actor, Closed, ClosedEnum, Document, ElicitationAction, ElicitationMode, Execution,
     ExtractorType, Indicator, IndicatorMethod, Phase, Severity,
@@ -280,18 +279,6 @@ fn split_numbered(s: &str, min_digits: usize) -> Option<&str> {
 /// `^[A-Z][A-Z0-9-]*-[0-9]{3,}$` (V-023).
 fn is_attack_id(s: &str) -> bool {
     split_numbered(s, 3).is_some()
-}
-
-fn key(path: &str, k: &str) -> String {
-    if path.is_empty() {
-        k.to_owned()
-    } else {
-        format!("{path}.{k}")
-    }
-}
-
-fn idx(path: &str, i: usize) -> String {
-    format!("{path}[{i}]")
 }
 
 fn shown(s: &str) -> String {

@@ -3,32 +3,7 @@
 use std::fmt;
 use std::ops::Range;
 
-use crate::rules::Rule;
-
-/// Severity of a [`Diagnostic`] (SDK §2.20 `DiagnosticSeverity`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum DiagnosticSeverity {
-    /// A conformance violation.
-    Error,
-    /// A non-fatal finding.
-    Warning,
-}
-
-impl DiagnosticSeverity {
-    /// `error` or `warning`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DiagnosticSeverity::Error => "error",
-            DiagnosticSeverity::Warning => "warning",
-        }
-    }
-}
-
-impl fmt::Display for DiagnosticSeverity {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+use crate::rules::{DiagnosticSeverity, Rule};
 
 /// Where a finding is in the YAML source, when the document was parsed from YAML.
 #[derive(Clone, Debug, PartialEq, Eq)]

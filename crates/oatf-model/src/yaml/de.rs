@@ -1,7 +1,7 @@
 //! A serde `Deserializer` over the located node tree that knows the dot-path of every value, so each
 //! deserialization error carries its path, line, column and byte span.
 
-use std::cell::RefCell;
+use std::cell::Cell;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
@@ -169,62 +169,110 @@ fn quoted(text: &str) -> String {
     serde_json::to_string(&shown).unwrap_or_default()
 }
 
-/// Deserializer over one node at a known path.
-pub(crate) struct NodeDe<'a> {
-    pub(crate) node: &'a Node,
-    pub(crate) path: String,
+/// The dot-path of the node being read, as a chain of borrowed segments: it is written out only
+/// when an error or a missing field needs it, so reading a valid document builds no path.
+#[derive(Clone, Copy)]
+enum Path<'p> {
+    Root,
+    Key(&'p Path<'p>, &'p str),
+    Index(&'p Path<'p>, usize),
 }
 
-impl<'a> NodeDe<'a> {
-    /// Attaches this node's location to an error that has none yet.
-    fn locate(&self, mut error: DeError, last_key: Option<(String, Location)>) -> DeError {
-        if error.located.is_some() {
-            return error;
+impl Path<'_> {
+    /// The path as diagnostics write it ([`join_key`], [`join_index`]).
+    fn render(&self) -> String {
+        let mut segments = Vec::new();
+        let mut current = self;
+        loop {
+            match current {
+                Path::Root => break,
+                Path::Key(parent, _) | Path::Index(parent, _) => {
+                    segments.push(current);
+                    current = parent;
+                }
+            }
         }
-        if let Some(field) = error.missing_field {
-            error.located = Some((join_key(&self.path, field), self.node.location.clone()));
-        } else if error.key_fault && last_key.is_some() {
-            error.located = last_key;
-        } else {
-            error.located = Some((self.path.clone(), self.node.location.clone()));
+        let mut path = String::new();
+        for segment in segments.iter().rev() {
+            path = match segment {
+                Path::Key(_, key) => join_key(&path, key),
+                Path::Index(_, index) => join_index(&path, *index),
+                Path::Root => path,
+            };
         }
-        error
+        path
     }
 }
 
-impl<'de, 'a> de::Deserializer<'de> for NodeDe<'a> {
+/// Deserializer over one node at a known path. It moves the node's strings out of the tree (the
+/// tree stays behind as the span index, which needs only keys and locations).
+pub(crate) struct NodeDe<'a, 'p> {
+    node: &'a mut Node,
+    path: Path<'p>,
+}
+
+impl<'a> NodeDe<'a, 'static> {
+    /// The deserializer of the document root.
+    pub(crate) fn root(node: &'a mut Node) -> Self {
+        NodeDe {
+            node,
+            path: Path::Root,
+        }
+    }
+}
+
+/// Attaches the location of the node at `path` to an error that has none yet.
+fn locate(
+    path: &Path<'_>,
+    location: &Location,
+    mut error: DeError,
+    last_key: Option<&Key>,
+) -> DeError {
+    if error.located.is_some() {
+        return error;
+    }
+    if let Some(field) = error.missing_field {
+        error.located = Some((join_key(&path.render(), field), location.clone()));
+    } else if let (true, Some(key)) = (error.key_fault, last_key) {
+        error.located = Some((join_key(&path.render(), &key.text), key.location.clone()));
+    } else {
+        error.located = Some((path.render(), location.clone()));
+    }
+    error
+}
+
+impl<'de> de::Deserializer<'de> for NodeDe<'_, '_> {
     type Error = DeError;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-        let result = match &self.node.kind {
+        let NodeDe { node, path } = self;
+        let result = match &mut node.kind {
             NodeKind::Null => visitor.visit_unit(),
             NodeKind::Bool(b) => visitor.visit_bool(*b),
             NodeKind::Int(i) => visitor.visit_i64(*i),
             NodeKind::UInt(u) => visitor.visit_u64(*u),
             NodeKind::Float(f) => visitor.visit_f64(*f),
-            NodeKind::Str(s) => visitor.visit_str(s),
+            // Each node is read once: its string moves into the document.
+            NodeKind::Str(s) => visitor.visit_string(std::mem::take(s)),
             NodeKind::Seq(items) => visitor.visit_seq(SeqDe {
-                items: items.iter(),
+                items: items.iter_mut(),
                 index: 0,
-                path: &self.path,
+                path: &path,
             }),
             NodeKind::Map(entries) => {
-                let last_key = RefCell::new(None);
+                let last_key = Cell::new(None);
                 collect::enter_map();
                 let result = visitor.visit_map(MapDe {
-                    entries: entries.iter(),
+                    entries: entries.iter_mut(),
                     value: None,
-                    path: &self.path,
+                    path: &path,
                     last_key: &last_key,
                 });
-                collect::leave_map(&self.path, result.is_ok());
-                return result.map_err(|e| {
-                    let key = last_key.borrow_mut().take();
-                    self.locate(e, key)
-                });
+                collect::leave_map(result.is_ok(), || path.render());
+                return result.map_err(|e| locate(&path, &node.location, e, last_key.get()));
             }
         };
-        result.map_err(|e| self.locate(e, None))
+        result.map_err(|e| locate(&path, &node.location, e, None))
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
@@ -250,9 +298,9 @@ impl<'de, 'a> de::Deserializer<'de> for NodeDe<'a> {
 }
 
 struct SeqDe<'a, 'p> {
-    items: std::slice::Iter<'a, Node>,
+    items: std::slice::IterMut<'a, Node>,
     index: usize,
-    path: &'p str,
+    path: &'p Path<'p>,
 }
 
 impl<'de> SeqAccess<'de> for SeqDe<'_, '_> {
@@ -265,7 +313,7 @@ impl<'de> SeqAccess<'de> for SeqDe<'_, '_> {
         let Some(node) = self.items.next() else {
             return Ok(None);
         };
-        let path = join_index(self.path, self.index);
+        let path = Path::Index(self.path, self.index);
         self.index += 1;
         seed.deserialize(NodeDe { node, path }).map(Some)
     }
@@ -276,10 +324,11 @@ impl<'de> SeqAccess<'de> for SeqDe<'_, '_> {
 }
 
 struct MapDe<'a, 'p> {
-    entries: std::slice::Iter<'a, (Key, Node)>,
-    value: Option<(&'a Node, String, &'a Key)>,
-    path: &'p str,
-    last_key: &'p RefCell<Option<(String, Location)>>,
+    entries: std::slice::IterMut<'a, (Key, Node)>,
+    value: Option<(&'a mut Node, &'a Key)>,
+    path: &'p Path<'p>,
+    /// The key read last, where an error about a key (unknown, duplicate) is located.
+    last_key: &'p Cell<Option<&'a Key>>,
 }
 
 impl<'de> MapAccess<'de> for MapDe<'_, '_> {
@@ -292,28 +341,30 @@ impl<'de> MapAccess<'de> for MapDe<'_, '_> {
         let Some((key, node)) = self.entries.next() else {
             return Ok(None);
         };
-        let path = join_key(self.path, &key.text);
-        *self.last_key.borrow_mut() = Some((path.clone(), key.location.clone()));
-        self.value = Some((node, path, key));
+        let key: &Key = key;
+        self.last_key.set(Some(key));
+        self.value = Some((node, key));
         let de: de::value::StrDeserializer<'_, DeError> = key.text.as_str().into_deserializer();
         seed.deserialize(de).map(Some)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, DeError> {
-        let Some((node, path, key)) = self.value.take() else {
+        let Some((node, key)) = self.value.take() else {
             return Err(de::Error::custom("value requested before its key"));
         };
+        let location = node.location.clone();
+        let path = Path::Key(self.path, &key.text);
         seed.deserialize(NodeDe { node, path }).map_err(|mut e| {
-            // The path is built again only on failure, so a value costs no second allocation.
-            let path = join_key(self.path, &key.text);
+            // The path is written out only on failure.
+            let path = path.render();
             // An unknown key is reported by a seed that never reads its value: locate it at the key.
             if e.located.is_none() {
                 let location = if e.key_fault {
-                    &key.location
+                    key.location.clone()
                 } else {
-                    &node.location
+                    location
                 };
-                e.located = Some((path.clone(), location.clone()));
+                e.located = Some((path.clone(), location));
             }
             if collect::collecting() {
                 let fresh = (!e.recorded).then(|| e.to_parse_error());

@@ -15,49 +15,7 @@ use serde_saphyr::granit_parser::{Event, Marker, Options, Parser, ScalarStyle, S
 
 use crate::Rule;
 use crate::error::{ParseError, ParseErrorKind};
-use crate::span::{Location, SpanIndex};
-
-/// A YAML node with its source location.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Node {
-    pub(crate) kind: NodeKind,
-    pub(crate) location: Location,
-}
-
-/// The value of a node.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum NodeKind {
-    Null,
-    Bool(bool),
-    Int(i64),
-    UInt(u64),
-    Float(f64),
-    Str(String),
-    Seq(Vec<Node>),
-    Map(Vec<(Key, Node)>),
-}
-
-/// A mapping key (always a scalar, read as its text).
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Key {
-    pub(crate) text: String,
-    pub(crate) location: Location,
-}
-
-impl NodeKind {
-    /// How the kind is named in messages.
-    pub(crate) fn describe(&self) -> &'static str {
-        match self {
-            NodeKind::Null => "null",
-            NodeKind::Bool(_) => "a boolean",
-            NodeKind::Int(_) | NodeKind::UInt(_) => "an integer",
-            NodeKind::Float(_) => "a float",
-            NodeKind::Str(_) => "a string",
-            NodeKind::Seq(_) => "a sequence",
-            NodeKind::Map(_) => "a mapping",
-        }
-    }
-}
+pub(crate) use crate::span::{Key, Location, Node, NodeKind, join_index, join_key};
 
 /// Limits on the YAML reader.
 #[derive(Clone, Copy, Debug)]
@@ -67,27 +25,32 @@ pub(crate) struct Limits {
     pub(crate) max_nodes: usize,
 }
 
-/// The result of reading: the root node (when reading succeeded), the path index, and every finding.
+/// The result of reading: the root node (when reading succeeded) and every finding.
 pub(crate) struct Read {
     pub(crate) root: Option<Node>,
-    pub(crate) index: SpanIndex,
     pub(crate) errors: Vec<ParseError>,
 }
 
+/// A mapping with more keys than this checks duplicates through a hash set; a smaller one compares
+/// the key with the keys before it, which is faster than hashing and allocating for the few keys
+/// that most mappings have.
+const SCAN_KEYS: usize = 16;
+
+/// A collection being read. The dot-path of a node is not kept: it follows from the stack
+/// ([`Builder::path_at`]) and is built only for a finding.
 enum Frame {
     Seq {
         items: Vec<Node>,
         start: Location,
-        path: String,
     },
     Map {
         entries: Vec<(Key, Node)>,
-        /// The keys seen so far, for the duplicate check in constant time per key (a scan of
-        /// `entries` made 100,000 keys take over a minute).
-        seen: HashSet<String>,
+        /// The keys seen so far once the mapping has more than [`SCAN_KEYS`], for the duplicate
+        /// check in constant time per key (a scan of `entries` made 100,000 keys take over a
+        /// minute).
+        seen: Option<HashSet<String>>,
         pending: Option<Key>,
         start: Location,
-        path: String,
     },
 }
 
@@ -95,7 +58,6 @@ struct Builder<'a> {
     source: &'a str,
     stack: Vec<Frame>,
     root: Option<Node>,
-    index: SpanIndex,
     errors: Vec<ParseError>,
     limits: Limits,
 }
@@ -120,18 +82,6 @@ fn location(source: &str, span: &Span) -> Location {
     }
 }
 
-pub(crate) fn join_key(path: &str, key: &str) -> String {
-    if path.is_empty() {
-        key.to_owned()
-    } else {
-        format!("{path}.{key}")
-    }
-}
-
-pub(crate) fn join_index(path: &str, index: usize) -> String {
-    format!("{path}[{index}]")
-}
-
 impl Builder<'_> {
     fn finding(
         &mut self,
@@ -153,18 +103,25 @@ impl Builder<'_> {
         });
     }
 
+    /// The dot-path of the node that starts now inside the first `depth` frames of the stack, or
+    /// `None` when it is a mapping key.
+    fn path_at(&self, depth: usize) -> Option<String> {
+        let mut path = String::new();
+        for frame in self.stack.get(..depth).unwrap_or(&self.stack) {
+            path = match frame {
+                Frame::Seq { items, .. } => join_index(&path, items.len()),
+                Frame::Map {
+                    pending: Some(key), ..
+                } => join_key(&path, &key.text),
+                Frame::Map { pending: None, .. } => return None,
+            };
+        }
+        Some(path)
+    }
+
     /// The path of the node that starts now, or `None` when it is a mapping key.
     fn next_path(&self) -> Option<String> {
-        match self.stack.last() {
-            None => Some(String::new()),
-            Some(Frame::Seq { items, path, .. }) => Some(join_index(path, items.len())),
-            Some(Frame::Map {
-                pending: Some(key),
-                path,
-                ..
-            }) => Some(join_key(path, &key.text)),
-            Some(Frame::Map { pending: None, .. }) => None,
-        }
+        self.path_at(self.stack.len())
     }
 
     fn is_key_position(&self) -> bool {
@@ -176,9 +133,13 @@ impl Builder<'_> {
         &mut self,
         anchor: usize,
         tag: Option<&Tag>,
-        path: &str,
+        path: impl Fn(&Self) -> String,
         location: &Location,
     ) {
+        if anchor == 0 && !tag.is_some_and(Tag::is_custom) {
+            return;
+        }
+        let path = &path(self);
         if anchor != 0 {
             self.finding(
                 ParseErrorKind::Syntax,
@@ -203,8 +164,7 @@ impl Builder<'_> {
     }
 
     /// Adds a finished node to its parent (or makes it the root).
-    fn attach(&mut self, path: String, node: Node) {
-        self.index.insert(path, node.location.clone());
+    fn attach(&mut self, node: Node) {
         match self.stack.last_mut() {
             None => self.root = Some(node),
             Some(Frame::Seq { items, .. }) => items.push(node),
@@ -219,18 +179,26 @@ impl Builder<'_> {
     }
 
     fn push_key(&mut self, text: String, plain: bool, location: Location) {
-        let mut duplicate = None;
-        let mut merge = None;
-        if let Some(Frame::Map { seen, path, .. }) = self.stack.last_mut() {
-            if !seen.insert(text.clone()) {
-                duplicate = Some(join_key(path, &text));
-            }
-            // Only a plain `<<` is a merge key; a quoted "<<" is an ordinary key.
-            if plain && text == "<<" {
-                merge = Some(path.clone());
-            }
+        let mut duplicate = false;
+        if let Some(Frame::Map { entries, seen, .. }) = self.stack.last_mut() {
+            duplicate = match seen {
+                Some(seen) => !seen.insert(text.clone()),
+                None if entries.len() < SCAN_KEYS => {
+                    entries.iter().any(|(key, _)| key.text == text)
+                }
+                None => {
+                    let mut keys: HashSet<String> =
+                        entries.iter().map(|(key, _)| key.text.clone()).collect();
+                    let duplicate = !keys.insert(text.clone());
+                    *seen = Some(keys);
+                    duplicate
+                }
+            };
         }
-        if let Some(path) = duplicate {
+        // Only a plain `<<` is a merge key; a quoted "<<" is an ordinary key.
+        let merge = plain && text == "<<";
+        if duplicate {
+            let path = join_key(&self.key_parent_path(), &text);
             let shown: String = text.chars().take(64).collect();
             self.finding(
                 ParseErrorKind::Syntax,
@@ -240,7 +208,8 @@ impl Builder<'_> {
                 &location,
             );
         }
-        if let Some(path) = merge {
+        if merge {
+            let path = self.key_parent_path();
             self.finding(
                 ParseErrorKind::Syntax,
                 Some(Rule::V020),
@@ -265,14 +234,14 @@ impl Builder<'_> {
         tag: Option<&Tag>,
         location: Location,
     ) -> Result<(), ParseError> {
-        let Some(path) = self.next_path() else {
+        if self.is_key_position() {
             return Err(located(
                 ParseErrorKind::Syntax,
                 "mapping keys must be scalars".to_owned(),
                 self.key_parent_path(),
                 &location,
             ));
-        };
+        }
         if self.stack.len() >= self.limits.max_depth {
             return Err(located(
                 ParseErrorKind::Syntax,
@@ -280,57 +249,51 @@ impl Builder<'_> {
                     "nesting is deeper than the limit of {} levels",
                     self.limits.max_depth
                 ),
-                path,
+                self.next_path().unwrap_or_default(),
                 &location,
             ));
         }
-        self.check_properties(anchor, tag, &path, &location);
+        self.check_properties(
+            anchor,
+            tag,
+            |b| b.next_path().unwrap_or_default(),
+            &location,
+        );
         self.stack.push(if is_map {
             Frame::Map {
                 entries: Vec::new(),
-                seen: HashSet::new(),
+                seen: None,
                 pending: None,
                 start: location,
-                path,
             }
         } else {
             Frame::Seq {
                 items: Vec::new(),
                 start: location,
-                path,
             }
         });
         Ok(())
     }
 
+    /// The path of the innermost collection (the mapping whose key is being read).
     fn key_parent_path(&self) -> String {
-        match self.stack.last() {
-            Some(Frame::Map { path, .. } | Frame::Seq { path, .. }) => path.clone(),
-            None => String::new(),
-        }
+        self.path_at(self.stack.len().saturating_sub(1))
+            .unwrap_or_default()
     }
 
     fn end_collection(&mut self, end: &Location) {
         let Some(frame) = self.stack.pop() else {
             return;
         };
-        let (kind, mut start, path) = match frame {
-            Frame::Seq { items, start, path } => (NodeKind::Seq(items), start, path),
-            Frame::Map {
-                entries,
-                start,
-                path,
-                ..
-            } => (NodeKind::Map(entries), start, path),
+        let (kind, mut start) = match frame {
+            Frame::Seq { items, start } => (NodeKind::Seq(items), start),
+            Frame::Map { entries, start, .. } => (NodeKind::Map(entries), start),
         };
         start.span = start.span.start..end.span.end.max(start.span.start);
-        self.attach(
-            path,
-            Node {
-                kind,
-                location: start,
-            },
-        );
+        self.attach(Node {
+            kind,
+            location: start,
+        });
     }
 
     fn scalar(
@@ -342,18 +305,22 @@ impl Builder<'_> {
         location: Location,
     ) {
         if self.is_key_position() {
-            let path = self.key_parent_path();
-            self.check_properties(anchor, tag, &path, &location);
+            self.check_properties(anchor, tag, Self::key_parent_path, &location);
             self.push_key(text.into_owned(), style == ScalarStyle::Plain, location);
             return;
         }
-        let path = self.next_path().unwrap_or_default();
-        self.check_properties(anchor, tag, &path, &location);
+        self.check_properties(
+            anchor,
+            tag,
+            |b| b.next_path().unwrap_or_default(),
+            &location,
+        );
         let forced_string = tag.is_some_and(|t| t.is_yaml_core_schema_tag("str"));
         let kind = if style == ScalarStyle::Plain && !forced_string {
             if is_out_of_range_int(&text) {
                 // Never turned into a float (that changes its value): rejected where it is.
                 let shown: String = text.chars().take(64).collect();
+                let path = self.next_path().unwrap_or_default();
                 self.finding(
                     ParseErrorKind::Syntax,
                     None,
@@ -371,7 +338,7 @@ impl Builder<'_> {
         } else {
             NodeKind::Str(text.into_owned())
         };
-        self.attach(path, Node { kind, location });
+        self.attach(Node { kind, location });
     }
 
     fn alias(&mut self, location: Location) {
@@ -396,13 +363,10 @@ impl Builder<'_> {
             &location,
         );
         // Never expanded: a null placeholder keeps the tree shape.
-        self.attach(
-            path,
-            Node {
-                kind: NodeKind::Null,
-                location,
-            },
-        );
+        self.attach(Node {
+            kind: NodeKind::Null,
+            location,
+        });
     }
 }
 
@@ -433,7 +397,6 @@ pub(crate) fn read(source: &str, limits: Limits) -> Read {
         source,
         stack: Vec::new(),
         root: None,
-        index: SpanIndex::default(),
         errors: Vec::new(),
         limits,
     };
@@ -598,7 +561,6 @@ fn finish(mut builder: Builder<'_>, fatal: bool) -> Read {
     let root = if fatal { None } else { builder.root };
     Read {
         root,
-        index: builder.index,
         errors: builder.errors,
     }
 }
