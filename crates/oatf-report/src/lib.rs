@@ -53,7 +53,7 @@ use serde_json::{Value, json};
 
 pub use junit::{junit, junit_suite};
 pub use run::{FinishedRun, MAX_KEPT_MALFORMED, MalformedEntry, ReadStep, TraceRun};
-pub use sarif::sarif;
+pub use sarif::{CampaignRun, campaign_sarif, sarif};
 pub use validation::{Finding, ValidatedFile, validation_sarif};
 
 /// The exit code of a verdict (spec-decisions 24, ThoughtJack's codes): 0 `not_exploited`; 1, 2, 3

@@ -13,7 +13,93 @@ struct Log<'a> {
     #[serde(rename = "$schema")]
     schema: &'static str,
     version: &'static str,
-    runs: [Run<'a>; 1],
+    runs: Vec<AnyRun<'a>>,
+}
+
+impl<'a> Log<'a> {
+    fn new(runs: Vec<AnyRun<'a>>) -> Self {
+        Self {
+            schema: "https://json.schemastore.org/sarif-2.1.0.json",
+            version: "2.1.0",
+            runs,
+        }
+    }
+
+    /// The log as pretty-printed JSON, ending with a newline.
+    fn to_text(&self) -> String {
+        let mut text = serde_json::to_string_pretty(self).unwrap_or_default();
+        text.push('\n');
+        text
+    }
+}
+
+/// A run of the log: the evaluation of one trace, or (in a campaign) a run that gave no verdict.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum AnyRun<'a> {
+    Verdict(Box<Run<'a>>),
+    Failed(FailedRun<'a>),
+}
+
+/// A campaign run without a verdict: the tool, the failure as an error notification, no results.
+#[derive(Serialize)]
+struct FailedRun<'a> {
+    tool: FailedTool,
+    invocations: [Invocation; 1],
+    results: [(); 0],
+    properties: FailedRunProperties<'a>,
+}
+
+#[derive(Serialize)]
+struct FailedTool {
+    driver: FailedDriver,
+}
+
+/// The driver of a run without a verdict: no rules (there is no indicator verdict to describe).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FailedDriver {
+    name: &'static str,
+    version: &'static str,
+    information_uri: &'static str,
+}
+
+#[derive(Serialize)]
+struct FailedRunProperties<'a> {
+    attack_id: &'a str,
+    trace: FailedTrace<'a>,
+}
+
+#[derive(Serialize)]
+struct FailedTrace<'a> {
+    file: &'a str,
+}
+
+/// One run of a campaign's SARIF log ([`campaign_sarif`]).
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub enum CampaignRun<'a> {
+    /// A run with a verdict: the same run [`sarif`] writes for it.
+    Verdict {
+        /// The attack's document.
+        document: &'a Document,
+        /// The verdict of the run.
+        verdict: &'a AttackVerdict,
+        /// What the run read of its trace.
+        stats: &'a TraceStats,
+        /// The trace file, named by a URI relative to `%SRCROOT%`.
+        path: &'a Path,
+    },
+    /// A run without a verdict (the document or the trace could not be read): a run whose
+    /// invocation failed, with `message` as its error notification.
+    Failed {
+        /// The attack's id, or the document's file name when it has none.
+        attack_id: &'a str,
+        /// The trace as the user named it.
+        trace: &'a str,
+        /// Why there is no verdict.
+        message: &'a str,
+    },
 }
 
 #[derive(Serialize)]
@@ -219,6 +305,98 @@ pub fn sarif(
     stats: &TraceStats,
     path: &Path,
 ) -> String {
+    let uri = trace_uri(stats, path);
+    Log::new(vec![AnyRun::Verdict(Box::new(verdict_run(
+        document, verdict, stats, &uri,
+    )))])
+    .to_text()
+}
+
+/// A SARIF 2.1.0 log of a campaign (`oatf evaluate --manifest --format sarif`): one run per
+/// evaluated pair, each as [`sarif`] writes it, and a failed run for a pair without a verdict.
+///
+/// ```
+/// use oatf_report::{CampaignRun, campaign_sarif};
+///
+/// let log = campaign_sarif([CampaignRun::Failed {
+///     attack_id: "OATF-001",
+///     trace: "missing.jsonl",
+///     message: "cannot read missing.jsonl",
+/// }]);
+/// let value: serde_json::Value = serde_json::from_str(&log)?;
+/// assert_eq!(value["runs"][0]["invocations"][0]["executionSuccessful"], false);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+pub fn campaign_sarif<'a>(runs: impl IntoIterator<Item = CampaignRun<'a>>) -> String {
+    let runs: Vec<CampaignRun<'a>> = runs.into_iter().collect();
+    // The URIs first: each run borrows its own.
+    let uris: Vec<String> = runs
+        .iter()
+        .map(|run| match run {
+            CampaignRun::Verdict { stats, path, .. } => trace_uri(stats, path),
+            CampaignRun::Failed { .. } => String::new(),
+        })
+        .collect();
+    let runs = runs
+        .iter()
+        .zip(&uris)
+        .map(|(run, uri)| match *run {
+            CampaignRun::Verdict {
+                document,
+                verdict,
+                stats,
+                ..
+            } => AnyRun::Verdict(Box::new(verdict_run(document, verdict, stats, uri))),
+            CampaignRun::Failed {
+                attack_id,
+                trace,
+                message,
+            } => AnyRun::Failed(FailedRun {
+                tool: FailedTool {
+                    driver: FailedDriver {
+                        name: "oatf",
+                        version: env!("CARGO_PKG_VERSION"),
+                        information_uri: "https://oatf.io",
+                    },
+                },
+                invocations: [Invocation {
+                    execution_successful: false,
+                    tool_execution_notifications: vec![Notification {
+                        level: "error",
+                        message: OwnedText {
+                            text: message.to_owned(),
+                        },
+                        descriptor: None,
+                        associated_rule: None,
+                    }],
+                }],
+                results: [],
+                properties: FailedRunProperties {
+                    attack_id,
+                    trace: FailedTrace { file: trace },
+                },
+            }),
+        })
+        .collect();
+    Log::new(runs).to_text()
+}
+
+/// The trace file as SARIF names it: a URI relative to `%SRCROOT%`, `stdin` for standard input.
+fn trace_uri(stats: &TraceStats, path: &Path) -> String {
+    if stats.name == "<stdin>" {
+        "stdin".to_owned()
+    } else {
+        file_uri(&relative_to_cwd(path))
+    }
+}
+
+/// The run of one evaluated trace.
+fn verdict_run<'a>(
+    document: &'a Document,
+    verdict: &'a AttackVerdict,
+    stats: &'a TraceStats,
+    uri: &'a str,
+) -> Run<'a> {
     let attack = document.attack.as_ref();
     let attack_severity = attack
         .and_then(|a| a.severity.as_ref())
@@ -282,11 +460,6 @@ pub fn sarif(
             }
         })
         .collect();
-    let uri = if stats.name == "<stdin>" {
-        "stdin".to_owned()
-    } else {
-        file_uri(&relative_to_cwd(path))
-    };
     let attack_id = verdict.attack_id.as_deref().unwrap_or("oatf");
     let results: Vec<SarifResult<'_>> = verdict
         .indicator_verdicts
@@ -306,7 +479,7 @@ pub fn sarif(
                 locations: [Location {
                     physical_location: PhysicalLocation {
                         artifact_location: ArtifactLocation {
-                            uri: &uri,
+                            uri,
                             uri_base_id: SRCROOT,
                             index: Some(0),
                         },
@@ -364,62 +537,55 @@ pub fn sarif(
         }))
         .collect();
     let s = &verdict.evaluation_summary;
-    let log = Log {
-        schema: "https://json.schemastore.org/sarif-2.1.0.json",
-        version: "2.1.0",
-        runs: [Run {
-            tool: Tool {
-                driver: Driver {
-                    name: "oatf",
-                    version: env!("CARGO_PKG_VERSION"),
-                    information_uri: "https://oatf.io",
-                    rules,
+    Run {
+        tool: Tool {
+            driver: Driver {
+                name: "oatf",
+                version: env!("CARGO_PKG_VERSION"),
+                information_uri: "https://oatf.io",
+                rules,
+            },
+        },
+        invocations: [Invocation {
+            execution_successful: verdict.result != AttackResult::Error
+                && !strict_failure(verdict, stats),
+            tool_execution_notifications: notifications,
+        }],
+        automation_details: Id {
+            id: format!("oatf/{attack_id}/{uri}/"),
+        },
+        original_uri_base_ids: OriginalUriBaseIds {
+            srcroot: UriBase {
+                description: Text {
+                    text: "The directory oatf ran in: the repository root in CI.",
                 },
             },
-            invocations: [Invocation {
-                execution_successful: verdict.result != AttackResult::Error
-                    && !strict_failure(verdict, stats),
-                tool_execution_notifications: notifications,
-            }],
-            automation_details: Id {
-                id: format!("oatf/{attack_id}/{uri}/"),
-            },
-            original_uri_base_ids: OriginalUriBaseIds {
-                srcroot: UriBase {
-                    description: Text {
-                        text: "The directory oatf ran in: the repository root in CI.",
-                    },
-                },
-            },
-            artifacts: [Artifact {
-                location: ArtifactLocation {
-                    uri: &uri,
-                    uri_base_id: SRCROOT,
-                    index: None,
-                },
-            }],
-            results,
-            properties: RunProperties {
-                attack_id: verdict.attack_id.as_deref(),
-                verdict: verdict.result,
-                max_tier: verdict.max_tier,
-                strict: stats.strict,
-                exit_code: run_exit_code(verdict, stats),
-                evaluation_summary: Summary {
-                    matched: s.matched,
-                    not_matched: s.not_matched,
-                    error: s.error,
-                    skipped: s.skipped,
-                },
-                trace: trace_json(&TraceStats {
-                    // The trace as the artifact names it: never an absolute path of this machine.
-                    name: uri.clone(),
-                    ..stats.clone()
-                }),
+        },
+        artifacts: [Artifact {
+            location: ArtifactLocation {
+                uri,
+                uri_base_id: SRCROOT,
+                index: None,
             },
         }],
-    };
-    let mut text = serde_json::to_string_pretty(&log).unwrap_or_default();
-    text.push('\n');
-    text
+        results,
+        properties: RunProperties {
+            attack_id: verdict.attack_id.as_deref(),
+            verdict: verdict.result,
+            max_tier: verdict.max_tier,
+            strict: stats.strict,
+            exit_code: run_exit_code(verdict, stats),
+            evaluation_summary: Summary {
+                matched: s.matched,
+                not_matched: s.not_matched,
+                error: s.error,
+                skipped: s.skipped,
+            },
+            trace: trace_json(&TraceStats {
+                // The trace as the artifact names it: never an absolute path of this machine.
+                name: uri.to_owned(),
+                ..stats.clone()
+            }),
+        },
+    }
 }

@@ -317,10 +317,10 @@ pub mod cel {
 #[cfg(feature = "report")]
 pub mod report {
     pub use oatf_report::{
-        EXIT_STRICT_WARNINGS, Finding, FinishedRun, MAX_KEPT_MALFORMED, MalformedEntry, ReadStep,
-        TraceRun, TraceStats, ValidatedFile, campaign, exit_code, json_document, json_report,
-        junit, junit_suite, run_exit_code, sarif, silent_actor_warning, strict_exit_code,
-        validation_sarif, warnings, xml,
+        CampaignRun, EXIT_STRICT_WARNINGS, Finding, FinishedRun, MAX_KEPT_MALFORMED,
+        MalformedEntry, ReadStep, TraceRun, TraceStats, ValidatedFile, campaign, campaign_sarif,
+        exit_code, json_document, json_report, junit, junit_suite, run_exit_code, sarif,
+        silent_actor_warning, strict_exit_code, validation_sarif, warnings, xml,
     };
 }
 

@@ -760,56 +760,41 @@ impl Report<'_> {
         text
     }
 
+    /// SARIF: one run per pair (`oatf::report::campaign_sarif`), each as `oatf evaluate` writes it;
+    /// a run without a verdict is a failed invocation with the reason as its notification.
     fn sarif(&self) -> String {
-        let mut runs = Vec::new();
-        for o in self.outcomes {
-            match (&o.result, self.attacks.get(o.document)) {
-                (Ok((verdict, stats)), Some(Ok(attack))) => {
-                    let single =
-                        oatf::report::sarif(&attack.document, verdict, stats, &o.trace_path);
-                    if let Ok(mut value) = serde_json::from_str::<Value>(&single)
-                        && let Some(run) = value
-                            .get_mut("runs")
-                            .and_then(Value::as_array_mut)
-                            .and_then(|r| r.pop())
-                    {
-                        runs.push(run);
-                    }
-                }
-                (result, _) => {
-                    let message = match result {
-                        Err(failure) => failure.message.clone(),
-                        Ok(_) => "the document could not be loaded".to_owned(),
-                    };
-                    runs.push(json!({
-                        "tool": {"driver": {
-                            "name": "oatf",
-                            "version": env!("CARGO_PKG_VERSION"),
-                            "informationUri": "https://oatf.io",
-                        }},
-                        "invocations": [{
-                            "executionSuccessful": false,
-                            "toolExecutionNotifications": [
-                                {"level": "error", "message": {"text": message}},
-                            ],
-                        }],
-                        "results": [],
-                        "properties": {
-                            "attack_id": self.attack_id(o.document),
-                            "trace": {"file": o.trace},
-                        },
-                    }));
-                }
-            }
-        }
-        let sarif = json!({
-            "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-            "version": "2.1.0",
-            "runs": runs,
-        });
-        let mut text = serde_json::to_string_pretty(&sarif).unwrap_or_default();
-        text.push('\n');
-        text
+        use oatf::report::CampaignRun;
+        let failures: Vec<(String, String)> = self
+            .outcomes
+            .iter()
+            .map(|o| {
+                let message = match &o.result {
+                    Err(failure) => failure.message.clone(),
+                    Ok(_) => "the document could not be loaded".to_owned(),
+                };
+                (self.attack_id(o.document), message)
+            })
+            .collect();
+        let runs = self
+            .outcomes
+            .iter()
+            .zip(&failures)
+            .map(
+                |(o, (attack_id, message))| match (&o.result, self.attacks.get(o.document)) {
+                    (Ok((verdict, stats)), Some(Ok(attack))) => CampaignRun::Verdict {
+                        document: &attack.document,
+                        verdict,
+                        stats,
+                        path: &o.trace_path,
+                    },
+                    _ => CampaignRun::Failed {
+                        attack_id,
+                        trace: &o.trace,
+                        message,
+                    },
+                },
+            );
+        oatf::report::campaign_sarif(runs)
     }
 
     /// JUnit XML: the suite of each run's single report (`oatf::report::junit_suite`), named
