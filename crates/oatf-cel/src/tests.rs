@@ -120,10 +120,12 @@ fn the_batch_check_answers_as_one_by_one() {
         "size(message.tools) >",
         "'unterminated",
     ];
-    let mut tight = CelLimits::default();
-    tight.max_expression_len = 40;
-    tight.max_nesting = 8;
-    tight.max_ast_depth = 6;
+    let tight = CelLimits {
+        max_expression_len: 40,
+        max_nesting: 8,
+        max_ast_depth: 6,
+        ..CelLimits::default()
+    };
     for engine in [CelEngine::new(), CelEngine::with_limits(tight)] {
         let one_by_one: Vec<_> = expressions.iter().map(|e| engine.check(e)).collect();
         let batch = engine.check_all(&expressions);
