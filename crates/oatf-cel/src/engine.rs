@@ -137,7 +137,8 @@ impl oatf_model::CelSyntaxCheck for CelEngine {
     }
 
     /// All of a document's expressions in one hand-off to the parser thread, instead of one each
-    /// (docs/performance.md, "Load"); the answers are those of [`check`](oatf_model::CelSyntaxCheck::check), in order.
+    /// (docs/performance.md, "Load"); the answers are those of
+    /// [`check`](oatf_model::CelSyntaxCheck::check), in order.
     fn check_all(&self, expressions: &[&str]) -> Vec<Result<(), CelSyntaxError>> {
         parse::check_all(&self.env, expressions, &self.limits)
             .into_iter()
