@@ -54,7 +54,8 @@
 //! # Input safety
 //! - Expressions longer than [`CelLimits::max_expression_len`] (16 KiB) or whose brackets nest deeper
 //!   than [`CelLimits::max_nesting`] (64) are rejected before parsing.
-//! - Parsing runs on one dedicated thread with a large stack, started on first use and kept; a parsed
+//! - Parsing runs on one dedicated thread with a large stack, started on first use and kept (the V-014
+//!   check of a document hands all of its expressions over at once); a parsed
 //!   expression whose syntax tree is deeper than [`CelLimits::max_ast_depth`] (32) is rejected, so
 //!   evaluation recursion fits in a 2 MiB thread stack even in unoptimized builds.
 //! - Messages nested deeper than 128 levels are an evaluation error, not a deep recursion.

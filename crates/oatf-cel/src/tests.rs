@@ -95,6 +95,58 @@ fn syntax_errors_are_cel_errors() {
     assert!(hook.check("message.a ==").is_err());
 }
 
+/// The batch check of V-014 answers, in order, what the one-by-one check answers: valid, invalid,
+/// over-long, too deeply bracketed, too deep a tree, repeated, empty, with the default limits and
+/// with tight ones.
+#[test]
+fn the_batch_check_answers_as_one_by_one() {
+    use oatf_model::CelSyntaxCheck;
+    let long = format!("'{}' == ''", "a".repeat(20_000));
+    let bomb = "(".repeat(100);
+    let chain = format!("{} > 0", vec!["1"; 100].join(" + "));
+    let near = format!("{}1{} == 1", "(".repeat(20), ")".repeat(20));
+    let in_string = format!("'{}' == ''", "(".repeat(1000));
+    let expressions = [
+        "size(message.tools) > 1",
+        "size(message.tools) >",
+        long.as_str(),
+        "message.a == 1",
+        bomb.as_str(),
+        chain.as_str(),
+        "",
+        "message.tools.exists(t, t.name ==",
+        near.as_str(),
+        in_string.as_str(),
+        "size(message.tools) >",
+        "'unterminated",
+    ];
+    let tight = CelLimits {
+        max_expression_len: 40,
+        max_nesting: 8,
+        max_ast_depth: 6,
+        ..CelLimits::default()
+    };
+    for engine in [CelEngine::new(), CelEngine::with_limits(tight)] {
+        let one_by_one: Vec<_> = expressions.iter().map(|e| engine.check(e)).collect();
+        let batch = engine.check_all(&expressions);
+        assert_eq!(batch, one_by_one, "{:?}", engine.limits());
+        // Every kind of answer is exercised, so the comparison is not vacuous.
+        let kinds: std::collections::HashSet<_> = one_by_one
+            .iter()
+            .map(|a| a.as_ref().err().map(oatf_model::CelSyntaxError::kind))
+            .collect();
+        assert_eq!(kinds.len(), 3, "{one_by_one:?}");
+        // And each answer on its own, as a batch of one.
+        for (expression, alone) in expressions.iter().zip(&one_by_one) {
+            assert_eq!(
+                &engine.check_all(&[expression]),
+                std::slice::from_ref(alone)
+            );
+        }
+    }
+    assert!(CelEngine::new().check_all(&[]).is_empty());
+}
+
 #[test]
 fn nested_paren_bomb_is_rejected_before_parsing() {
     let bomb = "(".repeat(10_000);

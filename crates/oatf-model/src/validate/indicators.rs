@@ -4,6 +4,27 @@
 use super::*;
 use crate::types::{ExpressionMatch, PatternMatch, SemanticMatch};
 
+/// `check`'s answer for each distinct CEL expression of `indicators`, asked in one
+/// [`CelSyntaxCheck::check_all`] call; an expression without an answer (a checker that answered
+/// fewer) is checked on its own when the walk reaches it.
+pub(super) fn cel_answers<'d>(
+    indicators: &'d [Indicator],
+    check: &dyn CelSyntaxCheck,
+) -> HashMap<&'d str, Result<(), CelSyntaxError>> {
+    let mut seen = HashSet::new();
+    let distinct: Vec<&str> = indicators
+        .iter()
+        .filter_map(|i| i.expression.as_ref())
+        .map(|e| e.cel.as_str())
+        .filter(|cel| seen.insert(*cel))
+        .collect();
+    if distinct.is_empty() {
+        return HashMap::new();
+    }
+    let answers = check.check_all(&distinct);
+    distinct.into_iter().zip(answers).collect()
+}
+
 impl Validator<'_> {
     pub(super) fn indicators(
         &mut self,
@@ -301,7 +322,12 @@ impl Validator<'_> {
     fn expression(&mut self, expression: &ExpressionMatch, ep: &str) {
         match &self.options.cel {
             Some(check) => {
-                if let Err(e) = check.check(&expression.cel) {
+                let cel = expression.cel.as_str();
+                let refused = match self.cel_answers.get(cel) {
+                    Some(answer) => answer.as_ref().err().map(ToString::to_string),
+                    None => check.check(cel).err().map(|e| e.to_string()),
+                };
+                if let Some(e) = refused {
                     self.error(
                         Rule::V014,
                         key(ep, "cel"),

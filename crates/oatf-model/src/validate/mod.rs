@@ -38,6 +38,14 @@ pub const CEL_UNCHECKED: &str = Rule::W014.id();
 pub trait CelSyntaxCheck: Send + Sync {
     /// `Ok(())` when `expression` parses; otherwise why it does not.
     fn check(&self, expression: &str) -> Result<(), CelSyntaxError>;
+
+    /// What [`check`](Self::check) answers for each of `expressions`, in the same order. Validation
+    /// calls this once per document with its distinct expressions; the default calls `check` for
+    /// each, and a checker with a cost per call (`oatf-cel` hands each expression to its parser
+    /// thread) overrides it to pay that cost once.
+    fn check_all(&self, expressions: &[&str]) -> Vec<Result<(), CelSyntaxError>> {
+        expressions.iter().map(|e| self.check(e)).collect()
+    }
 }
 
 /// Any function with the right signature is a checker, for example `oatf_cel::check_cel_syntax`:
@@ -181,6 +189,11 @@ pub fn validate_with(document: &Document, options: &ValidateOptions) -> Validati
         spans: document.source.spans.as_deref(),
         actors: Vec::new(),
         missing: HashSet::new(),
+        cel_answers: options
+            .cel
+            .as_deref()
+            .map(|check| indicators::cel_answers(document.indicators(), check))
+            .unwrap_or_default(),
     };
     for path in document.missing_fields() {
         if let Some(rule) = missing_rule(path) {
@@ -217,6 +230,9 @@ struct Validator<'a> {
     /// Required fields missing in the source: reported once, then their placeholder values are
     /// not checked again.
     missing: HashSet<String>,
+    /// The installed checker's answer for each distinct CEL expression of the document, asked for
+    /// all of them at once before the walk (V-014).
+    cel_answers: HashMap<&'a str, Result<(), CelSyntaxError>>,
 }
 
 /// The rule reporting a missing required field (spec-decisions 1: parse keeps going, validate
@@ -1049,5 +1065,79 @@ mod tests {
         assert!(result.is_valid());
         let codes: Vec<_> = result.warnings.iter().map(|w| w.code()).collect();
         assert_eq!(codes, [CEL_UNCHECKED]);
+    }
+
+    /// A checker that answers as [`Cel`] and records how it was asked.
+    #[derive(Default)]
+    struct Recording {
+        batches: std::sync::Mutex<Vec<Vec<String>>>,
+        singles: std::sync::atomic::AtomicUsize,
+        /// Answers no expression in `check_all`, so validation falls back to `check`.
+        short: bool,
+    }
+    impl CelSyntaxCheck for Recording {
+        fn check(&self, expression: &str) -> Result<(), CelSyntaxError> {
+            self.singles
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            Cel.check(expression)
+        }
+        fn check_all(&self, expressions: &[&str]) -> Vec<Result<(), CelSyntaxError>> {
+            if let Ok(mut batches) = self.batches.lock() {
+                batches.push(expressions.iter().map(|e| (*e).to_owned()).collect());
+            }
+            if self.short {
+                return Vec::new();
+            }
+            expressions.iter().map(|e| Cel.check(e)).collect()
+        }
+    }
+
+    /// V-014 asks the checker once per document for its distinct expressions, and reports each
+    /// refusal where the walk reaches it: before the indicator's next finding, after the previous one.
+    #[test]
+    fn cel_expressions_are_checked_in_one_batch_in_walk_order() {
+        let execution = serde_json::json!({"mode": "mcp_server", "state": {"tools": []}});
+        let document: Document = match serde_json::from_value(serde_json::json!({
+            "oatf": "0.1",
+            "attack": {"execution": execution, "indicators": [
+                {"target": "", "expression": {"cel": "1 +", "variables": {"my-var": "a"}}},
+                {"target": "a..b", "expression": {"cel": "true"}},
+                {"target": "", "expression": {"cel": "2 +"}, "confidence": 101},
+                {"target": "", "expression": {"cel": "1 +"}},
+            ]}
+        })) {
+            Ok(d) => d,
+            Err(e) => panic!("{e}"),
+        };
+        let expected = [
+            "V-014 attack.indicators[0].expression.cel",
+            "V-039 attack.indicators[0].expression.variables.my-var",
+            "V-021 attack.indicators[1].target",
+            "V-025 attack.indicators[2].confidence",
+            "V-014 attack.indicators[2].expression.cel",
+            "V-014 attack.indicators[3].expression.cel",
+        ];
+        for short in [false, true] {
+            let checker = Arc::new(Recording {
+                short,
+                ..Recording::default()
+            });
+            let options = ValidateOptions::new().with_cel_check(checker.clone());
+            let result = validate_with(&document, &options);
+            let errors: Vec<String> = result
+                .errors
+                .iter()
+                .map(|e| format!("{} {}", e.rule(), e.path()))
+                .collect();
+            assert_eq!(errors, expected, "short: {short}");
+            let batches = checker
+                .batches
+                .lock()
+                .map(|b| b.clone())
+                .unwrap_or_default();
+            assert_eq!(batches, [["1 +", "true", "2 +"]], "short: {short}");
+            let singles = checker.singles.load(std::sync::atomic::Ordering::Relaxed);
+            assert_eq!(singles, if short { 4 } else { 0 });
+        }
     }
 }
