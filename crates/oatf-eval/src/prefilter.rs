@@ -31,7 +31,7 @@ use std::mem::size_of;
 use std::sync::OnceLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, Input, MatchKind};
-use oatf_primitives::{WildcardPath, text_defeats_literals};
+use oatf_primitives::{PrefilterNeeds, RegexBranch, WildcardPath, text_defeats_literals};
 use serde_json::Value;
 
 use crate::accumulator::Accumulator;
@@ -56,6 +56,9 @@ pub(crate) struct Prefilter {
     /// How many evaluations were ruled out so far (for tests).
     #[cfg(test)]
     ruled_out: u64,
+    /// How many branch searches found a match that made a member a candidate (for tests).
+    #[cfg(test)]
+    branch_hits: u64,
 }
 
 /// The groups of one class of message.
@@ -77,11 +80,58 @@ struct Group {
     automaton: Option<AhoCorasick>,
     /// Per automaton pattern: the slots whose literal it is.
     pattern_slots: Box<[Box<[u32]>]>,
+    /// The distinct regex branches the members need searched (D-90), each searched at most once
+    /// per text: where it is (an indicator, the position in its needs' branches) and the slots of
+    /// the members that have it.
+    branches: Box<[Branch]>,
     /// The least regex input limit of the members: a longer text may fail, so the group is then
     /// evaluated in full.
     input_limit: usize,
     /// Whether a member's regex may fail to build (decided on first need, without building).
     may_fail_to_build: OnceLock<bool>,
+}
+
+/// A regex branch of a group (D-90): searched on a text only while one of its members is still
+/// to be decided on the message, and a match makes them all candidates.
+#[derive(Debug)]
+struct Branch {
+    /// The indicator whose needs hold the branch (the first member that has it, so that every
+    /// plan of the compiled attack searches, and builds, the same one).
+    indicator: u32,
+    /// Its position in that indicator's needs' branches.
+    position: u32,
+    /// The slots of the members that have it.
+    slots: Box<[u32]>,
+}
+
+/// Where the candidates of a message go.
+struct Candidates<'a> {
+    applicable: &'a [u32],
+    accumulators: &'a [Accumulator],
+    listed: &'a mut [bool],
+    evaluate: &'a mut Vec<u32>,
+}
+
+impl Candidates<'_> {
+    /// Lists `slot` for evaluation, once.
+    fn list(&mut self, slot: u32) {
+        if let Some(seen) = self.listed.get_mut(slot as usize)
+            && !*seen
+        {
+            *seen = true;
+            self.evaluate.push(slot);
+        }
+    }
+
+    /// Whether `slot` is still to be decided on this message: not listed and not decided.
+    fn wanted(&self, slot: u32) -> bool {
+        !self.listed.get(slot as usize).copied().unwrap_or(true)
+            && self
+                .applicable
+                .get(slot as usize)
+                .and_then(|&i| self.accumulators.get(i as usize))
+                .is_some_and(|a| !a.is_decided())
+    }
 }
 
 /// The indicator at `index` of `attack`, when it compiled.
@@ -128,16 +178,14 @@ impl Prefilter {
             listed.resize(applicable.len(), false);
         }
         evaluate.clear();
-        let mut list = |slot: u32, evaluate: &mut Vec<u32>| {
-            if let Some(seen) = listed.get_mut(slot as usize)
-                && !*seen
-            {
-                *seen = true;
-                evaluate.push(slot);
-            }
+        let mut candidates = Candidates {
+            applicable,
+            accumulators,
+            listed,
+            evaluate,
         };
         for &slot in &*plan.full {
-            list(slot, evaluate);
+            candidates.list(slot);
         }
         let live = |slot: &u32| {
             applicable
@@ -154,10 +202,9 @@ impl Prefilter {
             else {
                 continue;
             };
-            let before = evaluate.len();
-            let (resolved, all) = group.search(target, (content, texts), &mut |slot| {
-                list(slot, evaluate);
-            });
+            let before = candidates.evaluate.len();
+            let (resolved, all, _hits) =
+                group.search(attack, target, (content, texts), &mut candidates);
             let all = all
                 || (resolved
                     && *group.may_fail_to_build.get_or_init(|| {
@@ -171,13 +218,14 @@ impl Prefilter {
                     }));
             if all {
                 for &slot in &*group.members {
-                    list(slot, evaluate);
+                    candidates.list(slot);
                 }
             }
             #[cfg(test)]
             {
-                let added = evaluate.len() - before;
+                let added = candidates.evaluate.len() - before;
                 self.ruled_out += (group.members.len() - added.min(group.members.len())) as u64;
+                self.branch_hits += _hits;
             }
             #[cfg(not(test))]
             let _ = before;
@@ -195,6 +243,12 @@ impl Prefilter {
     #[cfg(test)]
     pub(crate) fn ruled_out_count(&self) -> u64 {
         self.ruled_out
+    }
+
+    /// How many branch searches made a member a candidate so far.
+    #[cfg(test)]
+    pub(crate) fn branch_hit_count(&self) -> u64 {
+        self.branch_hits
     }
 
     /// The heap bytes of the plans (bounded by the filter's class limit and the attack).
@@ -215,6 +269,10 @@ impl Prefilter {
                                     .iter()
                                     .map(|s| size_of::<Box<[u32]>>() + s.len() * size_of::<u32>())
                                     .sum::<usize>()
+                                + g.branches
+                                    .iter()
+                                    .map(|b| size_of::<Branch>() + b.slots.len() * size_of::<u32>())
+                                    .sum::<usize>()
                         })
                         .sum::<usize>()
             })
@@ -228,20 +286,21 @@ impl Prefilter {
 impl Plan {
     fn new(attack: &CompiledAttack, applicable: &[u32]) -> Self {
         let mut full = Vec::new();
-        // Per group: its path, an indicator, and its members with their literals and input limit.
-        type Members<'a> = Vec<(u32, &'a [Vec<u8>], Option<usize>)>;
+        // Per group: its path, an indicator, and its members with their indicator, needs and
+        // input limit.
+        type Members<'a> = Vec<(u32, u32, &'a PrefilterNeeds, Option<usize>)>;
         let mut groups: Vec<(&WildcardPath, u32, Members<'_>)> = Vec::new();
         for (slot, &index) in applicable.iter().enumerate() {
             let Ok(slot) = u32::try_from(slot) else {
                 break;
             };
-            let Some((target, condition, literals)) =
+            let Some((target, condition, needs)) =
                 indicator(attack, index).and_then(CompiledIndicator::prefilter_parts)
             else {
                 full.push(slot);
                 continue;
             };
-            let member = (slot, literals, condition.regex_input_limit());
+            let member = (slot, index, needs, condition.regex_input_limit());
             match groups
                 .iter_mut()
                 .find(|(path, _, _)| path.as_str() == target.as_str())
@@ -255,8 +314,10 @@ impl Plan {
             let mut patterns: Vec<&[u8]> = Vec::new();
             let mut pattern_slots: Vec<Vec<u32>> = Vec::new();
             let mut known: HashMap<&[u8], usize> = HashMap::new();
-            for &(slot, set, _) in &members {
-                for literal in set {
+            // The distinct branches: the branch itself, where it is, and its slots.
+            let mut branches: Vec<(&RegexBranch, u32, u32, Vec<u32>)> = Vec::new();
+            for &(slot, index, needs, _) in &members {
+                for literal in &needs.literals {
                     match known.entry(literal.as_slice()) {
                         Entry::Occupied(p) => {
                             if let Some(slots) = pattern_slots.get_mut(*p.get()) {
@@ -268,6 +329,15 @@ impl Plan {
                             patterns.push(literal);
                             pattern_slots.push(vec![slot]);
                         }
+                    }
+                }
+                for (position, branch) in needs.branches.iter().enumerate() {
+                    let Ok(position) = u32::try_from(position) else {
+                        break;
+                    };
+                    match branches.iter_mut().find(|(b, _, _, _)| *b == branch) {
+                        Some((_, _, _, slots)) => slots.push(slot),
+                        None => branches.push((branch, index, position, vec![slot])),
                     }
                 }
             }
@@ -293,22 +363,30 @@ impl Plan {
                     Ok(automaton) => Some(automaton),
                     Err(_) => {
                         // Cannot prefilter: the members keep the full evaluation.
-                        full.extend(members.iter().map(|(slot, _, _)| *slot));
+                        full.extend(members.iter().map(|(slot, _, _, _)| *slot));
                         continue;
                     }
                 }
             };
             built.push(Group {
                 indicator,
-                members: members.iter().map(|(slot, _, _)| *slot).collect(),
+                members: members.iter().map(|(slot, _, _, _)| *slot).collect(),
                 automaton,
                 pattern_slots: pattern_slots
                     .into_iter()
                     .map(Vec::into_boxed_slice)
                     .collect(),
+                branches: branches
+                    .into_iter()
+                    .map(|(_, indicator, position, slots)| Branch {
+                        indicator,
+                        position,
+                        slots: slots.into_boxed_slice(),
+                    })
+                    .collect(),
                 input_limit: members
                     .iter()
-                    .filter_map(|(_, _, limit)| *limit)
+                    .filter_map(|(_, _, _, limit)| *limit)
                     .min()
                     .unwrap_or(usize::MAX),
                 may_fail_to_build: OnceLock::new(),
@@ -323,19 +401,23 @@ impl Plan {
 }
 
 impl Group {
-    /// Resolves the group's target in `content` and searches each resolved text, calling
-    /// `candidate` with each member one of whose literals occurs. Returns whether the target
-    /// resolved, and whether every member must be evaluated (a text holds a character that defeats
-    /// literals, is longer than a member's regex input limit, or cannot be searched).
+    /// Resolves the group's target in `content` and searches each resolved text, listing in
+    /// `candidates` each member one of whose literals occurs or one of whose branches matches
+    /// (a branch is searched only while one of its members is wanted). Returns whether the
+    /// target resolved, whether every member must be evaluated (a text holds a character that
+    /// defeats literals, is longer than a member's regex input limit, or cannot be searched), and
+    /// how many branch matches listed a member.
     fn search(
         &self,
+        attack: &CompiledAttack,
         target: &WildcardPath,
         (content, texts): (&Value, &mut MessageTexts),
-        candidate: &mut impl FnMut(u32),
-    ) -> (bool, bool) {
+        candidates: &mut Candidates<'_>,
+    ) -> (bool, bool, u64) {
         use std::ops::ControlFlow;
         let mut resolved = false;
         let mut all = false;
+        let mut hits = 0;
         let _ = target.try_for_each(content, &mut |value| {
             resolved = true;
             let text = match value {
@@ -358,13 +440,29 @@ impl Group {
                         .get(found.pattern().as_usize())
                         .map_or(&[][..], |s| &**s)
                     {
-                        candidate(slot);
+                        candidates.list(slot);
+                    }
+                }
+            }
+            for branch in &*self.branches {
+                if !branch.slots.iter().any(|&slot| candidates.wanted(slot)) {
+                    continue;
+                }
+                let matched = indicator(attack, branch.indicator)
+                    .and_then(CompiledIndicator::prefilter_parts)
+                    .and_then(|(_, _, needs)| needs.branches.get(branch.position as usize))
+                    // A branch that cannot be built rules nothing out.
+                    .is_none_or(|b| b.is_match(text) != Some(false));
+                if matched {
+                    hits += 1;
+                    for &slot in &*branch.slots {
+                        candidates.list(slot);
                     }
                 }
             }
             ControlFlow::Continue(())
         });
-        (resolved, all)
+        (resolved, all, hits)
     }
 }
 
