@@ -311,6 +311,38 @@ impl Plan {
         }
         let mut built = Vec::with_capacity(groups.len());
         for (_, indicator, members) in groups {
+            // A member whose branches few others share costs more searched branch by branch than
+            // evaluated in full, which searches its regex once: each branch costs a search shared
+            // by the members that have it, and a member whose share adds up to more than one
+            // search is evaluated in full (a lone regex of two such branches, say).
+            let mut shares: Vec<(&RegexBranch, usize)> = Vec::new();
+            for (_, _, needs, _) in &members {
+                for branch in &needs.branches {
+                    match shares.iter_mut().find(|(b, _)| *b == branch) {
+                        Some((_, count)) => *count += 1,
+                        None => shares.push((branch, 1)),
+                    }
+                }
+            }
+            let (members, alone): (Vec<_>, Vec<_>) =
+                members.into_iter().partition(|(_, _, needs, _)| {
+                    let searches: f64 = needs
+                        .branches
+                        .iter()
+                        .map(|branch| {
+                            let count = shares
+                                .iter()
+                                .find(|(b, _)| *b == branch)
+                                .map_or(1, |(_, count)| *count);
+                            1.0 / count as f64
+                        })
+                        .sum();
+                    searches <= 1.0
+                });
+            full.extend(alone.iter().map(|(slot, _, _, _)| *slot));
+            if members.is_empty() {
+                continue;
+            }
             let mut patterns: Vec<&[u8]> = Vec::new();
             let mut pattern_slots: Vec<Vec<u32>> = Vec::new();
             let mut known: HashMap<&[u8], usize> = HashMap::new();
