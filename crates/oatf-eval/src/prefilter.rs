@@ -84,6 +84,9 @@ struct Group {
     /// per text: where it is (an indicator, the position in its needs' branches) and the slots of
     /// the members that have it.
     branches: Box<[Branch]>,
+    /// The union of the branches, when there are two or more: a text it does not match needs no
+    /// branch searched (built on first use, per plan).
+    union: Option<RegexBranch>,
     /// The least regex input limit of the members: a longer text may fail, so the group is then
     /// evaluated in full.
     input_limit: usize,
@@ -400,8 +403,10 @@ impl Plan {
                     }
                 }
             };
+            let union = RegexBranch::union(branches.iter().map(|(b, _, _, _)| *b));
             built.push(Group {
                 indicator,
+                union,
                 members: members.iter().map(|(slot, _, _, _)| *slot).collect(),
                 automaton,
                 pattern_slots: pattern_slots
@@ -475,6 +480,13 @@ impl Group {
                         candidates.list(slot);
                     }
                 }
+            }
+            if self
+                .union
+                .as_ref()
+                .is_some_and(|union| union.is_match(text) == Some(false))
+            {
+                return ControlFlow::Continue(());
             }
             for branch in &*self.branches {
                 if !branch.slots.iter().any(|&slot| candidates.wanted(slot)) {

@@ -213,6 +213,35 @@ impl RegexBranch {
     }
 }
 
+impl RegexBranch {
+    /// One branch that matches a text iff one of `branches` does (`(?:a)|(?:b)|…`), so that a
+    /// text none matches costs one search; `None` unless there are two or more, all with the
+    /// same limits.
+    pub fn union<'a>(branches: impl IntoIterator<Item = &'a RegexBranch>) -> Option<RegexBranch> {
+        let mut pattern = String::new();
+        let mut limits: Option<RegexLimits> = None;
+        let mut count = 0;
+        for branch in branches {
+            if *limits.get_or_insert(branch.limits) != branch.limits {
+                return None;
+            }
+            if count > 0 {
+                pattern.push('|');
+            }
+            pattern.push_str("(?:");
+            pattern.push_str(&branch.pattern);
+            pattern.push(')');
+            count += 1;
+        }
+        let limits = limits.filter(|_| count >= 2)?;
+        Some(RegexBranch {
+            pattern: pattern.into(),
+            limits,
+            built: OnceLock::new(),
+        })
+    }
+}
+
 impl PartialEq for RegexBranch {
     fn eq(&self, other: &Self) -> bool {
         self.pattern == other.pattern && self.limits == other.limits
@@ -284,6 +313,35 @@ mod tests {
             }
         }
         assert_eq!(seen, [true, true], "both outcomes are reached");
+    }
+
+    #[test]
+    fn a_union_of_branches_matches_where_one_of_them_does() {
+        let limits = RegexLimits::default();
+        let lazy = LazyRegex::new(r"\p{Cyrillic}\p{Latin}|(?m:^)[a-z]{3}$|oatf", &limits).unwrap();
+        let (literals, branches) = lazy.branches().unwrap();
+        assert_eq!((literals, branches.len()), (vec![b"oatf".to_vec()], 2));
+        let union = RegexBranch::union(&branches).unwrap();
+        for text in ["яa", "x\nabc", "abcd", "Жz\nab", "", "x\nab\nabc\n"] {
+            let any = branches.iter().any(|b| b.is_match(text) == Some(true));
+            assert_eq!(union.is_match(text), Some(any), "{text:?}");
+        }
+        assert!(RegexBranch::union(&branches[..1]).is_none());
+        let other = LazyRegex::new(
+            r"\w{5}|\d{2}",
+            &RegexLimits {
+                size_limit: 1 << 19,
+                ..limits
+            },
+        )
+        .unwrap()
+        .branches()
+        .unwrap()
+        .1;
+        assert!(
+            RegexBranch::union(branches.iter().chain(&other)).is_none(),
+            "limits differ"
+        );
     }
 
     #[test]
