@@ -8,13 +8,16 @@
 //! ([`CompiledCondition::required_literals`]). Per message, each group's target is resolved once
 //! and the text of each resolved value (a string itself, anything else as compact sorted JSON,
 //! spec-decisions 13) is searched once; a member none of whose literals occurs in any text is
-//! `not_matched` without evaluation. Everything else, and every indicator that is not a pattern or
-//! whose condition requires no literal, is evaluated in full by its own `evaluate_outcome`, so
+//! `not_matched` without evaluation. A regex's top-level branches without a useful literal (D-90,
+//! [`CompiledCondition::prefilter_needs`]) are searched on their own, at most once per text for
+//! all the members that have them (after one search of their union), and a match makes those
+//! members candidates. Everything else, and every indicator that is not a pattern or whose
+//! condition the prefilter cannot rule out, is evaluated in full by its own `evaluate_outcome`, so
 //! verdicts, evidence and the first matching message are exactly those of the straightforward
 //! engine.
 //!
 //! Exactness: a member is ruled out only when the condition's promise holds
-//! ([`CompiledCondition::required_literals`]): no text holds `ſ` or `K`
+//! ([`CompiledCondition::prefilter_needs`]): no text holds `ſ` or `K`
 //! ([`text_defeats_literals`]), and the condition cannot fail on the texts (a text longer than a
 //! member's [`CompiledCondition::regex_input_limit`], or a regex that
 //! [`CompiledCondition::may_fail_to_build`], has the group evaluated in full so that the error is

@@ -16,6 +16,10 @@
 //! (`.`, `\w`, large classes, optional parts) requires nothing. "Best" prefers the set whose shortest
 //! string is longest. When a part requires nothing, the whole may require nothing: the condition is
 //! then not prefiltered.
+//!
+//! A regex is also split at its top-level alternation ([`regex_branches`], D-90): a branch whose
+//! literals are too short to be worth looking for is kept, printed back from its syntax tree, for
+//! the prefilter to search on its own, once per text for every indicator that has it.
 
 use regex_syntax::hir::{Class, Hir, HirKind};
 
