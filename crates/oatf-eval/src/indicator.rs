@@ -10,8 +10,8 @@ use oatf_model::{
     SemanticIntentClass, SemanticMatch,
 };
 use oatf_primitives::{
-    CompiledCondition, ConditionError, ConditionErrorKind, RegexLimits, SimplePath, WildcardPath,
-    write_compact_sorted,
+    CompiledCondition, ConditionError, ConditionErrorKind, PrefilterNeeds, RegexLimits, SimplePath,
+    WildcardPath, write_compact_sorted,
 };
 use serde_json::Value;
 
@@ -140,8 +140,8 @@ enum Method {
 struct CompiledPattern {
     target: WildcardPath,
     condition: CompiledCondition,
-    /// The condition's required literals for the trace prefilter, computed on first use (D-75).
-    literals: std::sync::OnceLock<Option<Box<[Vec<u8>]>>>,
+    /// What the trace prefilter looks for (D-75, D-90), computed on first use.
+    needs: std::sync::OnceLock<Option<PrefilterNeeds>>,
 }
 
 struct CompiledExpression {
@@ -285,23 +285,18 @@ impl CompiledIndicator {
         })
     }
 
-    /// The target, condition and required literals (none empty) of a pattern indicator that the
-    /// literal prefilter can rule out (`crate::prefilter`, D-75): not a lone `exists`, which
-    /// resolution alone decides, nor a condition that requires no literal. The literals are
-    /// computed on the first call and kept.
+    /// The target, condition and prefilter needs of a pattern indicator that the prefilter can
+    /// rule out (`crate::prefilter`, D-75, D-90): not a lone `exists`, which resolution alone
+    /// decides, nor a condition without needs. The needs are computed on the first call and kept.
     pub(crate) fn prefilter_parts(
         &self,
-    ) -> Option<(&WildcardPath, &CompiledCondition, &[Vec<u8>])> {
+    ) -> Option<(&WildcardPath, &CompiledCondition, &PrefilterNeeds)> {
         match &self.method {
-            Method::Pattern(p) if p.condition.lone_exists().is_none() => {
-                let literals = p.literals.get_or_init(|| {
-                    p.condition
-                        .required_literals()
-                        .filter(|set| set.iter().all(|literal| !literal.is_empty()))
-                        .map(Vec::into_boxed_slice)
-                });
-                literals.as_deref().map(|l| (&p.target, &p.condition, l))
-            }
+            Method::Pattern(p) if p.condition.lone_exists().is_none() => p
+                .needs
+                .get_or_init(|| p.condition.prefilter_needs())
+                .as_ref()
+                .map(|needs| (&p.target, &p.condition, needs)),
             _ => None,
         }
     }
@@ -448,7 +443,7 @@ impl CompiledPattern {
             target: parse_target(target)?,
             condition: CompiledCondition::with_limits(&condition, limits)
                 .map_err(|e| condition_error(&e))?,
-            literals: std::sync::OnceLock::new(),
+            needs: std::sync::OnceLock::new(),
         })
     }
 

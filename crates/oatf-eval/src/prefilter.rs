@@ -8,13 +8,16 @@
 //! ([`CompiledCondition::required_literals`]). Per message, each group's target is resolved once
 //! and the text of each resolved value (a string itself, anything else as compact sorted JSON,
 //! spec-decisions 13) is searched once; a member none of whose literals occurs in any text is
-//! `not_matched` without evaluation. Everything else, and every indicator that is not a pattern or
-//! whose condition requires no literal, is evaluated in full by its own `evaluate_outcome`, so
+//! `not_matched` without evaluation. A regex's top-level branches without a useful literal (D-90,
+//! [`CompiledCondition::prefilter_needs`]) are searched on their own, at most once per text for
+//! all the members that have them (after one search of their union), and a match makes those
+//! members candidates. Everything else, and every indicator that is not a pattern or whose
+//! condition the prefilter cannot rule out, is evaluated in full by its own `evaluate_outcome`, so
 //! verdicts, evidence and the first matching message are exactly those of the straightforward
 //! engine.
 //!
 //! Exactness: a member is ruled out only when the condition's promise holds
-//! ([`CompiledCondition::required_literals`]): no text holds `ſ` or `K`
+//! ([`CompiledCondition::prefilter_needs`]): no text holds `ſ` or `K`
 //! ([`text_defeats_literals`]), and the condition cannot fail on the texts (a text longer than a
 //! member's [`CompiledCondition::regex_input_limit`], or a regex that
 //! [`CompiledCondition::may_fail_to_build`], has the group evaluated in full so that the error is
@@ -31,7 +34,7 @@ use std::mem::size_of;
 use std::sync::OnceLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, Input, MatchKind};
-use oatf_primitives::{WildcardPath, text_defeats_literals};
+use oatf_primitives::{PrefilterNeeds, RegexBranch, WildcardPath, text_defeats_literals};
 use serde_json::Value;
 
 use crate::accumulator::Accumulator;
@@ -56,6 +59,9 @@ pub(crate) struct Prefilter {
     /// How many evaluations were ruled out so far (for tests).
     #[cfg(test)]
     ruled_out: u64,
+    /// How many branch searches found a match that made a member a candidate (for tests).
+    #[cfg(test)]
+    branch_hits: u64,
 }
 
 /// The groups of one class of message.
@@ -77,11 +83,61 @@ struct Group {
     automaton: Option<AhoCorasick>,
     /// Per automaton pattern: the slots whose literal it is.
     pattern_slots: Box<[Box<[u32]>]>,
+    /// The distinct regex branches the members need searched (D-90), each searched at most once
+    /// per text: where it is (an indicator, the position in its needs' branches) and the slots of
+    /// the members that have it.
+    branches: Box<[Branch]>,
+    /// The union of the branches, when there are two or more: a text it does not match needs no
+    /// branch searched (built on first use, per plan).
+    union: Option<RegexBranch>,
     /// The least regex input limit of the members: a longer text may fail, so the group is then
     /// evaluated in full.
     input_limit: usize,
     /// Whether a member's regex may fail to build (decided on first need, without building).
     may_fail_to_build: OnceLock<bool>,
+}
+
+/// A regex branch of a group (D-90): searched on a text only while one of its members is still
+/// to be decided on the message, and a match makes them all candidates.
+#[derive(Debug)]
+struct Branch {
+    /// The indicator whose needs hold the branch (the first member that has it, so that every
+    /// plan of the compiled attack searches, and builds, the same one).
+    indicator: u32,
+    /// Its position in that indicator's needs' branches.
+    position: u32,
+    /// The slots of the members that have it.
+    slots: Box<[u32]>,
+}
+
+/// Where the candidates of a message go.
+struct Candidates<'a> {
+    applicable: &'a [u32],
+    accumulators: &'a [Accumulator],
+    listed: &'a mut [bool],
+    evaluate: &'a mut Vec<u32>,
+}
+
+impl Candidates<'_> {
+    /// Lists `slot` for evaluation, once.
+    fn list(&mut self, slot: u32) {
+        if let Some(seen) = self.listed.get_mut(slot as usize)
+            && !*seen
+        {
+            *seen = true;
+            self.evaluate.push(slot);
+        }
+    }
+
+    /// Whether `slot` is still to be decided on this message: not listed and not decided.
+    fn wanted(&self, slot: u32) -> bool {
+        !self.listed.get(slot as usize).copied().unwrap_or(true)
+            && self
+                .applicable
+                .get(slot as usize)
+                .and_then(|&i| self.accumulators.get(i as usize))
+                .is_some_and(|a| !a.is_decided())
+    }
 }
 
 /// The indicator at `index` of `attack`, when it compiled.
@@ -128,16 +184,14 @@ impl Prefilter {
             listed.resize(applicable.len(), false);
         }
         evaluate.clear();
-        let mut list = |slot: u32, evaluate: &mut Vec<u32>| {
-            if let Some(seen) = listed.get_mut(slot as usize)
-                && !*seen
-            {
-                *seen = true;
-                evaluate.push(slot);
-            }
+        let mut candidates = Candidates {
+            applicable,
+            accumulators,
+            listed,
+            evaluate,
         };
         for &slot in &*plan.full {
-            list(slot, evaluate);
+            candidates.list(slot);
         }
         let live = |slot: &u32| {
             applicable
@@ -154,10 +208,9 @@ impl Prefilter {
             else {
                 continue;
             };
-            let before = evaluate.len();
-            let (resolved, all) = group.search(target, (content, texts), &mut |slot| {
-                list(slot, evaluate);
-            });
+            let before = candidates.evaluate.len();
+            let (resolved, all, _hits) =
+                group.search(attack, target, (content, texts), &mut candidates);
             let all = all
                 || (resolved
                     && *group.may_fail_to_build.get_or_init(|| {
@@ -171,13 +224,14 @@ impl Prefilter {
                     }));
             if all {
                 for &slot in &*group.members {
-                    list(slot, evaluate);
+                    candidates.list(slot);
                 }
             }
             #[cfg(test)]
             {
-                let added = evaluate.len() - before;
+                let added = candidates.evaluate.len() - before;
                 self.ruled_out += (group.members.len() - added.min(group.members.len())) as u64;
+                self.branch_hits += _hits;
             }
             #[cfg(not(test))]
             let _ = before;
@@ -195,6 +249,12 @@ impl Prefilter {
     #[cfg(test)]
     pub(crate) fn ruled_out_count(&self) -> u64 {
         self.ruled_out
+    }
+
+    /// How many branch searches made a member a candidate so far.
+    #[cfg(test)]
+    pub(crate) fn branch_hit_count(&self) -> u64 {
+        self.branch_hits
     }
 
     /// The heap bytes of the plans (bounded by the filter's class limit and the attack).
@@ -215,6 +275,10 @@ impl Prefilter {
                                     .iter()
                                     .map(|s| size_of::<Box<[u32]>>() + s.len() * size_of::<u32>())
                                     .sum::<usize>()
+                                + g.branches
+                                    .iter()
+                                    .map(|b| size_of::<Branch>() + b.slots.len() * size_of::<u32>())
+                                    .sum::<usize>()
                         })
                         .sum::<usize>()
             })
@@ -228,20 +292,21 @@ impl Prefilter {
 impl Plan {
     fn new(attack: &CompiledAttack, applicable: &[u32]) -> Self {
         let mut full = Vec::new();
-        // Per group: its path, an indicator, and its members with their literals and input limit.
-        type Members<'a> = Vec<(u32, &'a [Vec<u8>], Option<usize>)>;
+        // Per group: its path, an indicator, and its members with their indicator, needs and
+        // input limit.
+        type Members<'a> = Vec<(u32, u32, &'a PrefilterNeeds, Option<usize>)>;
         let mut groups: Vec<(&WildcardPath, u32, Members<'_>)> = Vec::new();
         for (slot, &index) in applicable.iter().enumerate() {
             let Ok(slot) = u32::try_from(slot) else {
                 break;
             };
-            let Some((target, condition, literals)) =
+            let Some((target, condition, needs)) =
                 indicator(attack, index).and_then(CompiledIndicator::prefilter_parts)
             else {
                 full.push(slot);
                 continue;
             };
-            let member = (slot, literals, condition.regex_input_limit());
+            let member = (slot, index, needs, condition.regex_input_limit());
             match groups
                 .iter_mut()
                 .find(|(path, _, _)| path.as_str() == target.as_str())
@@ -252,11 +317,45 @@ impl Plan {
         }
         let mut built = Vec::with_capacity(groups.len());
         for (_, indicator, members) in groups {
+            // A member whose branches few others share costs more searched branch by branch than
+            // evaluated in full, which searches its regex once: each branch costs a search shared
+            // by the members that have it, and a member whose share adds up to more than one
+            // search is evaluated in full (a lone regex of two such branches, say).
+            let mut shares: Vec<(&RegexBranch, usize)> = Vec::new();
+            for (_, _, needs, _) in &members {
+                for branch in &needs.branches {
+                    match shares.iter_mut().find(|(b, _)| *b == branch) {
+                        Some((_, count)) => *count += 1,
+                        None => shares.push((branch, 1)),
+                    }
+                }
+            }
+            let (members, alone): (Vec<_>, Vec<_>) =
+                members.into_iter().partition(|(_, _, needs, _)| {
+                    let searches: f64 = needs
+                        .branches
+                        .iter()
+                        .map(|branch| {
+                            let count = shares
+                                .iter()
+                                .find(|(b, _)| *b == branch)
+                                .map_or(1, |(_, count)| *count);
+                            1.0 / count as f64
+                        })
+                        .sum();
+                    searches <= 1.0
+                });
+            full.extend(alone.iter().map(|(slot, _, _, _)| *slot));
+            if members.is_empty() {
+                continue;
+            }
             let mut patterns: Vec<&[u8]> = Vec::new();
             let mut pattern_slots: Vec<Vec<u32>> = Vec::new();
             let mut known: HashMap<&[u8], usize> = HashMap::new();
-            for &(slot, set, _) in &members {
-                for literal in set {
+            // The distinct branches: the branch itself, where it is, and its slots.
+            let mut branches: Vec<(&RegexBranch, u32, u32, Vec<u32>)> = Vec::new();
+            for &(slot, index, needs, _) in &members {
+                for literal in &needs.literals {
                     match known.entry(literal.as_slice()) {
                         Entry::Occupied(p) => {
                             if let Some(slots) = pattern_slots.get_mut(*p.get()) {
@@ -268,6 +367,15 @@ impl Plan {
                             patterns.push(literal);
                             pattern_slots.push(vec![slot]);
                         }
+                    }
+                }
+                for (position, branch) in needs.branches.iter().enumerate() {
+                    let Ok(position) = u32::try_from(position) else {
+                        break;
+                    };
+                    match branches.iter_mut().find(|(b, _, _, _)| *b == branch) {
+                        Some((_, _, _, slots)) => slots.push(slot),
+                        None => branches.push((branch, index, position, vec![slot])),
                     }
                 }
             }
@@ -293,22 +401,32 @@ impl Plan {
                     Ok(automaton) => Some(automaton),
                     Err(_) => {
                         // Cannot prefilter: the members keep the full evaluation.
-                        full.extend(members.iter().map(|(slot, _, _)| *slot));
+                        full.extend(members.iter().map(|(slot, _, _, _)| *slot));
                         continue;
                     }
                 }
             };
+            let union = RegexBranch::union(branches.iter().map(|(b, _, _, _)| *b));
             built.push(Group {
                 indicator,
-                members: members.iter().map(|(slot, _, _)| *slot).collect(),
+                union,
+                members: members.iter().map(|(slot, _, _, _)| *slot).collect(),
                 automaton,
                 pattern_slots: pattern_slots
                     .into_iter()
                     .map(Vec::into_boxed_slice)
                     .collect(),
+                branches: branches
+                    .into_iter()
+                    .map(|(_, indicator, position, slots)| Branch {
+                        indicator,
+                        position,
+                        slots: slots.into_boxed_slice(),
+                    })
+                    .collect(),
                 input_limit: members
                     .iter()
-                    .filter_map(|(_, _, limit)| *limit)
+                    .filter_map(|(_, _, _, limit)| *limit)
                     .min()
                     .unwrap_or(usize::MAX),
                 may_fail_to_build: OnceLock::new(),
@@ -323,19 +441,23 @@ impl Plan {
 }
 
 impl Group {
-    /// Resolves the group's target in `content` and searches each resolved text, calling
-    /// `candidate` with each member one of whose literals occurs. Returns whether the target
-    /// resolved, and whether every member must be evaluated (a text holds a character that defeats
-    /// literals, is longer than a member's regex input limit, or cannot be searched).
+    /// Resolves the group's target in `content` and searches each resolved text, listing in
+    /// `candidates` each member one of whose literals occurs or one of whose branches matches
+    /// (a branch is searched only while one of its members is wanted). Returns whether the
+    /// target resolved, whether every member must be evaluated (a text holds a character that
+    /// defeats literals, is longer than a member's regex input limit, or cannot be searched), and
+    /// how many branch matches listed a member.
     fn search(
         &self,
+        attack: &CompiledAttack,
         target: &WildcardPath,
         (content, texts): (&Value, &mut MessageTexts),
-        candidate: &mut impl FnMut(u32),
-    ) -> (bool, bool) {
+        candidates: &mut Candidates<'_>,
+    ) -> (bool, bool, u64) {
         use std::ops::ControlFlow;
         let mut resolved = false;
         let mut all = false;
+        let mut hits = 0;
         let _ = target.try_for_each(content, &mut |value| {
             resolved = true;
             let text = match value {
@@ -358,13 +480,36 @@ impl Group {
                         .get(found.pattern().as_usize())
                         .map_or(&[][..], |s| &**s)
                     {
-                        candidate(slot);
+                        candidates.list(slot);
+                    }
+                }
+            }
+            if self
+                .union
+                .as_ref()
+                .is_some_and(|union| union.is_match(text) == Some(false))
+            {
+                return ControlFlow::Continue(());
+            }
+            for branch in &*self.branches {
+                if !branch.slots.iter().any(|&slot| candidates.wanted(slot)) {
+                    continue;
+                }
+                let matched = indicator(attack, branch.indicator)
+                    .and_then(CompiledIndicator::prefilter_parts)
+                    .and_then(|(_, _, needs)| needs.branches.get(branch.position as usize))
+                    // A branch that cannot be built rules nothing out.
+                    .is_none_or(|b| b.is_match(text) != Some(false));
+                if matched {
+                    hits += 1;
+                    for &slot in &*branch.slots {
+                        candidates.list(slot);
                     }
                 }
             }
             ControlFlow::Continue(())
         });
-        (resolved, all)
+        (resolved, all, hits)
     }
 }
 

@@ -67,6 +67,11 @@ const WORDS: &[&str] = &[
     "a b",
     "id_rsa",
     "ID_RSA",
+    "привет",
+    "pаsswоrd",
+    "abcd+/=",
+    "line\nnext",
+    "i-d",
     "",
 ];
 
@@ -100,6 +105,18 @@ const REGEX_ATOMS: &[&str] = &[
     "a?",
     "\\{",
     "\"",
+    // No literal, or one too short to look for: branches searched on their own (D-90).
+    "[A-Za-z0-9/+=]{4}",
+    "(?:^|[^a-z])[a-z]{3}(?:$|[^a-z])",
+    "\\p{Cyrillic}{1,3}",
+    "\\p{Latin}+",
+    "(?m:^)",
+    "(?m:$)",
+    "\\W{0,2}",
+    "\\bi\\W?d",
+    "\\A",
+    "\\z",
+    "(?-u:\\b)",
 ];
 
 const TARGETS: &[&str] = &[
@@ -118,6 +135,13 @@ fn regex(rng: &mut Rng) -> String {
     let mut out = String::new();
     if rng.chance(50) {
         out.push_str("(?i)");
+    }
+    if rng.chance(20) {
+        out.push_str("(?m)");
+    }
+    if rng.chance(10) {
+        // A capture group around the whole alternation: its branches are still top-level.
+        return format!("({})", regex(rng));
     }
     let alternatives = 1 + rng.below(3);
     for a in 0..alternatives {
@@ -229,6 +253,7 @@ fn same(a: &AttackVerdict, b: &AttackVerdict) -> bool {
 fn prefiltered_and_straightforward_engines_agree() {
     let mut rng = Rng(0x0A7F_2025);
     let mut ruled_out_somewhere = 0;
+    let mut branch_hits = 0;
     let mut matched = 0;
     let mut warned = 0;
     for case in 0..1200 {
@@ -274,6 +299,7 @@ fn prefiltered_and_straightforward_engines_agree() {
         {
             ruled_out_somewhere += 1;
         }
+        branch_hits += fast.prefilter.as_ref().map_or(0, |p| p.branch_hit_count());
         // Streaming from the reader, each message dropped before the next is read, as the CLI
         // does: the allocator reuses addresses, which the per-message renders must not confuse.
         let mut streamed = TraceEvaluator::new(&attack);
@@ -299,6 +325,8 @@ fn prefiltered_and_straightforward_engines_agree() {
     }
     // The generator reaches both sides of the prefilter.
     assert!(ruled_out_somewhere > 400, "{ruled_out_somewhere}");
+    // ... and the branches searched on their own (D-90) make candidates.
+    assert!(branch_hits > 700, "{branch_hits}");
     assert!(matched > 200, "{matched}");
     // ... and the unresolved-target warnings (D-70), which see the ruled-out indicators too.
     assert!(warned > 50, "{warned}");

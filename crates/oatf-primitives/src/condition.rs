@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::cmp::Ordering;
 
 use crate::condition_error::{ConditionError, ConditionErrorKind};
-use crate::lazy_regex::{LazyRegex, RegexLimits};
+use crate::lazy_regex::{LazyRegex, RegexBranch, RegexLimits};
 use serde::de::{self, Deserializer};
 use serde::ser::Serializer;
 use serde::{Deserialize, Serialize};
@@ -147,6 +147,18 @@ impl<'de> Deserialize<'de> for Condition {
             .map(Condition::Match)
             .map_err(de::Error::custom)
     }
+}
+
+/// What a text must hold for a condition to hold on it ([`CompiledCondition::prefilter_needs`]):
+/// one of the folded `literals`, or a match of one of the regex's `branches`.
+#[doc(hidden)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PrefilterNeeds {
+    /// Folded literals, none empty, searched ASCII case-insensitively.
+    pub literals: Vec<Vec<u8>>,
+    /// Branches of the regex to search, each on its own.
+    pub branches: Vec<RegexBranch>,
 }
 
 /// A condition compiled once (regex built, operands prepared) and evaluated against many values.
@@ -325,6 +337,50 @@ impl CompiledCondition {
             best = crate::literals::better(best, regex.literals());
         }
         best
+    }
+
+    /// How the trace prefilter can rule the condition out on a text (D-75, D-90): `None` when it
+    /// cannot. On a text (a string itself, anything else as compact JSON with sorted keys) without
+    /// `ſ` or `K`, within [`regex_input_limit`](Self::regex_input_limit), when the regex cannot
+    /// fail to build ([`may_fail_to_build`](Self::may_fail_to_build)), the condition holds only
+    /// if one of the needs' literals occurs (ASCII case-insensitively) or one of its branches
+    /// matches. Empty needs: the condition never holds on a resolved value.
+    #[doc(hidden)]
+    pub fn prefilter_needs(&self) -> Option<PrefilterNeeds> {
+        let ops = match &self.inner {
+            Compiled::Ops(ops) => ops,
+            Compiled::Equals(_) => {
+                return self.required_literals().map(|literals| PrefilterNeeds {
+                    literals,
+                    branches: Vec::new(),
+                });
+            }
+        };
+        if ops.exists == Some(false) {
+            return Some(PrefilterNeeds::default());
+        }
+        let operand = |o: &Option<Box<str>>| {
+            o.as_deref()
+                .map(|s| vec![crate::literals::fold(s.as_bytes())])
+        };
+        let mut best = crate::literals::better(operand(&ops.contains), operand(&ops.starts_with));
+        best = crate::literals::better(best, operand(&ops.ends_with));
+        match (ops.regex.as_ref().and_then(LazyRegex::branches), best) {
+            // Every branch of the regex has useful literals: the better set, as `required_literals`.
+            (Some((literals, branches)), best) if branches.is_empty() => {
+                crate::literals::better(best, Some(literals)).map(|literals| PrefilterNeeds {
+                    literals,
+                    branches: Vec::new(),
+                })
+            }
+            // An operand's literal is cheaper to look for than a branch to search.
+            (_, Some(literals)) => Some(PrefilterNeeds {
+                literals,
+                branches: Vec::new(),
+            }),
+            (Some((literals, branches)), None) => Some(PrefilterNeeds { literals, branches }),
+            (None, None) => None,
+        }
     }
 
     /// The longest text, in bytes, the condition's regex runs on ([`RegexLimits::max_input_len`]),

@@ -157,7 +157,98 @@ impl LazyRegex {
             .ok()?;
         crate::literals::regex_literals(&hir)
     }
+
+    /// The literals of the branches that have useful ones and the branches to search, each built
+    /// under the same limits (`crate::literals::regex_branches`, D-90); `None` when the pattern
+    /// does not parse (it then fails to build, and is never ruled out).
+    pub(crate) fn branches(&self) -> Option<(Vec<Vec<u8>>, Vec<RegexBranch>)> {
+        let hir = regex_syntax::ParserBuilder::new()
+            .nest_limit(self.limits.nest_limit)
+            .utf8(true)
+            .build()
+            .parse(&self.pattern)
+            .ok()?;
+        let (literals, branches) = crate::literals::regex_branches(&hir, &self.pattern);
+        let branches = branches
+            .into_iter()
+            .map(|pattern| RegexBranch {
+                pattern: pattern.into(),
+                limits: self.limits,
+                built: OnceLock::new(),
+            })
+            .collect();
+        Some((literals, branches))
+    }
 }
+
+/// A top-level branch of a condition's regex that the trace prefilter searches on its own, once
+/// per text for every indicator that has it (D-90): the branch's syntax tree printed back as a
+/// pattern (flags resolved), built under the regex's limits on first use and kept.
+#[doc(hidden)]
+#[derive(Clone, Debug)]
+pub struct RegexBranch {
+    pattern: Box<str>,
+    limits: RegexLimits,
+    built: OnceLock<Option<Regex>>,
+}
+
+impl RegexBranch {
+    /// The branch as a pattern.
+    pub fn pattern(&self) -> &str {
+        &self.pattern
+    }
+
+    /// The limits the branch is built with (those of its regex).
+    pub fn limits(&self) -> &RegexLimits {
+        &self.limits
+    }
+
+    /// Whether the branch matches anywhere in `text`, building it on the first call; `None` when
+    /// it cannot be built under its limits (the caller then evaluates the condition in full).
+    pub fn is_match(&self, text: &str) -> Option<bool> {
+        self.built
+            .get_or_init(|| self.limits.compile(&self.pattern).ok())
+            .as_ref()
+            .map(|regex| regex.is_match(text))
+    }
+}
+
+impl RegexBranch {
+    /// One branch that matches a text iff one of `branches` does (`(?:a)|(?:b)|…`), so that a
+    /// text none matches costs one search; `None` unless there are two or more, all with the
+    /// same limits.
+    pub fn union<'a>(branches: impl IntoIterator<Item = &'a RegexBranch>) -> Option<RegexBranch> {
+        let mut pattern = String::new();
+        let mut limits: Option<RegexLimits> = None;
+        let mut count = 0;
+        for branch in branches {
+            if *limits.get_or_insert(branch.limits) != branch.limits {
+                return None;
+            }
+            if count > 0 {
+                pattern.push('|');
+            }
+            pattern.push_str("(?:");
+            pattern.push_str(&branch.pattern);
+            pattern.push(')');
+            count += 1;
+        }
+        let limits = limits.filter(|_| count >= 2)?;
+        Some(RegexBranch {
+            pattern: pattern.into(),
+            limits,
+            built: OnceLock::new(),
+        })
+    }
+}
+
+impl PartialEq for RegexBranch {
+    fn eq(&self, other: &Self) -> bool {
+        self.pattern == other.pattern && self.limits == other.limits
+    }
+}
+
+impl Eq for RegexBranch {}
 
 /// Whether `pattern` parses with `regex`'s syntax options and its forward Thompson NFA fits in
 /// `limits.size_limit` (the configuration `regex` builds it with: UTF-8, all captures, unshrunk).
@@ -222,6 +313,35 @@ mod tests {
             }
         }
         assert_eq!(seen, [true, true], "both outcomes are reached");
+    }
+
+    #[test]
+    fn a_union_of_branches_matches_where_one_of_them_does() {
+        let limits = RegexLimits::default();
+        let lazy = LazyRegex::new(r"\p{Cyrillic}\p{Latin}|(?m:^)[a-z]{3}$|oatf", &limits).unwrap();
+        let (literals, branches) = lazy.branches().unwrap();
+        assert_eq!((literals, branches.len()), (vec![b"oatf".to_vec()], 2));
+        let union = RegexBranch::union(&branches).unwrap();
+        for text in ["яa", "x\nabc", "abcd", "Жz\nab", "", "x\nab\nabc\n"] {
+            let any = branches.iter().any(|b| b.is_match(text) == Some(true));
+            assert_eq!(union.is_match(text), Some(any), "{text:?}");
+        }
+        assert!(RegexBranch::union(&branches[..1]).is_none());
+        let other = LazyRegex::new(
+            r"\w{5}|\d{2}",
+            &RegexLimits {
+                size_limit: 1 << 19,
+                ..limits
+            },
+        )
+        .unwrap()
+        .branches()
+        .unwrap()
+        .1;
+        assert!(
+            RegexBranch::union(branches.iter().chain(&other)).is_none(),
+            "limits differ"
+        );
     }
 
     #[test]

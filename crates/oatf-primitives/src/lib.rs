@@ -46,9 +46,13 @@ mod re2;
 mod template;
 mod value;
 
+#[doc(hidden)]
+pub use condition::PrefilterNeeds;
 pub use condition::{CompiledCondition, Condition, MatchCondition, evaluate_condition};
 pub use condition_error::{ConditionError, ConditionErrorKind};
 pub use duration::{DurationError, parse_duration};
+#[doc(hidden)]
+pub use lazy_regex::RegexBranch;
 pub use lazy_regex::RegexLimits;
 pub use literals::text_defeats_literals;
 pub use path::{

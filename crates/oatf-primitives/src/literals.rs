@@ -16,6 +16,10 @@
 //! (`.`, `\w`, large classes, optional parts) requires nothing. "Best" prefers the set whose shortest
 //! string is longest. When a part requires nothing, the whole may require nothing: the condition is
 //! then not prefiltered.
+//!
+//! A regex is also split at its top-level alternation ([`regex_branches`], D-90): a branch whose
+//! literals are too short to be worth looking for is kept, printed back from its syntax tree, for
+//! the prefilter to search on its own, once per text for every indicator that has it.
 
 use regex_syntax::hir::{Class, Hir, HirKind};
 
@@ -41,6 +45,52 @@ pub fn text_defeats_literals(text: &[u8]) -> bool {
 /// `s` folded: ASCII letters lowercased, anything else unchanged.
 pub(crate) fn fold(s: &[u8]) -> Vec<u8> {
     s.to_ascii_lowercase()
+}
+
+/// A regex literal set whose shortest string is shorter than this is not worth a search: the
+/// branch is searched by its own regex instead (one letter, `t-`, occur in most texts).
+pub(crate) const MIN_USEFUL_LITERAL: usize = 3;
+
+/// A regex with more top-level branches that need their own search than this is searched whole.
+pub(crate) const MAX_SEARCHED_BRANCHES: usize = 4;
+
+/// The top-level branches of a regex's syntax tree (through capture groups, which do not change
+/// whether a text matches): for a search anywhere in a text, `A|B` matches iff `A` or `B` does,
+/// since each branch sees the same text and the same assertions (`^`, `$`, `\b`) around a match.
+pub(crate) fn top_level_branches(hir: &Hir) -> Vec<&Hir> {
+    let mut hir = hir;
+    loop {
+        match hir.kind() {
+            HirKind::Capture(capture) => hir = &capture.sub,
+            HirKind::Alternation(branches) => return branches.iter().collect(),
+            _ => return vec![hir],
+        }
+    }
+}
+
+/// How a regex can be ruled out on a text (D-90): the folded literals of its branches that have
+/// useful ones, and the branches (printed back as patterns, flags resolved) that must be searched.
+/// A text that contains none of the literals (and neither `ſ` nor `K`) and matches none of the
+/// branches does not match the regex. A regex with more than [`MAX_SEARCHED_BRANCHES`] such
+/// branches is itself the one branch to search.
+pub(crate) fn regex_branches(hir: &Hir, pattern: &str) -> (Vec<Vec<u8>>, Vec<String>) {
+    let mut literals = Vec::new();
+    let mut searched: Vec<String> = Vec::new();
+    for branch in top_level_branches(hir) {
+        match regex_literals(branch) {
+            Some(set) if set.iter().all(|l| l.len() >= MIN_USEFUL_LITERAL) => literals.extend(set),
+            _ => {
+                let printed = branch.to_string();
+                if !searched.contains(&printed) {
+                    searched.push(printed);
+                }
+            }
+        }
+    }
+    if searched.len() > MAX_SEARCHED_BRANCHES || literals.len() > MAX_UNION {
+        return (Vec::new(), vec![pattern.to_owned()]);
+    }
+    (dedup(literals), searched)
 }
 
 /// What a piece of a pattern requires of any string it matches (each set folded; `None`: unknown).
@@ -398,6 +448,114 @@ mod tests {
             }
         }
         assert!(checked > 500, "{checked}");
+    }
+
+    fn branches(pattern: &str) -> (Vec<String>, Vec<String>) {
+        let (literals, branches) = regex_branches(&regex_syntax::parse(pattern).unwrap(), pattern);
+        let literals = literals
+            .into_iter()
+            .map(|s| String::from_utf8(s).unwrap())
+            .collect();
+        (literals, branches)
+    }
+
+    #[test]
+    fn branches_without_useful_literals_are_searched() {
+        // The library's shapes of issue 25, each with an alternative of its own as the bench does.
+        let (literals, searched) = branches(
+            r"(?:^|[^A-Za-z0-9/+=])[A-Za-z0-9/+=]{40}(?:$|[^A-Za-z0-9/+=])|oatf-canary-0001",
+        );
+        assert_eq!(literals, ["oatf-canary-0001"]);
+        assert_eq!(searched.len(), 1, "{searched:?}");
+        let (literals, searched) =
+            branches(r"\p{Cyrillic}{1,3}\p{Latin}+|\p{Latin}+\p{Cyrillic}{1,3}|oatf-canary-2");
+        assert_eq!((literals.len(), searched.len()), (1, 2), "{searched:?}");
+        // `t-` is too short to be worth looking for.
+        let (literals, searched) = branches(r"^T-\w{4,6}$|(?i)xyz");
+        assert_eq!((literals, searched.len()), (vec!["xyz".to_owned()], 1));
+        // The flags are resolved in the printed branches.
+        let (_, searched) = branches(r"(?im)^k\w|abc");
+        assert!(regex::Regex::new(&searched[0]).unwrap().is_match("x\nK1"));
+        assert!(!regex::Regex::new(&searched[0]).unwrap().is_match("xk1"));
+        // Too many branches to search: the regex is searched whole.
+        assert_eq!(
+            branches(r"\w|\d|\s|.a|.b"),
+            (vec![], vec![r"\w|\d|\s|.a|.b".into()])
+        );
+        assert_eq!(
+            branches(r"(abc|def)"),
+            (vec!["abc".into(), "def".into()], vec![])
+        );
+    }
+
+    /// Soundness of the split on generated patterns and texts: whenever a regex matches a text
+    /// without `ſ`/`K`, one of its literals occurs in the lowercased text or one of its searched
+    /// branches matches it.
+    #[test]
+    fn a_matching_text_has_a_literal_or_a_matching_branch() {
+        const ATOMS: &[&str] = &[
+            "abc",
+            "(?i:key)",
+            "\\p{Cyrillic}",
+            "\\p{Latin}+",
+            "(?m:^)",
+            "$",
+            "\\b",
+            "[a-z]{2}",
+            "\\W?",
+            "(?i)t",
+            "-",
+            "\\d",
+            "(x|yz)",
+            "(?s:.)",
+        ];
+        const TEXT: &[&str] = &[
+            "abc", "KEY", "я", "Ж", "x", "yz", " ", "\n", "t", "T", "-", "7", "é", "ab",
+        ];
+        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        let (mut by_branch, mut checked) = (0, 0);
+        for _ in 0..600 {
+            let mut pattern = String::new();
+            for a in 0..1 + next(4) {
+                if a > 0 {
+                    pattern.push('|');
+                }
+                for _ in 0..1 + next(3) {
+                    pattern.push_str(ATOMS[next(ATOMS.len())]);
+                }
+            }
+            let regex = regex::Regex::new(&pattern).unwrap();
+            let (literals, searched) =
+                regex_branches(&regex_syntax::parse(&pattern).unwrap(), &pattern);
+            let searched: Vec<regex::Regex> = searched
+                .iter()
+                .map(|b| regex::Regex::new(b).unwrap())
+                .collect();
+            for _ in 0..30 {
+                let text: String = (0..next(6)).map(|_| TEXT[next(TEXT.len())]).collect();
+                if !regex.is_match(&text) {
+                    continue;
+                }
+                checked += 1;
+                let lower = text.to_ascii_lowercase();
+                let literal = literals
+                    .iter()
+                    .any(|l| lower.as_bytes().windows(l.len()).any(|w| w == l.as_slice()));
+                let branch = searched.iter().any(|b| b.is_match(&text));
+                by_branch += usize::from(branch && !literal);
+                assert!(
+                    literal || branch,
+                    "{pattern:?} matches {text:?}: no literal of {literals:?}, no branch"
+                );
+            }
+        }
+        assert!(checked > 1000 && by_branch > 300, "{checked} {by_branch}");
     }
 
     #[test]
