@@ -158,7 +158,11 @@ mod tests {
             b"\"\\ud800\"",
             b"{\"k\\uDfff\": 1}",
         ] {
-            assert!(needs_full_parse(flagged), "{}", String::from_utf8_lossy(flagged));
+            assert!(
+                needs_full_parse(flagged),
+                "{}",
+                String::from_utf8_lossy(flagged)
+            );
         }
         let deep = format!("{}{}", "[".repeat(101), "]".repeat(101));
         assert!(needs_full_parse(deep.as_bytes()));

@@ -73,6 +73,36 @@ fn string_end(text: &[u8], mut at: usize) -> usize {
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Lines read by `next_into` on this thread: content not parsed, parsed alone, full parse.
+    static LAZY_COUNTS: std::cell::Cell<(usize, usize, usize)> = const { std::cell::Cell::new((0, 0, 0)) };
+}
+
+/// The lines read by `next_into` on this thread so far: content not parsed, content parsed on its
+/// own, full parse (for the tests that must cover each).
+#[cfg(test)]
+pub(super) fn lazy_counts() -> (usize, usize, usize) {
+    LAZY_COUNTS.with(std::cell::Cell::get)
+}
+
+/// Counts a line read by `next_into` the `way`th way (see [`lazy_counts`]); nothing outside tests.
+#[inline]
+fn count(way: usize) {
+    #[cfg(test)]
+    LAZY_COUNTS.with(|counts| {
+        let (mut a, mut b, mut c) = counts.get();
+        match way {
+            0 => a += 1,
+            1 => b += 1,
+            _ => c += 1,
+        }
+        counts.set((a, b, c));
+    });
+    #[cfg(not(test))]
+    let _ = way;
+}
+
 /// Reads a JSON Lines trace (`docs/trace-format.md`): yields one [`TraceMessage`] per non-blank line.
 ///
 /// A line that is not a trace message gives an [`TraceError`] naming its line number, and reading goes
@@ -256,6 +286,7 @@ impl<R: BufRead> JsonlTraceReader<R> {
             let head = envelope.head();
             let route = evaluator.route(&head);
             if !route.needs_content {
+                count(0);
                 evaluator.push_routed(&head, route, None);
                 return Ok(());
             }
@@ -266,11 +297,13 @@ impl<R: BufRead> JsonlTraceReader<R> {
             // A content that does not parse (which the flags above rule out) takes the full parse
             // below, for its error.
             if let Ok(content) = content {
+                count(1);
                 evaluator.push_routed(&head, route, Some(&content));
                 return Ok(());
             }
         }
         // An envelope that does not parse, or a flagged content: the full parse, and its error.
+        count(2);
         let message = self.parse_text(text)?;
         evaluator.push(&message);
         Ok(())
