@@ -283,11 +283,13 @@ fn closing_of_value(text: &str) -> usize {
     }
 }
 
+/// One line read: its number and the error (kind, text) or the matched count after its message.
+type Step = (u64, Result<usize, (String, String)>);
+
 /// Everything a trace run reports, for comparison.
 #[derive(Debug, PartialEq)]
 struct Outcome {
-    /// Per line read: the line, the error (kind, text) or the matched count after the message.
-    steps: Vec<(u64, Result<usize, (String, String)>)>,
+    steps: Vec<Step>,
     messages: u64,
     after_grace: u64,
     matched: Vec<(String, u64)>,
@@ -295,10 +297,7 @@ struct Outcome {
     verdict: String,
 }
 
-fn finish(
-    evaluator: TraceEvaluator<'_>,
-    steps: Vec<(u64, Result<usize, (String, String)>)>,
-) -> Outcome {
+fn finish(evaluator: TraceEvaluator<'_>, steps: Vec<Step>) -> Outcome {
     let messages = evaluator.messages();
     let after_grace = evaluator.messages_after_grace();
     let matched = evaluator
