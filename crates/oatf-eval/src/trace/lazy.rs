@@ -2,19 +2,26 @@
 //!
 //! [`Envelope`] is a [`TraceMessage`](super::TraceMessage) whose strings are borrowed from the line
 //! and whose `content` is left as raw JSON text, which serde_json validates by skipping it. Skipping
-//! accepts three things that parsing into a [`Value`](serde_json::Value) rejects: nesting deeper
-//! than the parser's recursion limit (128), numbers out of `f64` range, and `\u` escapes of lone
-//! surrogates. [`needs_full_parse`] flags every content that could hold one of them (generously:
-//! depth over [`MAX_LAZY_DEPTH`], any exponent, any run of more than [`MAX_LAZY_DIGITS`] digits,
-//! any `\u` escape of a surrogate), and such a line is read exactly as before, as is every line
-//! whose envelope does not parse. So a line is malformed on the lazy path exactly when it is on the
-//! full one, with the same error, and every other line yields the same values.
+//! accepts three things that parsing into a [`Value`] rejects: nesting deeper than the parser's
+//! recursion limit (128), numbers out of `f64` range, and `\u` escapes of lone surrogates. So:
+//!
+//! - a content the evaluator does not need is not parsed, unless [`needs_full_parse`] flags it
+//!   (generously: depth over [`MAX_LAZY_DEPTH`], any exponent, any run of more than
+//!   [`MAX_LAZY_DIGITS`] digits, any `\u` escape of a surrogate);
+//! - a content it needs is parsed on its own, and is kept unless it fails or nests deeper than
+//!   [`MAX_CONTENT_DEPTH`] (on its own it may nest one level deeper than inside its line);
+//! - anything else (a flagged or failing content, an envelope that does not parse) takes the full
+//!   parse of the line, as before.
+//!
+//! So a line is malformed on the lazy path exactly when it is on the full one, with the same error,
+//! and every other line yields the same values.
 
 use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{Deserializer, Visitor};
 use serde::{Deserialize, de};
+use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::{Head, TraceDirection};
@@ -22,6 +29,10 @@ use super::{Head, TraceDirection};
 /// Contents nested deeper than this (brackets, the envelope's own not counted) take the full
 /// parse; serde_json's limit for a whole line is 128 levels, the envelope's included.
 const MAX_LAZY_DEPTH: usize = 100;
+
+/// The deepest nesting (arrays and objects) a line's content may have: serde_json's parser fails
+/// on entering its 128th level, and the line's own object is the first.
+pub(super) const MAX_CONTENT_DEPTH: usize = 126;
 
 /// Contents with a run of more digits than this outside strings take the full parse: an integer
 /// part of 309 digits or more is out of `f64` range (JSON numbers have no leading zeros).
@@ -145,9 +156,46 @@ pub(super) fn needs_full_parse(content: &[u8]) -> bool {
     false
 }
 
+/// Whether `value` nests arrays and objects `levels` deep or deeper (a scalar is 0 deep).
+/// Recursion is bounded by the value's own depth, at most serde_json's limit of 128.
+pub(super) fn nests_as_deep_as(value: &Value, levels: usize) -> bool {
+    if levels == 0 {
+        return true;
+    }
+    match value {
+        Value::Array(items) => levels == 1 || items.iter().any(|v| nests_as_deep_as(v, levels - 1)),
+        Value::Object(map) => levels == 1 || map.values().any(|v| nests_as_deep_as(v, levels - 1)),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::needs_full_parse;
+
+    /// The content's depth bound is serde_json's: a line whose content nests `MAX_CONTENT_DEPTH`
+    /// levels parses, one more does not, though the content alone still does.
+    #[test]
+    fn the_content_depth_bound_is_the_parsers() {
+        use super::{MAX_CONTENT_DEPTH, nests_as_deep_as};
+        for depth in MAX_CONTENT_DEPTH - 1..=MAX_CONTENT_DEPTH + 1 {
+            let content = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+            let line = format!("{{\"direction\": \"incoming\", \"content\": {content}}}");
+            let in_line = serde_json::from_str::<crate::TraceMessage>(&line).is_ok();
+            assert_eq!(in_line, depth <= MAX_CONTENT_DEPTH, "depth {depth}");
+            let alone: serde_json::Value = serde_json::from_str(&content).unwrap_or_default();
+            assert!(alone.is_array(), "depth {depth} parses alone");
+            assert_eq!(
+                nests_as_deep_as(&alone, MAX_CONTENT_DEPTH + 1),
+                !in_line,
+                "depth {depth}"
+            );
+        }
+        let object = serde_json::json!({"a": [{}], "b": 1});
+        assert!(nests_as_deep_as(&object, 3));
+        assert!(!nests_as_deep_as(&object, 4));
+        assert!(!nests_as_deep_as(&serde_json::json!("s"), 1));
+    }
 
     #[test]
     fn what_parsing_rejects_and_skipping_accepts_is_flagged() {

@@ -5,7 +5,7 @@ use std::io::{BufRead, ErrorKind};
 
 use serde_json::Value;
 
-use super::lazy::{Envelope, needs_full_parse};
+use super::lazy::{Envelope, MAX_CONTENT_DEPTH, needs_full_parse, nests_as_deep_as};
 use super::{TraceEvaluator, TraceMessage};
 
 /// The default longest line [`JsonlTraceReader`] accepts: 16 MiB.
@@ -278,31 +278,31 @@ impl<R: BufRead> JsonlTraceReader<R> {
     /// evaluator needs it (D-91); the same outcome as parsing it and pushing the message.
     fn push_buffer(&self, evaluator: &mut TraceEvaluator<'_>) -> Result<(), TraceError> {
         let text = self.checked_text()?;
-        if let Ok(envelope) = serde_json::from_str::<Envelope<'_>>(text)
-            && !envelope
-                .content
-                .is_some_and(|raw| needs_full_parse(raw.get().as_bytes()))
-        {
+        if let Ok(envelope) = serde_json::from_str::<Envelope<'_>>(text) {
             let head = envelope.head();
             let route = evaluator.route(&head);
+            let raw = envelope.content.map(|raw| raw.get());
             if !route.needs_content {
-                count(0);
-                evaluator.push_routed(&head, route, None);
-                return Ok(());
-            }
-            let content = match envelope.content {
-                None => Ok(Value::Null),
-                Some(raw) => serde_json::from_str::<Value>(raw.get()),
-            };
-            // A content that does not parse (which the flags above rule out) takes the full parse
-            // below, for its error.
-            if let Ok(content) = content {
-                count(1);
-                evaluator.push_routed(&head, route, Some(&content));
-                return Ok(());
+                // Not parsed: valid only if parsing could not reject it.
+                if !raw.is_some_and(|raw| needs_full_parse(raw.as_bytes())) {
+                    count(0);
+                    evaluator.push_routed(&head, route, None);
+                    return Ok(());
+                }
+            } else {
+                // Parsed on its own, where it may nest one level deeper than inside the line.
+                let content = raw.map_or(Ok(Value::Null), serde_json::from_str::<Value>);
+                if let Ok(content) = content
+                    && !nests_as_deep_as(&content, MAX_CONTENT_DEPTH + 1)
+                {
+                    count(1);
+                    evaluator.push_routed(&head, route, Some(&content));
+                    return Ok(());
+                }
             }
         }
-        // An envelope that does not parse, or a flagged content: the full parse, and its error.
+        // An envelope that does not parse, a content that does not or that skipping may accept
+        // wrongly: the full parse, and its error.
         count(2);
         let message = self.parse_text(text)?;
         evaluator.push(&message);
