@@ -86,7 +86,7 @@ pub(super) fn lazy_counts() -> (usize, usize, usize) {
     LAZY_COUNTS.with(std::cell::Cell::get)
 }
 
-/// Counts a line read by `next_into` the `way`th way (see [`lazy_counts`]); nothing outside tests.
+/// Counts a line read by `next_into` the `way`th way (see `lazy_counts`); nothing outside tests.
 #[inline]
 fn count(way: usize) {
     #[cfg(test)]
