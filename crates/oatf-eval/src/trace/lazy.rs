@@ -39,9 +39,11 @@ pub(super) const MAX_CONTENT_DEPTH: usize = 126;
 const MAX_LAZY_DIGITS: usize = 300;
 
 /// A trace line as the lazy path reads it: the fields of [`TraceMessage`](super::TraceMessage),
-/// strings borrowed when they have no escapes, the content as raw text.
+/// strings borrowed when they have no escapes, the content as `C`: raw text
+/// (`Option<&RawValue>`, validated by skipping) or parsed (`Value`, in one pass with the rest).
 #[derive(Deserialize)]
-pub(super) struct Envelope<'a> {
+#[serde(bound(deserialize = "C: Deserialize<'de> + Default"))]
+pub(super) struct Envelope<'a, C> {
     #[serde(default)]
     seq: Option<u64>,
     #[serde(default, borrow)]
@@ -53,13 +55,16 @@ pub(super) struct Envelope<'a> {
     direction: TraceDirection,
     #[serde(default, borrow)]
     method: Option<Text<'a>>,
-    #[serde(default, borrow)]
-    pub(super) content: Option<&'a RawValue>,
+    #[serde(default)]
+    pub(super) content: C,
     #[serde(default, borrow)]
     protocol: Option<Text<'a>>,
 }
 
-impl<'a> Envelope<'a> {
+/// An envelope whose content is left as raw text.
+pub(super) type RawEnvelope<'a> = Envelope<'a, Option<&'a RawValue>>;
+
+impl<C> Envelope<'_, C> {
     /// The fields other than `content`, borrowed from the envelope.
     pub(super) fn head(&self) -> Head<'_> {
         Head {
@@ -156,6 +161,15 @@ pub(super) fn needs_full_parse(content: &[u8]) -> bool {
     false
 }
 
+/// Whether the content parsed from `raw` nests deeper than a line's content may
+/// ([`MAX_CONTENT_DEPTH`]); the walk is needed only when `raw` has that many `[` and `{`.
+pub(super) fn too_deep(raw: &str, content: &Value) -> bool {
+    memchr::memchr2_iter(b'[', b'{', raw.as_bytes())
+        .nth(MAX_CONTENT_DEPTH)
+        .is_some()
+        && nests_as_deep_as(content, MAX_CONTENT_DEPTH + 1)
+}
+
 /// Whether `value` nests arrays and objects `levels` deep or deeper (a scalar is 0 deep).
 /// Recursion is bounded by the value's own depth, at most serde_json's limit of 128.
 pub(super) fn nests_as_deep_as(value: &Value, levels: usize) -> bool {
@@ -190,6 +204,7 @@ mod tests {
                 !in_line,
                 "depth {depth}"
             );
+            assert_eq!(super::too_deep(&content, &alone), !in_line, "depth {depth}");
         }
         let object = serde_json::json!({"a": [{}], "b": 1});
         assert!(nests_as_deep_as(&object, 3));

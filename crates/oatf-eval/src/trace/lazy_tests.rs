@@ -346,9 +346,15 @@ fn full(attack: &CompiledAttack, bytes: &[u8], limits: (usize, usize)) -> Outcom
     finish(evaluator, steps)
 }
 
-/// The lazy path: `next_into`.
-fn lazy(attack: &CompiledAttack, bytes: &[u8], limits: (usize, usize)) -> Outcome {
-    let mut reader = reader(bytes, limits);
+/// The lazy path: `next_into`, parsing in one pass from `speculate_from` of the last 32 lines
+/// needing their content (0: always, 33: never).
+fn lazy(
+    attack: &CompiledAttack,
+    bytes: &[u8],
+    limits: (usize, usize),
+    speculate_from: u32,
+) -> Outcome {
+    let mut reader = reader(bytes, limits).speculating_from(speculate_from);
     let mut evaluator = TraceEvaluator::new(attack);
     let mut steps = Vec::new();
     while let Some(item) = reader.next_into(&mut evaluator) {
@@ -379,14 +385,18 @@ fn the_lazy_path_reads_every_trace_as_the_full_one() {
             _ => (crate::DEFAULT_MAX_LINE_LEN, crate::DEFAULT_MAX_LINE_NODES),
         };
         let expected = full(&attack, &bytes, limits);
-        let got = lazy(&attack, &bytes, limits);
         errors += expected.steps.iter().filter(|(_, s)| s.is_err()).count();
-        assert_eq!(
-            got,
-            expected,
-            "case {case}, trace:\n{}",
-            String::from_utf8_lossy(&bytes)
-        );
+        // Envelope first, one pass, and as the reader chooses (4 of the last 32 lines as this
+        // generator makes them, so that it switches both ways).
+        for speculate_from in [33, 0, 4] {
+            let got = lazy(&attack, &bytes, limits, speculate_from);
+            assert_eq!(
+                got,
+                expected,
+                "case {case}, one pass from {speculate_from}, trace:\n{}",
+                String::from_utf8_lossy(&bytes)
+            );
+        }
     }
     // The comparison covered the three ways a line goes: content not parsed, parsed on its own,
     // and the full parse (flagged, or an envelope that does not parse), and many malformed lines.

@@ -5,11 +5,16 @@ use std::io::{BufRead, ErrorKind};
 
 use serde_json::Value;
 
-use super::lazy::{Envelope, MAX_CONTENT_DEPTH, needs_full_parse, nests_as_deep_as};
+use super::lazy::{Envelope, RawEnvelope, needs_full_parse, too_deep};
 use super::{TraceEvaluator, TraceMessage};
 
 /// The default longest line [`JsonlTraceReader`] accepts: 16 MiB.
 pub const DEFAULT_MAX_LINE_LEN: usize = 16 * 1024 * 1024;
+
+/// `next_into` parses a line's content in the same pass as its envelope while at least this many
+/// of the last 32 lines needed their content (a trace where nearly every line applies saves the
+/// skipping of the content); below, it parses the envelope first.
+const SPECULATE_FROM: u32 = 28;
 
 /// The default most JSON values one trace line may hold: 1,000,000 (as for YAML documents).
 pub const DEFAULT_MAX_LINE_NODES: usize = 1_000_000;
@@ -75,14 +80,15 @@ fn string_end(text: &[u8], mut at: usize) -> usize {
 
 #[cfg(test)]
 thread_local! {
-    /// Lines read by `next_into` on this thread: content not parsed, parsed alone, full parse.
-    static LAZY_COUNTS: std::cell::Cell<(usize, usize, usize)> = const { std::cell::Cell::new((0, 0, 0)) };
+    /// Lines read by `next_into` on this thread: content not parsed, parsed alone, full parse,
+    /// parsed in one pass with the envelope.
+    static LAZY_COUNTS: std::cell::Cell<(usize, usize, usize, usize)> = const { std::cell::Cell::new((0, 0, 0, 0)) };
 }
 
 /// The lines read by `next_into` on this thread so far: content not parsed, content parsed on its
-/// own, full parse (for the tests that must cover each).
+/// own, full parse, one pass (for the tests that must cover each).
 #[cfg(test)]
-pub(super) fn lazy_counts() -> (usize, usize, usize) {
+pub(super) fn lazy_counts() -> (usize, usize, usize, usize) {
     LAZY_COUNTS.with(std::cell::Cell::get)
 }
 
@@ -91,13 +97,14 @@ pub(super) fn lazy_counts() -> (usize, usize, usize) {
 fn count(way: usize) {
     #[cfg(test)]
     LAZY_COUNTS.with(|counts| {
-        let (mut a, mut b, mut c) = counts.get();
+        let (mut a, mut b, mut c, mut d) = counts.get();
         match way {
             0 => a += 1,
             1 => b += 1,
-            _ => c += 1,
+            2 => c += 1,
+            _ => d += 1,
         }
-        counts.set((a, b, c));
+        counts.set((a, b, c, d));
     });
     #[cfg(not(test))]
     let _ = way;
@@ -135,6 +142,11 @@ pub struct JsonlTraceReader<R> {
     line: u64,
     max_line_len: usize,
     max_nodes: usize,
+    /// Whether each of the last 32 lines `next_into` routed needed its content (bit 0 the last).
+    needed: u32,
+    /// `next_into` parses lines in one pass, content included, while at least this many of the
+    /// last 32 needed their content (33: never; 0: always).
+    speculate_from: u32,
     buffer: Vec<u8>,
     done: bool,
 }
@@ -157,6 +169,8 @@ impl<R: BufRead> JsonlTraceReader<R> {
             line: 0,
             max_line_len: DEFAULT_MAX_LINE_LEN,
             max_nodes: DEFAULT_MAX_LINE_NODES,
+            needed: 0,
+            speculate_from: SPECULATE_FROM,
             buffer: Vec::new(),
             done: false,
         }
@@ -275,10 +289,28 @@ impl<R: BufRead> JsonlTraceReader<R> {
     }
 
     /// Evaluates the line in the buffer with `evaluator`, parsing its content only when the
-    /// evaluator needs it (D-91); the same outcome as parsing it and pushing the message.
-    fn push_buffer(&self, evaluator: &mut TraceEvaluator<'_>) -> Result<(), TraceError> {
-        let text = self.checked_text()?;
-        if let Ok(envelope) = serde_json::from_str::<Envelope<'_>>(text) {
+    /// evaluator needs it (D-91); the same outcome as parsing it and pushing the message. With
+    /// `speculate`, the content is parsed in the same pass as the envelope. Gives whether the
+    /// message needed its content, when it was routed.
+    fn push_buffer(
+        &self,
+        evaluator: &mut TraceEvaluator<'_>,
+        speculate: bool,
+    ) -> (Result<(), TraceError>, Option<bool>) {
+        let text = match self.checked_text() {
+            Ok(text) => text,
+            Err(error) => return (Err(error), None),
+        };
+        if speculate {
+            // In one pass, exactly as the full parse reads it, the strings borrowed.
+            if let Ok(line) = serde_json::from_str::<Envelope<'_, Value>>(text) {
+                let head = line.head();
+                let route = evaluator.route(&head);
+                count(3);
+                evaluator.push_routed(&head, route, Some(&line.content));
+                return (Ok(()), Some(route.needs_content));
+            }
+        } else if let Ok(envelope) = serde_json::from_str::<RawEnvelope<'_>>(text) {
             let head = envelope.head();
             let route = evaluator.route(&head);
             let raw = envelope.content.map(|raw| raw.get());
@@ -287,26 +319,32 @@ impl<R: BufRead> JsonlTraceReader<R> {
                 if !raw.is_some_and(|raw| needs_full_parse(raw.as_bytes())) {
                     count(0);
                     evaluator.push_routed(&head, route, None);
-                    return Ok(());
+                    return (Ok(()), Some(false));
                 }
             } else {
                 // Parsed on its own, where it may nest one level deeper than inside the line.
                 let content = raw.map_or(Ok(Value::Null), serde_json::from_str::<Value>);
                 if let Ok(content) = content
-                    && !nests_as_deep_as(&content, MAX_CONTENT_DEPTH + 1)
+                    && !raw.is_some_and(|raw| too_deep(raw, &content))
                 {
                     count(1);
                     evaluator.push_routed(&head, route, Some(&content));
-                    return Ok(());
+                    return (Ok(()), Some(true));
                 }
             }
         }
         // An envelope that does not parse, a content that does not or that skipping may accept
         // wrongly: the full parse, and its error.
         count(2);
-        let message = self.parse_text(text)?;
-        evaluator.push(&message);
-        Ok(())
+        (self.parse_text(text).map(|m| evaluator.push(&m)), None)
+    }
+
+    /// Sets from how many of the last 32 lines needing their content `next_into` parses in one
+    /// pass (33: never, 0: always), for the tests of both ways.
+    #[cfg(test)]
+    pub(super) fn speculating_from(mut self, lines: u32) -> Self {
+        self.speculate_from = lines;
+        self
     }
 
     /// Reads lines up to the next one that is not blank, leaving it in the buffer: `Some(Ok(()))`,
@@ -398,7 +436,14 @@ impl<R: BufRead> JsonlTraceReader<R> {
         evaluator: &mut TraceEvaluator<'_>,
     ) -> Option<Result<(), TraceError>> {
         match self.next_line()? {
-            Ok(()) => Some(self.push_buffer(evaluator)),
+            Ok(()) => {
+                let speculate = self.needed.count_ones() >= self.speculate_from;
+                let (result, needed) = self.push_buffer(evaluator, speculate);
+                if let Some(needed) = needed {
+                    self.needed = (self.needed << 1) | u32::from(needed);
+                }
+                Some(result)
+            }
             Err(error) => Some(Err(error)),
         }
     }
