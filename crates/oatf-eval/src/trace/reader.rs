@@ -394,7 +394,8 @@ impl<R: BufRead> JsonlTraceReader<R> {
     /// `evaluator.push(&reader.next()?)` does, faster. A line's content is parsed only when an
     /// indicator the line applies to is undecided, and its strings are borrowed from the line
     /// (decision D-91), so lines no indicator needs (responses, notifications, other methods) cost
-    /// a validation of the JSON instead of a parse into a `Value`.
+    /// a validation of the JSON instead of a parse into a `Value`; while nearly every line needs
+    /// its content, envelope and content are parsed in one pass.
     ///
     /// `Some(Ok(()))`: a message was pushed; `Some(Err(_))`: the line's error, exactly as
     /// [`next`](Iterator::next) gives it (the line was not pushed; an I/O error ends the trace);
