@@ -5,6 +5,7 @@
 //! target/release/examples/profile write-trace 100000 /tmp/trace-100k.jsonl
 //! /usr/bin/time -v target/release/examples/profile evaluate-trace /tmp/trace-100k.jsonl
 //! valgrind --tool=callgrind target/release/examples/profile load 6kb 200
+//! valgrind --tool=callgrind target/release/examples/profile evaluate-sparse 10 cel 4000 lazy
 //! valgrind --tool=callgrind target/release/examples/profile evaluate-library-trace /tmp/trace-10k.jsonl
 //! valgrind --tool=callgrind target/release/examples/profile load-library 20
 //! valgrind --tool=callgrind target/release/examples/profile compile-library 3
@@ -27,20 +28,30 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let arg = |i: usize| args.get(i).map(String::as_str).unwrap_or_default();
     match arg(0) {
-        // Issue 25: `evaluate-scaling N cel|no-cel MESSAGES [straightforward]`.
-        "evaluate-scaling" => {
+        // Issue 25: `evaluate-scaling N cel|no-cel MESSAGES [straightforward|lazy]`, and the same
+        // over the sparse trace (D-91): `evaluate-sparse N cel|no-cel MESSAGES [lazy]`.
+        op @ ("evaluate-scaling" | "evaluate-sparse") => {
             let n: usize = arg(1).parse()?;
             let yaml = oatf_bench::scaling::scaling_attack(n, arg(2) == "cel");
             let loaded = oatf::load(&yaml)?.document;
             let attack = oatf::CompiledAttack::new(&loaded, &oatf::default_eval_options());
-            let jsonl = oatf_bench::scaling::scaling_trace(arg(3).parse()?);
+            let jsonl = if op == "evaluate-sparse" {
+                oatf_bench::sparse::sparse_trace(arg(3).parse()?)
+            } else {
+                oatf_bench::scaling::scaling_trace(arg(3).parse()?)
+            };
             let mut evaluator = if arg(4) == "straightforward" {
                 oatf::TraceEvaluator::without_prefilter(&attack)
             } else {
                 oatf::TraceEvaluator::new(&attack)
             };
-            for message in oatf::JsonlTraceReader::new(jsonl.as_slice()).flatten() {
-                evaluator.push(&message);
+            let mut reader = oatf::JsonlTraceReader::new(jsonl.as_slice());
+            if arg(4) == "lazy" {
+                while reader.next_into(&mut evaluator).is_some() {}
+            } else {
+                for message in reader.flatten() {
+                    evaluator.push(&message);
+                }
             }
             println!("{:?}", evaluator.finish().result);
         }

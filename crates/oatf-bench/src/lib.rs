@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 pub mod library;
 pub mod paired;
 pub mod scaling;
+pub mod sparse;
 
 pub use library::{LibraryAttack, library_attack, library_documents, ours_accepts_tier};
 

@@ -341,3 +341,33 @@ fn the_library_regexes_are_the_documents_own() {
         assert!(oatf_primitives::check_regex(regex).is_ok(), "{regex}");
     }
 }
+
+#[test]
+fn the_sparse_trace_is_valid_and_one_line_in_five_applies() {
+    use crate::scaling::scaling_attack;
+    use crate::sparse::{sparse_trace, sparse_trace_line};
+    let lines: Vec<usize> = (1..=10).map(|seq| sparse_trace_line(seq).len()).collect();
+    // Requests and responses of hundreds of bytes, a few short ones (`ping`, `tools/list`).
+    assert!(
+        lines.iter().filter(|&&n| n >= 200).count() >= 8 && lines.iter().sum::<usize>() >= 4_000,
+        "mostly lines of hundreds of bytes: {lines:?}"
+    );
+    let loaded = oatf::load(&scaling_attack(10, false)).expect("loads");
+    let attack = oatf::CompiledAttack::new(&loaded.document, &oatf::default_eval_options());
+    let bytes = sparse_trace(200);
+    let mut evaluator = oatf::TraceEvaluator::new(&attack);
+    for message in oatf::JsonlTraceReader::new(bytes.as_slice()) {
+        evaluator.push(&message.expect("every line is a trace message"));
+    }
+    assert_eq!(evaluator.messages(), 200);
+    let verdict = evaluator.finish();
+    for v in &verdict.indicator_verdicts {
+        // Every indicator saw its 20 requests and matched none.
+        assert_eq!(
+            (v.result, v.evidence.as_deref()),
+            (oatf::IndicatorResult::NotMatched, None),
+            "{v:?}"
+        );
+    }
+    assert!(verdict.warnings.is_empty(), "{:?}", verdict.warnings);
+}

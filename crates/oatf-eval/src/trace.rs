@@ -29,6 +29,9 @@ mod coverage;
 #[cfg(test)]
 mod coverage_tests;
 mod filter;
+mod lazy;
+#[cfg(test)]
+mod lazy_tests;
 mod reader;
 #[cfg(test)]
 mod tests;
@@ -245,6 +248,9 @@ pub struct TraceEvaluator<'a> {
     grace: GraceState,
 }
 
+/// A message as the evaluator reads it: its head and its content.
+type Message<'h, 'm> = (&'h Head<'m>, &'h Value);
+
 /// When the terminal phases ended, for the grace period.
 #[derive(Debug)]
 struct GraceState {
@@ -259,27 +265,41 @@ struct GraceState {
 }
 
 impl GraceState {
-    /// Records `message` and says whether it is past the grace period.
+    /// Where `message` stands with respect to the grace period, changing nothing; see
+    /// [`record`](Self::record).
     ///
     /// The terminal phases have ended once every declared actor was seen in a terminal phase; from
     /// then on, a message that is not itself in a terminal phase and whose timestamp is more than
     /// the grace period after the last terminal-phase message is not evaluated. Messages without a
     /// readable timestamp are always evaluated.
-    fn is_past(&mut self, actor: Option<(usize, &CompiledActor)>, message: &TraceMessage) -> bool {
+    fn assess(&self, actor: Option<(usize, &CompiledActor)>, message: &Head<'_>) -> Grace {
         let Some(period) = self.period else {
-            return false;
+            return Grace::default();
         };
-        let time = message
-            .timestamp
-            .as_deref()
-            .and_then(timestamp::parse_rfc3339);
+        let time = message.timestamp.and_then(timestamp::parse_rfc3339);
         let terminal = actor.filter(|(_, actor)| {
             message
                 .phase
-                .as_deref()
                 .is_some_and(|phase| actor.terminal_phases.iter().any(|t| t == phase))
         });
         if let Some((index, _)) = terminal {
+            return Grace {
+                terminal: Some((index, time)),
+                past: false,
+            };
+        }
+        Grace {
+            terminal: None,
+            past: match (self.actors_pending, self.terminal_end, time) {
+                (0, Some(end), Some(time)) => time > end.saturating_add(period),
+                _ => false,
+            },
+        }
+    }
+
+    /// Records a message assessed as `grace` and says whether it is past the grace period.
+    fn record(&mut self, grace: Grace) -> bool {
+        if let Some((index, time)) = grace.terminal {
             if let Some(seen) = self.terminal_seen.get_mut(index)
                 && !*seen
             {
@@ -289,13 +309,60 @@ impl GraceState {
             if let Some(time) = time {
                 self.terminal_end = Some(self.terminal_end.map_or(time, |end| end.max(time)));
             }
-            return false;
         }
-        match (self.actors_pending, self.terminal_end, time) {
-            (0, Some(end), Some(time)) => time > end.saturating_add(period),
-            _ => false,
+        grace.past
+    }
+}
+
+/// What [`GraceState::assess`] found of a message.
+#[derive(Clone, Copy, Debug, Default)]
+struct Grace {
+    /// The message is in a terminal phase of the declared actor number `.0`, observed at `.1`.
+    terminal: Option<(usize, Option<i128>)>,
+    /// The message is past the grace period (never when it is in a terminal phase).
+    past: bool,
+}
+
+/// What the evaluator reads of a message besides its content: [`TraceMessage`]'s other fields,
+/// borrowed (from a `TraceMessage`, or from a trace line by [`JsonlTraceReader::next_into`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Head<'m> {
+    pub(crate) seq: Option<u64>,
+    pub(crate) timestamp: Option<&'m str>,
+    pub(crate) actor: Option<&'m str>,
+    pub(crate) phase: Option<&'m str>,
+    pub(crate) direction: TraceDirection,
+    pub(crate) method: Option<&'m str>,
+    pub(crate) protocol: Option<&'m str>,
+}
+
+impl TraceMessage {
+    /// The fields other than `content`, borrowed.
+    fn head(&self) -> Head<'_> {
+        Head {
+            seq: self.seq,
+            timestamp: self.timestamp.as_deref(),
+            actor: self.actor.as_deref(),
+            phase: self.phase.as_deref(),
+            direction: self.direction,
+            method: self.method.as_deref(),
+            protocol: self.protocol.as_deref(),
         }
     }
+}
+
+/// Where a message goes, decided from its [`Head`] before its content is read
+/// ([`TraceEvaluator::route`]): valid until the evaluator changes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Route<'a> {
+    actor: Option<(usize, &'a CompiledActor)>,
+    grace: Grace,
+    /// The message's filter class key and its class when the table has it.
+    class: Option<(filter::Key, Option<usize>)>,
+    /// Whether evaluating the message reads its content: `false` only when it certainly does not
+    /// (past the grace period, every indicator decided, or a known class whose applicable indicators
+    /// are all decided).
+    pub(crate) needs_content: bool,
 }
 
 impl<'a> TraceEvaluator<'a> {
@@ -353,33 +420,108 @@ impl<'a> TraceEvaluator<'a> {
     /// Messages are numbered from 1 in the order they are pushed; evidence names a message by its
     /// `seq` or, without one, by that number.
     pub fn push(&mut self, message: &TraceMessage) {
-        self.messages += 1;
-        self.texts.clear();
-        let actor = self.actor_of(message);
-        self.census.record(actor.map(|(index, _)| index), message);
-        if self.grace.is_past(actor, message) {
-            self.after_grace += 1;
-            return;
+        let head = message.head();
+        let route = self.route(&head);
+        self.push_routed(&head, route, Some(&message.content));
+    }
+
+    /// Where the message `head` goes (its actor, its grace-period standing, its filter class) and
+    /// whether evaluating it reads its content, changing nothing: the reader parses a line's content
+    /// only when [`Route::needs_content`] says so (D-91). Pass the result to
+    /// [`push_routed`](Self::push_routed) before anything else changes the evaluator.
+    pub(crate) fn route(&self, head: &Head<'_>) -> Route<'a> {
+        let actor = self.actor_of(head);
+        let grace = self.grace.assess(actor, head);
+        let mut route = Route {
+            actor,
+            grace,
+            class: None,
+            needs_content: false,
+        };
+        if grace.past || self.undecided == 0 {
+            return route;
         }
-        if self.undecided == 0 {
-            return;
-        }
-        let actor_index = actor;
+        let (protocol, direction) = Self::protocol_and_direction(actor, head);
+        let key = self.filter.key(
+            actor.map(|(index, _)| index),
+            protocol,
+            head.method,
+            direction,
+        );
+        let found = self.filter.find(key);
+        route.class = Some((key, found));
+        route.needs_content = match found {
+            // A known class needs the content only while one of its indicators is undecided.
+            Some(class) => self.filter.applicable_of(class).iter().any(|&index| {
+                self.indicators
+                    .get(index as usize)
+                    .is_some_and(|a| !a.is_decided())
+            }),
+            // A new class, or one past the table: the content is read to be safe.
+            None => true,
+        };
+        route
+    }
+
+    /// The protocol of a message of `actor` (the actor's, or the message's own without a declared
+    /// actor) and its direction as seen from the actor's role.
+    fn protocol_and_direction<'m>(
+        actor: Option<(usize, &'m CompiledActor)>,
+        head: &Head<'m>,
+    ) -> (Option<&'m str>, Option<Direction>) {
         let actor = actor.map(|(_, actor)| actor);
         let protocol = match actor {
             Some(actor) => Some(actor.protocol.as_str()),
-            None => message.protocol.as_deref(),
+            None => head.protocol,
         };
         let direction = actor
             .and_then(|actor| actor.role)
-            .map(|role| message.direction.as_seen_by(role));
+            .map(|role| head.direction.as_seen_by(role));
+        (protocol, direction)
+    }
+
+    /// Evaluates the message `head` with `content`, routed by [`route`](Self::route) on this
+    /// evaluator as it is now. `content` may be `None` when the route says it is not needed; then
+    /// the message is only counted.
+    pub(crate) fn push_routed(
+        &mut self,
+        head: &Head<'_>,
+        route: Route<'a>,
+        content: Option<&Value>,
+    ) {
+        self.messages += 1;
+        self.texts.clear();
+        let actor = route.actor;
+        self.census.record(actor.map(|(index, _)| index), head);
+        if self.grace.record(route.grace) {
+            self.after_grace += 1;
+            return;
+        }
+        let Some(key) = route.class else {
+            // No undecided indicator.
+            return;
+        };
+        let actor_index = actor;
+        let (protocol, direction) = Self::protocol_and_direction(actor, head);
+        let actor = actor.map(|(_, actor)| actor);
         let position = self.messages;
         let attack = self.attack;
         let entries = attack.indicator_entries();
-        if let Some((class, applicable)) =
+        let applicable =
             self.filter
-                .applicable(attack, message, actor_index, protocol, direction)
-        {
+                .applicable(attack, key, head.method, actor_index, protocol, direction);
+        let Some(content) = content else {
+            // Counted in its class; the route found every indicator the class applies to decided,
+            // so evaluating it would change nothing (the lazy reader, D-91; with a content, the
+            // message is evaluated as always, which the reader's differential test compares with).
+            debug_assert!(
+                !route.needs_content,
+                "a message that needs its content was pushed without it"
+            );
+            return;
+        };
+        let message = (head, content);
+        if let Some((class, applicable)) = applicable {
             let Some(prefilter) = &mut self.prefilter else {
                 for &index in applicable {
                     let (indicators, coverage) = (&mut self.indicators, &mut self.coverage);
@@ -400,7 +542,7 @@ impl<'a> TraceEvaluator<'a> {
                 attack,
                 class,
                 applicable,
-                (&message.content, &mut self.texts),
+                (content, &mut self.texts),
                 &self.indicators,
             );
             if self.coverage_settled_classes.len() <= class {
@@ -418,21 +560,19 @@ impl<'a> TraceEvaluator<'a> {
                         && !accumulator.is_decided()
                     {
                         let outcome = match listed {
-                            Some(_) => {
-                                indicator.evaluate_outcome_with(&message.content, &mut self.texts)
-                            }
+                            Some(_) => indicator.evaluate_outcome_with(content, &mut self.texts),
                             None => (IndicatorResult::NotMatched, None),
                         };
                         let result = Self::record_one(
                             indicator,
                             accumulator,
                             outcome,
-                            message,
+                            head,
                             position,
                             &mut self.undecided,
                             &mut self.matched,
                         );
-                        self.coverage.observe(index, indicator, message, result);
+                        self.coverage.observe(index, indicator, content, result);
                     }
                 }
                 return;
@@ -482,7 +622,7 @@ impl<'a> TraceEvaluator<'a> {
                         self.coverage.observe(
                             index,
                             indicator,
-                            message,
+                            content,
                             IndicatorResult::NotMatched,
                         );
                     }
@@ -506,7 +646,7 @@ impl<'a> TraceEvaluator<'a> {
                 continue;
             }
             let passed =
-                filter::filter_steps_passed(indicator, message, actor, protocol, direction);
+                filter::filter_steps_passed(indicator, head.method, actor, protocol, direction);
             for count in funnel.iter_mut().take(passed) {
                 *count += 1;
             }
@@ -521,7 +661,7 @@ impl<'a> TraceEvaluator<'a> {
                 &mut self.undecided,
                 &mut self.matched,
             );
-            self.coverage.observe(index, indicator, message, result);
+            self.coverage.observe(index, indicator, content, result);
         }
     }
 
@@ -534,7 +674,7 @@ impl<'a> TraceEvaluator<'a> {
         coverage: &mut coverage::TargetCoverage,
         (undecided, matched): (&mut usize, &mut usize),
         index: u32,
-        (message, texts): (&TraceMessage, &mut MessageTexts),
+        (message, texts): (Message<'_, '_>, &mut MessageTexts),
         position: u64,
     ) {
         let index = index as usize;
@@ -550,7 +690,7 @@ impl<'a> TraceEvaluator<'a> {
                 undecided,
                 matched,
             );
-            coverage.observe(index, indicator, message, result);
+            coverage.observe(index, indicator, message.1, result);
         }
     }
 
@@ -559,30 +699,30 @@ impl<'a> TraceEvaluator<'a> {
     fn evaluate_one(
         indicator: &CompiledIndicator,
         accumulator: &mut Accumulator,
-        (message, texts): (&TraceMessage, &mut MessageTexts),
+        ((head, content), texts): (Message<'_, '_>, &mut MessageTexts),
         position: u64,
         undecided: &mut usize,
         matched: &mut usize,
     ) -> IndicatorResult {
-        let outcome = indicator.evaluate_outcome_with(&message.content, texts);
+        let outcome = indicator.evaluate_outcome_with(content, texts);
         Self::record_one(
             indicator,
             accumulator,
             outcome,
-            message,
+            head,
             position,
             undecided,
             matched,
         )
     }
 
-    /// Records the outcome of one applicable, undecided indicator on `message` and returns its
-    /// result.
+    /// Records the outcome of one applicable, undecided indicator on the message `head` and returns
+    /// its result.
     fn record_one(
         indicator: &CompiledIndicator,
         accumulator: &mut Accumulator,
         (result, evidence): (IndicatorResult, Option<String>),
-        message: &TraceMessage,
+        head: &Head<'_>,
         position: u64,
         undecided: &mut usize,
         matched: &mut usize,
@@ -591,7 +731,7 @@ impl<'a> TraceEvaluator<'a> {
             // Why the method was not evaluated is not about this message.
             IndicatorResult::Skipped => evidence,
             _ if accumulator.keeps(result) => {
-                describe(message, position, evidence, indicator.evidence_chars())
+                describe(head, position, evidence, indicator.evidence_chars())
             }
             _ => None,
         };
@@ -735,19 +875,12 @@ impl<'a> TraceEvaluator<'a> {
 
     /// The declared actor a message belongs to: the one it names, or, when it names none, the only
     /// actor of the document unless the message's own `protocol` says otherwise.
-    fn actor_of(&self, message: &TraceMessage) -> Option<(usize, &'a CompiledActor)> {
+    fn actor_of(&self, message: &Head<'_>) -> Option<(usize, &'a CompiledActor)> {
         let actors = self.attack.compiled_actors();
-        match &message.actor {
-            Some(name) => actors.iter().enumerate().find(|(_, a)| &a.name == name),
+        match message.actor {
+            Some(name) => actors.iter().enumerate().find(|(_, a)| a.name == name),
             None => match actors {
-                [only]
-                    if message
-                        .protocol
-                        .as_deref()
-                        .is_none_or(|p| p == only.protocol) =>
-                {
-                    Some((0, only))
-                }
+                [only] if message.protocol.is_none_or(|p| p == only.protocol) => Some((0, only)),
                 _ => None,
             },
         }
@@ -824,7 +957,7 @@ fn no_applicable_message(
 
 /// Evidence naming the message: `seq 10 (tools/call): <what matched>`.
 fn describe(
-    message: &TraceMessage,
+    message: &Head<'_>,
     position: u64,
     evidence: Option<String>,
     evidence_chars: usize,
@@ -833,7 +966,7 @@ fn describe(
         Some(seq) => format!("seq {seq}"),
         None => format!("message {position}"),
     };
-    if let Some(method) = &message.method {
+    if let Some(method) = message.method {
         text.push_str(" (");
         text.push_str(&truncate(method, 64));
         text.push(')');

@@ -114,6 +114,11 @@ impl<'a> TraceRun<'a> {
     pub fn push(&mut self, message: &TraceMessage, line: u64) {
         self.stats.lines = line;
         self.evaluator.push(message);
+        self.locate_matches(line);
+    }
+
+    /// Locates at `line` the indicators the message just pushed matched first.
+    fn locate_matches(&mut self, line: u64) {
         if self.evaluator.matched_count() != self.matched {
             self.matched = self.evaluator.matched_count();
             let position = self.evaluator.messages();
@@ -140,15 +145,18 @@ impl<'a> TraceRun<'a> {
 
     /// Reads one line of `reader`: a message is evaluated, a malformed line counted. `None` at the
     /// end of the trace; an I/O error ([`TraceErrorKind::Io`]) is returned and ends the trace.
+    ///
+    /// The line is read with [`JsonlTraceReader::next_into`]: its content is parsed only when an
+    /// indicator needs it.
     pub fn read_next<R: BufRead>(
         &mut self,
         reader: &mut JsonlTraceReader<R>,
     ) -> Option<Result<ReadStep, TraceError>> {
-        let item = reader.next();
+        let item = reader.next_into(&mut self.evaluator);
         self.stats.lines = reader.lines_read();
         match item? {
-            Ok(message) => {
-                self.push(&message, reader.lines_read());
+            Ok(()) => {
+                self.locate_matches(reader.lines_read());
                 Some(Ok(ReadStep::Message))
             }
             Err(error) if error.kind() == TraceErrorKind::Io => Some(Err(error)),

@@ -6,7 +6,8 @@
 //! cargo run --release -p oatf-bench --bin paired -- memory
 //! ```
 //!
-//! Measures: `trace`, `load`, `cel`, `compile`, `thoughtjack`, `memory`, `scaling`, `load-floor`
+//! Measures: `trace`, `load`, `cel`, `compile`, `thoughtjack`, `memory`, `scaling`, `sparse`,
+//! `load-floor`
 //! (`all` is every one).
 //! Options: `--rounds N` (default 15), `--messages N` (trace length of `trace`, default 20000),
 //! `--reference-messages N` (trace length of `thoughtjack`, default 500), `--sample-ms N` (least
@@ -24,6 +25,7 @@ use std::time::Duration;
 
 use oatf_bench::paired::{Contender, PairedOptions, PairedRun, human_seconds, run_paired};
 use oatf_bench::scaling::{scaling_attack, scaling_trace};
+use oatf_bench::sparse::sparse_trace;
 use oatf_bench::{
     LibraryAttack, MockSemantic, TraceSource, library_attack, library_documents, ours_accepts_tier,
     reference_evaluate_trace, tool_call, trace, union_message,
@@ -82,15 +84,16 @@ fn main() -> Result<(), Error> {
                     "thoughtjack",
                     "memory",
                     "scaling",
+                    "sparse",
                     "load-floor",
                 ]
                 .map(str::to_owned),
             ),
             "trace" | "load" | "cel" | "compile" | "thoughtjack" | "memory" | "scaling"
-            | "load-floor" => measures.push(arg),
+            | "sparse" | "load-floor" => measures.push(arg),
             other => {
                 return Err(format!(
-                    "unknown argument {other:?}; measures: trace load cel compile thoughtjack memory scaling load-floor all"
+                    "unknown argument {other:?}; measures: trace load cel compile thoughtjack memory scaling sparse load-floor all"
                 )
                 .into());
             }
@@ -98,7 +101,7 @@ fn main() -> Result<(), Error> {
     }
     if measures.is_empty() {
         return Err(
-            "name one or more measures: trace load cel compile thoughtjack memory scaling load-floor all".into(),
+            "name one or more measures: trace load cel compile thoughtjack memory scaling sparse load-floor all".into(),
         );
     }
     let tier = ours_accepts_tier();
@@ -120,6 +123,7 @@ fn main() -> Result<(), Error> {
             "compile" => measure_compile(&settings, tier)?,
             "thoughtjack" => measure_thoughtjack(&settings, tier)?,
             "scaling" => measure_scaling(&settings)?,
+            "sparse" => measure_sparse(&settings)?,
             "load-floor" => measure_load_floor(&settings, tier)?,
             _ => measure_memory(&settings)?,
         }
@@ -181,8 +185,21 @@ fn load_reference(yaml: &str) -> Result<oatf_reference::Document, Error> {
         .map_err(|errors| format!("the reference rejects the document: {errors:?}").into())
 }
 
-/// Our whole run from JSON Lines bytes to verdict; returns the number of messages read.
+/// Our whole run from JSON Lines bytes to verdict, as `oatf evaluate` reads (`next_into`, which
+/// parses a line's content only when an indicator needs it, D-91); returns the number of messages.
 fn ours_trace(attack: &oatf::CompiledAttack, jsonl: &[u8]) -> u64 {
+    let mut evaluator = oatf::TraceEvaluator::new(attack);
+    let mut reader = oatf::JsonlTraceReader::new(jsonl);
+    while let Some(step) = reader.next_into(&mut evaluator) {
+        black_box(step.is_ok());
+    }
+    let messages = evaluator.messages();
+    black_box(evaluator.finish());
+    messages
+}
+
+/// The same run with every line parsed into a `TraceMessage` and pushed (the reading before D-91).
+fn ours_trace_full(attack: &oatf::CompiledAttack, jsonl: &[u8]) -> u64 {
     let mut evaluator = oatf::TraceEvaluator::new(attack);
     for message in oatf::JsonlTraceReader::new(jsonl).flatten() {
         evaluator.push(&message);
@@ -358,6 +375,119 @@ fn measure_scaling(settings: &Settings) -> Result<(), Error> {
             mb / run.time(c).median,
             human_seconds((per_message - floor).max(0.0)),
             run.ratio(c, 0).median
+        );
+    }
+    Ok(())
+}
+
+/// Issue 25 part 2 (D-91): the lazy reading (`next_into`) against the full one (`next` and
+/// `push`) on a trace where one line in five applies to an indicator ([`sparse_trace`]) and on the
+/// scaling trace (every line applies), next to the `serde_json::Value` floor of each.
+fn measure_sparse(settings: &Settings) -> Result<(), Error> {
+    let ten = compile_ours(&scaling_attack(10, true))?;
+    let hundred = compile_ours(&scaling_attack(100, false))?;
+    let sparse = sparse_trace(settings.messages);
+    let dense = scaling_trace(settings.messages);
+    let mut contenders = [
+        Contender::new("sparse_floor", || floor_trace(&sparse)),
+        Contender::new("sparse_full_10", || ours_trace_full(&ten, &sparse)),
+        Contender::new("sparse_lazy_10", || ours_trace(&ten, &sparse)),
+        Contender::new("sparse_full_100_without_cel", || {
+            ours_trace_full(&hundred, &sparse)
+        }),
+        Contender::new("sparse_lazy_100_without_cel", || {
+            ours_trace(&hundred, &sparse)
+        }),
+        Contender::new("dense_floor", || floor_trace(&dense)),
+        Contender::new("dense_full_10", || ours_trace_full(&ten, &dense)),
+        Contender::new("dense_lazy_10", || ours_trace(&ten, &dense)),
+        Contender::new("dense_full_100_without_cel", || {
+            ours_trace_full(&hundred, &dense)
+        }),
+        Contender::new("dense_lazy_100_without_cel", || {
+            ours_trace(&hundred, &dense)
+        }),
+    ];
+    let run = run_paired(&mut contenders, &settings.paired);
+    report(
+        &format!(
+            "sparse: the scaling attack over a session where 1 line in 5 applies ({} bytes) and over the scaling trace ({} bytes), {} messages each; lazy reading (next_into) against the full one (next + push)",
+            sparse.len(),
+            dense.len(),
+            settings.messages
+        ),
+        &run,
+        &[
+            Row {
+                label: "sparse, 10 indicators: lazy ÷ full",
+                numerator: 2,
+                denominator: 1,
+                target: "< 1",
+            },
+            Row {
+                label: "sparse, 100 without CEL: lazy ÷ full",
+                numerator: 4,
+                denominator: 3,
+                target: "< 1",
+            },
+            Row {
+                label: "sparse, 10 indicators: full ÷ Value floor",
+                numerator: 1,
+                denominator: 0,
+                target: "",
+            },
+            Row {
+                label: "sparse, 10 indicators: lazy ÷ Value floor",
+                numerator: 2,
+                denominator: 0,
+                target: "",
+            },
+            Row {
+                label: "sparse, 100 without CEL: full ÷ Value floor",
+                numerator: 3,
+                denominator: 0,
+                target: "",
+            },
+            Row {
+                label: "sparse, 100 without CEL: lazy ÷ Value floor",
+                numerator: 4,
+                denominator: 0,
+                target: "",
+            },
+            Row {
+                label: "dense, 10 indicators: lazy ÷ full",
+                numerator: 7,
+                denominator: 6,
+                target: "",
+            },
+            Row {
+                label: "dense, 100 without CEL: lazy ÷ full",
+                numerator: 9,
+                denominator: 8,
+                target: "",
+            },
+            Row {
+                label: "dense, 10 indicators: lazy ÷ Value floor",
+                numerator: 7,
+                denominator: 5,
+                target: "",
+            },
+            Row {
+                label: "dense, 100 without CEL: lazy ÷ Value floor",
+                numerator: 9,
+                denominator: 5,
+                target: "",
+            },
+        ],
+    );
+    println!("\n| contender | per message (median) | MB/s |");
+    println!("|---|---|---|");
+    for (c, name) in run.names.iter().enumerate() {
+        let bytes = if c < 5 { sparse.len() } else { dense.len() };
+        println!(
+            "| {name} | {} | {:.0} |",
+            human_seconds(run.time(c).median / settings.messages as f64),
+            bytes as f64 / 1e6 / run.time(c).median
         );
     }
     Ok(())

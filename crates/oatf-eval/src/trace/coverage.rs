@@ -12,7 +12,9 @@ use std::mem::size_of;
 use oatf_model::did_you_mean;
 use oatf_primitives::WildcardPath;
 
-use super::TraceMessage;
+use serde_json::Value;
+
+use super::Head;
 use crate::actor::CompiledActor;
 use crate::indicator::{CompiledIndicator, truncate};
 use crate::verdict::IndicatorResult;
@@ -59,19 +61,20 @@ impl TargetCoverage {
         }
     }
 
-    /// Records that `indicator` (number `index`) was evaluated against `message` with `result`.
+    /// Records that `indicator` (number `index`) was evaluated against a message's `content` with
+    /// `result`.
     #[inline]
     pub(super) fn observe(
         &mut self,
         index: usize,
         indicator: &CompiledIndicator,
-        message: &TraceMessage,
+        content: &Value,
         result: IndicatorResult,
     ) {
         if self.settled.get(index).is_none_or(|settled| *settled) {
             return;
         }
-        self.observe_unsettled(index, indicator, message, result);
+        self.observe_unsettled(index, indicator, content, result);
     }
 
     /// Whether nothing more needs to be seen of indicator `index` (its target resolved, it matched or
@@ -86,7 +89,7 @@ impl TargetCoverage {
         &mut self,
         index: usize,
         indicator: &CompiledIndicator,
-        message: &TraceMessage,
+        content: &Value,
         result: IndicatorResult,
     ) {
         let target = match (result, indicator.target()) {
@@ -95,7 +98,7 @@ impl TargetCoverage {
             (IndicatorResult::NotMatched, Some(target)) => target,
             _ => return self.settle(index),
         };
-        if target.any(&message.content, |_| true) {
+        if target.any(content, |_| true) {
             return self.settle(index);
         }
         let Some(slot) = self.misses.get_mut(index) else {
@@ -107,7 +110,7 @@ impl TargetCoverage {
             return;
         }
         miss.sampled += 1;
-        if let Some(missing) = target.missing_field(&message.content) {
+        if let Some(missing) = target.missing_field(content) {
             if miss.segment.is_none_or(|s| s < missing.segment) {
                 miss.segment = Some(missing.segment);
                 miss.keys.clear();
@@ -241,7 +244,7 @@ impl ActorCensus {
 
     /// Counts `message`, attributed to the declared actor number `actor` when there is one.
     #[inline]
-    pub(super) fn record(&mut self, actor: Option<usize>, message: &TraceMessage) {
+    pub(super) fn record(&mut self, actor: Option<usize>, message: &Head<'_>) {
         match actor.and_then(|index| self.declared.get_mut(index)) {
             Some(count) => *count += 1,
             None => self.record_unattributed(message),
@@ -249,15 +252,15 @@ impl ActorCensus {
     }
 
     #[cold]
-    fn record_unattributed(&mut self, message: &TraceMessage) {
-        let Some(name) = &message.actor else {
+    fn record_unattributed(&mut self, message: &Head<'_>) {
+        let Some(name) = message.actor else {
             self.unattributed += 1;
             return;
         };
-        if let Some((_, count)) = self.undeclared.iter_mut().find(|(n, _)| **n == **name) {
+        if let Some((_, count)) = self.undeclared.iter_mut().find(|(n, _)| **n == *name) {
             *count += 1;
         } else if self.undeclared.len() < MAX_UNDECLARED && name.len() <= MAX_KEY_LEN {
-            self.undeclared.push((name.as_str().into(), 1));
+            self.undeclared.push((name.into(), 1));
         } else {
             self.other_undeclared += 1;
         }

@@ -17,7 +17,6 @@ use std::mem::size_of;
 
 use oatf_model::Direction;
 
-use super::TraceMessage;
 use crate::actor::CompiledActor;
 use crate::attack::CompiledAttack;
 use crate::indicator::CompiledIndicator;
@@ -33,7 +32,7 @@ const ABSENT: u32 = u32::MAX;
 
 /// What the filter steps of format §6 read of a message, interned.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-struct Key {
+pub(super) struct Key {
     /// The index of the declared actor, or [`ABSENT`].
     actor: u32,
     /// The index of the protocol among the indicators' protocols, [`OTHER`] or [`ABSENT`].
@@ -93,31 +92,57 @@ impl<'a> FilterTable<'a> {
         }
     }
 
-    /// The class of `message` and the indicators (indexes in attack order) it applies to, counting
-    /// the message in its class; `None` when the table is full and the caller must filter indicator by indicator.
-    pub(super) fn applicable(
-        &mut self,
-        attack: &CompiledAttack,
-        message: &TraceMessage,
-        actor: Option<(usize, &CompiledActor)>,
+    /// The key of a message with `method`, of the declared actor number `actor` (when it has one),
+    /// whose protocol is `protocol` and whose direction, seen from its actor's role, is `direction`.
+    pub(super) fn key(
+        &self,
+        actor: Option<usize>,
         protocol: Option<&str>,
+        method: Option<&str>,
         direction: Option<Direction>,
-    ) -> Option<(usize, &[u32])> {
-        let key = Key {
-            actor: actor.map_or(ABSENT, |(index, _)| {
+    ) -> Key {
+        Key {
+            actor: actor.map_or(ABSENT, |index| {
                 u32::try_from(index).unwrap_or(OTHER).min(OTHER)
             }),
             protocol: intern(&self.protocols, protocol),
-            method: intern(&self.surfaces, message.method.as_deref()),
+            method: intern(&self.surfaces, method),
             direction: match direction {
                 None => 0,
                 Some(Direction::Request) => 1,
                 Some(_) => 2,
             },
-        };
-        let index = if self.classes.get(self.last).is_some_and(|c| c.key == key) {
-            self.last
-        } else if let Some(index) = self.classes.iter().position(|c| c.key == key) {
+        }
+    }
+
+    /// The class of `key` when the table has it, changing nothing.
+    pub(super) fn find(&self, key: Key) -> Option<usize> {
+        if self.classes.get(self.last).is_some_and(|c| c.key == key) {
+            Some(self.last)
+        } else {
+            self.classes.iter().position(|c| c.key == key)
+        }
+    }
+
+    /// The indicators (indexes in attack order) that apply to the messages of class `class`.
+    pub(super) fn applicable_of(&self, class: usize) -> &[u32] {
+        self.classes.get(class).map_or(&[], |c| &c.applicable)
+    }
+
+    /// The class of a message of `key` (`found`: its class when [`find`](Self::find) found it) and
+    /// the indicators (indexes in attack order) it applies to, counting the message in its class;
+    /// `None` when the table is full and the caller must filter indicator by indicator. `method`,
+    /// `actor`, `protocol` and `direction` are the message's, as for [`key`](Self::key).
+    pub(super) fn applicable(
+        &mut self,
+        attack: &CompiledAttack,
+        (key, found): (Key, Option<usize>),
+        method: Option<&str>,
+        actor: Option<(usize, &CompiledActor)>,
+        protocol: Option<&str>,
+        direction: Option<Direction>,
+    ) -> Option<(usize, &[u32])> {
+        let index = if let Some(index) = found {
             index
         } else if self.classes.len() < MAX_CLASSES {
             let entries = attack.indicator_entries();
@@ -127,7 +152,7 @@ impl<'a> FilterTable<'a> {
                 let steps = match entry {
                     Ok(indicator) => filter_steps_passed(
                         indicator,
-                        message,
+                        method,
                         actor.map(|(_, a)| a),
                         protocol,
                         direction,
@@ -190,11 +215,12 @@ fn intern(values: &[&str], value: Option<&str>) -> u32 {
     }
 }
 
-/// The trace-filtering procedure of format §6, steps 1–4, for one indicator and one message: how
-/// many steps the message passed, in order (4 means the message applies to the indicator).
+/// The trace-filtering procedure of format §6, steps 1–4, for one indicator and one message (its
+/// `method`, actor, protocol and direction): how many steps the message passed, in order (4 means
+/// the message applies to the indicator).
 pub(super) fn filter_steps_passed(
     indicator: &CompiledIndicator,
-    message: &TraceMessage,
+    method: Option<&str>,
     actor: Option<&CompiledActor>,
     protocol: Option<&str>,
     direction: Option<Direction>,
@@ -207,7 +233,7 @@ pub(super) fn filter_steps_passed(
     }
     // Step 2.
     if let Some(surface) = indicator.surface()
-        && message.method.as_deref() != Some(surface)
+        && method != Some(surface)
     {
         return 1;
     }
@@ -233,7 +259,8 @@ mod tests {
 
     use crate::{CompiledAttack, EvalOptions, IndicatorResult, TraceDirection, TraceEvaluator};
 
-    use super::{MAX_CLASSES, TraceMessage};
+    use super::MAX_CLASSES;
+    use crate::TraceMessage;
 
     /// More kinds of message than the table keeps: the messages past [`MAX_CLASSES`] are filtered
     /// indicator by indicator, and the step counts of both paths add up in the evidence.

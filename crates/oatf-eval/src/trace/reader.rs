@@ -3,10 +3,18 @@
 use std::fmt;
 use std::io::{BufRead, ErrorKind};
 
-use super::TraceMessage;
+use serde_json::Value;
+
+use super::lazy::{Envelope, RawEnvelope, needs_full_parse, too_deep};
+use super::{TraceEvaluator, TraceMessage};
 
 /// The default longest line [`JsonlTraceReader`] accepts: 16 MiB.
 pub const DEFAULT_MAX_LINE_LEN: usize = 16 * 1024 * 1024;
+
+/// `next_into` parses a line's content in the same pass as its envelope while at least this many
+/// of the last 32 lines needed their content (a trace where nearly every line applies saves the
+/// skipping of the content); below, it parses the envelope first.
+const SPECULATE_FROM: u32 = 28;
 
 /// The default most JSON values one trace line may hold: 1,000,000 (as for YAML documents).
 pub const DEFAULT_MAX_LINE_NODES: usize = 1_000_000;
@@ -70,6 +78,38 @@ fn string_end(text: &[u8], mut at: usize) -> usize {
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Lines read by `next_into` on this thread: content not parsed, parsed alone, full parse,
+    /// parsed in one pass with the envelope.
+    static LAZY_COUNTS: std::cell::Cell<(usize, usize, usize, usize)> = const { std::cell::Cell::new((0, 0, 0, 0)) };
+}
+
+/// The lines read by `next_into` on this thread so far: content not parsed, content parsed on its
+/// own, full parse, one pass (for the tests that must cover each).
+#[cfg(test)]
+pub(super) fn lazy_counts() -> (usize, usize, usize, usize) {
+    LAZY_COUNTS.with(std::cell::Cell::get)
+}
+
+/// Counts a line read by `next_into` the `way`th way (see `lazy_counts`); nothing outside tests.
+#[inline]
+fn count(way: usize) {
+    #[cfg(test)]
+    LAZY_COUNTS.with(|counts| {
+        let (mut a, mut b, mut c, mut d) = counts.get();
+        match way {
+            0 => a += 1,
+            1 => b += 1,
+            2 => c += 1,
+            _ => d += 1,
+        }
+        counts.set((a, b, c, d));
+    });
+    #[cfg(not(test))]
+    let _ = way;
+}
+
 /// Reads a JSON Lines trace (`docs/trace-format.md`): yields one [`TraceMessage`] per non-blank line.
 ///
 /// A line that is not a trace message gives an [`TraceError`] naming its line number, and reading goes
@@ -102,6 +142,11 @@ pub struct JsonlTraceReader<R> {
     line: u64,
     max_line_len: usize,
     max_nodes: usize,
+    /// Whether each of the last 32 lines `next_into` routed needed its content (bit 0 the last).
+    needed: u32,
+    /// `next_into` parses lines in one pass, content included, while at least this many of the
+    /// last 32 needed their content (33: never; 0: always).
+    speculate_from: u32,
     buffer: Vec<u8>,
     done: bool,
 }
@@ -124,6 +169,8 @@ impl<R: BufRead> JsonlTraceReader<R> {
             line: 0,
             max_line_len: DEFAULT_MAX_LINE_LEN,
             max_nodes: DEFAULT_MAX_LINE_NODES,
+            needed: 0,
+            speculate_from: SPECULATE_FROM,
             buffer: Vec::new(),
             done: false,
         }
@@ -194,7 +241,8 @@ impl<R: BufRead> JsonlTraceReader<R> {
         }
     }
 
-    fn parse_buffer(&self) -> Result<TraceMessage, TraceError> {
+    /// The line in the buffer as text, checked for UTF-8 and the node limit, without its `\r`.
+    fn checked_text(&self) -> Result<&str, TraceError> {
         let mut bytes = self.buffer.as_slice();
         if let Some(stripped) = bytes.strip_suffix(b"\r") {
             bytes = stripped;
@@ -219,6 +267,11 @@ impl<R: BufRead> JsonlTraceReader<R> {
                 ),
             ));
         }
+        Ok(text)
+    }
+
+    /// The trace message of the checked line `text`, or why it is not one.
+    fn parse_text(&self, text: &str) -> Result<TraceMessage, TraceError> {
         serde_json::from_str(text).map_err(|e| {
             let full = e.to_string();
             let suffix = format!(" at line {} column {}", e.line(), e.column());
@@ -230,12 +283,73 @@ impl<R: BufRead> JsonlTraceReader<R> {
             )
         })
     }
-}
 
-impl<R: BufRead> Iterator for JsonlTraceReader<R> {
-    type Item = Result<TraceMessage, TraceError>;
+    fn parse_buffer(&self) -> Result<TraceMessage, TraceError> {
+        self.parse_text(self.checked_text()?)
+    }
 
-    fn next(&mut self) -> Option<Self::Item> {
+    /// Evaluates the line in the buffer with `evaluator`, parsing its content only when the
+    /// evaluator needs it (D-91); the same outcome as parsing it and pushing the message. With
+    /// `speculate`, the content is parsed in the same pass as the envelope. Gives whether the
+    /// message needed its content, when it was routed.
+    fn push_buffer(
+        &self,
+        evaluator: &mut TraceEvaluator<'_>,
+        speculate: bool,
+    ) -> (Result<(), TraceError>, Option<bool>) {
+        let text = match self.checked_text() {
+            Ok(text) => text,
+            Err(error) => return (Err(error), None),
+        };
+        if speculate {
+            // In one pass, exactly as the full parse reads it, the strings borrowed.
+            if let Ok(line) = serde_json::from_str::<Envelope<'_, Value>>(text) {
+                let head = line.head();
+                let route = evaluator.route(&head);
+                count(3);
+                evaluator.push_routed(&head, route, Some(&line.content));
+                return (Ok(()), Some(route.needs_content));
+            }
+        } else if let Ok(envelope) = serde_json::from_str::<RawEnvelope<'_>>(text) {
+            let head = envelope.head();
+            let route = evaluator.route(&head);
+            let raw = envelope.content.map(|raw| raw.get());
+            if !route.needs_content {
+                // Not parsed: valid only if parsing could not reject it.
+                if !raw.is_some_and(|raw| needs_full_parse(raw.as_bytes())) {
+                    count(0);
+                    evaluator.push_routed(&head, route, None);
+                    return (Ok(()), Some(false));
+                }
+            } else {
+                // Parsed on its own, where it may nest one level deeper than inside the line.
+                let content = raw.map_or(Ok(Value::Null), serde_json::from_str::<Value>);
+                if let Ok(content) = content
+                    && !raw.is_some_and(|raw| too_deep(raw, &content))
+                {
+                    count(1);
+                    evaluator.push_routed(&head, route, Some(&content));
+                    return (Ok(()), Some(true));
+                }
+            }
+        }
+        // An envelope that does not parse, a content that does not or that skipping may accept
+        // wrongly: the full parse, and its error.
+        count(2);
+        (self.parse_text(text).map(|m| evaluator.push(&m)), None)
+    }
+
+    /// Sets from how many of the last 32 lines needing their content `next_into` parses in one
+    /// pass (33: never, 0: always), for the tests of both ways.
+    #[cfg(test)]
+    pub(super) fn speculating_from(mut self, lines: u32) -> Self {
+        self.speculate_from = lines;
+        self
+    }
+
+    /// Reads lines up to the next one that is not blank, leaving it in the buffer: `Some(Ok(()))`,
+    /// or the error of a line too long or of reading; `None` at the end.
+    fn next_line(&mut self) -> Option<Result<(), TraceError>> {
         loop {
             if self.done {
                 return None;
@@ -270,9 +384,79 @@ impl<R: BufRead> Iterator for JsonlTraceReader<R> {
                     if self.buffer.iter().all(u8::is_ascii_whitespace) {
                         continue;
                     }
-                    return Some(self.parse_buffer());
+                    return Some(Ok(()));
                 }
             }
+        }
+    }
+
+    /// Reads the next message and pushes it into `evaluator`: what
+    /// `evaluator.push(&reader.next()?)` does, faster. A line's content is parsed only when an
+    /// indicator the line applies to is undecided, and its strings are borrowed from the line
+    /// (decision D-91), so lines no indicator needs (responses, notifications, other methods) cost
+    /// a validation of the JSON instead of a parse into a `Value`; while nearly every line needs
+    /// its content, envelope and content are parsed in one pass.
+    ///
+    /// `Some(Ok(()))`: a message was pushed; `Some(Err(_))`: the line's error, exactly as
+    /// [`next`](Iterator::next) gives it (the line was not pushed; an I/O error ends the trace);
+    /// `None`: the end of the trace.
+    ///
+    /// ```
+    /// use oatf_eval::{AttackResult, CompiledAttack, Document, EvalOptions, JsonlTraceReader,
+    ///                 TraceEvaluator};
+    /// use serde_json::json;
+    ///
+    /// let document: Document = serde_json::from_value(json!({
+    ///     "oatf": "0.1",
+    ///     "attack": {
+    ///         "execution": {"mode": "mcp_server", "state": {"tools": []}},
+    ///         "indicators": [{"surface": "tools/call", "direction": "request",
+    ///                         "target": "arguments.path", "pattern": {"contains": ".ssh"}}]
+    ///     }
+    /// }))?;
+    /// let attack = CompiledAttack::new(&document, &EvalOptions::new());
+    /// let trace = "{\"seq\": 1, \"direction\": \"outgoing\", \"method\": \"tools/list\", \"content\": {}}\n\
+    ///              not json\n\
+    ///              {\"seq\": 3, \"direction\": \"incoming\", \"method\": \"tools/call\", \
+    ///               \"content\": {\"arguments\": {\"path\": \"~/.ssh/id_rsa\"}}}\n";
+    /// let mut reader = JsonlTraceReader::new(trace.as_bytes());
+    /// let mut evaluator = TraceEvaluator::new(&attack);
+    /// let mut errors = Vec::new();
+    /// while let Some(step) = reader.next_into(&mut evaluator) {
+    ///     if let Err(error) = step {
+    ///         errors.push(error.line());
+    ///     }
+    /// }
+    /// assert_eq!(errors, [2]);
+    /// assert_eq!(evaluator.messages(), 2);
+    /// assert_eq!(evaluator.finish().result, AttackResult::Exploited);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn next_into(
+        &mut self,
+        evaluator: &mut TraceEvaluator<'_>,
+    ) -> Option<Result<(), TraceError>> {
+        match self.next_line()? {
+            Ok(()) => {
+                let speculate = self.needed.count_ones() >= self.speculate_from;
+                let (result, needed) = self.push_buffer(evaluator, speculate);
+                if let Some(needed) = needed {
+                    self.needed = (self.needed << 1) | u32::from(needed);
+                }
+                Some(result)
+            }
+            Err(error) => Some(Err(error)),
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for JsonlTraceReader<R> {
+    type Item = Result<TraceMessage, TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.next_line()? {
+            Ok(()) => Some(self.parse_buffer()),
+            Err(error) => Some(Err(error)),
         }
     }
 }
