@@ -594,10 +594,11 @@ fn stream_trace(compiled: &CompiledAttack, path: &Path) -> Result<AttackVerdict,
     let (file, _) = crate::input::safe_fs::open_regular(path)
         .map_err(|e| format!("cannot read trace {name}: {e}"))?;
     let mut evaluator = oatf::TraceEvaluator::new(compiled);
-    for item in oatf::JsonlTraceReader::new(BufReader::new(file)) {
-        match item {
-            Ok(message) => evaluator.push(&message),
-            Err(e) => return Err(format!("{name}:{}: {}", e.line(), e.message())),
+    // Envelope first: a line's content is parsed only when an undecided indicator needs it (D-91).
+    let mut reader = oatf::JsonlTraceReader::new(BufReader::new(file));
+    while let Some(step) = reader.next_into(&mut evaluator) {
+        if let Err(e) = step {
+            return Err(format!("{name}:{}: {}", e.line(), e.message()));
         }
     }
     Ok(evaluator.finish())
