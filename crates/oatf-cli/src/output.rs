@@ -15,6 +15,9 @@ pub(crate) const EXIT_IOERR: u8 = 74;
 /// Where a command writes its report, and the first write error, if any (later writes are skipped).
 pub(crate) struct Output<'w> {
     sink: Box<dyn Write + 'w>,
+    /// Where [`Output::finish`] says that the output could not be written: standard error, or in
+    /// tests a buffer.
+    errors: Box<dyn Write + 'w>,
     /// Whether the sink is a terminal (for `--color auto`).
     terminal: bool,
     /// Whether the sink was closed before the program started ([`crate::startup`]); the error is
@@ -32,6 +35,7 @@ impl Output<'static> {
         Output {
             terminal: stdout.is_terminal(),
             sink: Box::new(stdout),
+            errors: Box::new(std::io::stderr()),
             closed_at_start: closed_at_start(),
             checked: false,
             failed: None,
@@ -40,11 +44,19 @@ impl Output<'static> {
 }
 
 impl<'w> Output<'w> {
-    /// An output into `sink`, which is not a terminal (no colour with `--color auto`).
+    /// An output into `sink`, which is not a terminal (no colour with `--color auto`); what
+    /// [`Output::finish`] would say on standard error is dropped.
     #[cfg(test)]
     pub(crate) fn new(sink: impl Write + 'w) -> Self {
+        Self::with_errors(sink, std::io::sink())
+    }
+
+    /// An output into `sink` whose write-error message goes to `errors`.
+    #[cfg(test)]
+    pub(crate) fn with_errors(sink: impl Write + 'w, errors: impl Write + 'w) -> Self {
         Output {
             sink: Box::new(sink),
+            errors: Box::new(errors),
             terminal: false,
             closed_at_start: false,
             checked: false,
@@ -89,7 +101,8 @@ impl<'w> Output<'w> {
             None => code,
             Some(e) if e.kind() == ErrorKind::BrokenPipe => code,
             Some(e) => {
-                eprintln!("error: cannot write to standard output: {e}");
+                // A standard error that cannot be written either leaves only the exit code.
+                let _ = writeln!(self.errors, "error: cannot write to standard output: {e}");
                 EXIT_IOERR
             }
         }
@@ -147,9 +160,15 @@ mod tests {
 
     #[test]
     fn a_failed_write_exits_74() {
-        let mut out = Output::new(Failing(ErrorKind::StorageFull));
+        let mut errors = Vec::new();
+        let mut out = Output::with_errors(Failing(ErrorKind::StorageFull), &mut errors);
         out.write("text");
         assert_eq!(out.finish(0), EXIT_IOERR);
+        let said = String::from_utf8_lossy(&errors);
+        assert!(
+            said.starts_with("error: cannot write to standard output: "),
+            "{said}"
+        );
     }
 
     #[test]
