@@ -289,7 +289,15 @@ impl Builder<'_> {
             Frame::Seq { items, start } => (NodeKind::Seq(items), start),
             Frame::Map { entries, start, .. } => (NodeKind::Map(entries), start),
         };
-        start.span = start.span.start..end.span.end.max(start.span.start);
+        let end = end.span.end.max(start.span.start);
+        // A block collection ends where the next token starts: the blank space (line breaks,
+        // the next line's indentation) before it is not part of the collection, so a diagnostic
+        // on it does not underline the next sibling's line.
+        let trailing = self
+            .source
+            .get(start.span.start..end)
+            .map_or(0, |text| text.len() - text.trim_end().len());
+        start.span = start.span.start..end - trailing;
         self.attach(Node {
             kind,
             location: start,
