@@ -13,6 +13,7 @@ use crate::EvaluationError;
 use crate::accumulator::Accumulator;
 use crate::actor::{CompiledActor, compile_actors};
 use crate::indicator::{CompiledIndicator, EvalOptions};
+use crate::plan_cache::PlanCache;
 use crate::verdict::{
     AttackResult, AttackVerdict, IndicatorVerdict, Tiers, aggregate, declared_tiers,
     generated_indicator_id, unknown_logic_message,
@@ -57,6 +58,8 @@ pub struct CompiledAttack {
     tiers: Vec<Option<Tier>>,
     actors: Vec<CompiledActor>,
     grace_period: Option<Duration>,
+    /// The prefilter plans of its classes of message, shared by its evaluators (D-93).
+    plans: PlanCache,
 }
 
 impl CompiledAttack {
@@ -123,7 +126,13 @@ impl CompiledAttack {
                 .grace_period
                 .as_deref()
                 .and_then(|g| parse_duration(g).ok()),
+            plans: PlanCache::default(),
         }
+    }
+
+    /// The prefilter plans shared by the evaluators of this attack.
+    pub(crate) fn plan_cache(&self) -> &PlanCache {
+        &self.plans
     }
 
     /// `attack.grace_period`, when present and valid: how long after the terminal phases end

@@ -55,6 +55,7 @@ mod attack;
 mod error;
 mod extension;
 mod indicator;
+mod plan_cache;
 mod prefilter;
 #[cfg(test)]
 mod prefilter_tests;

@@ -31,7 +31,7 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::mem::size_of;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, Input, MatchKind};
 use oatf_primitives::{PrefilterNeeds, RegexBranch, WildcardPath, text_defeats_literals};
@@ -46,12 +46,12 @@ use crate::indicator::{CompiledIndicator, MessageTexts};
 /// `aho-corasick` picks its own kind (a contiguous NFA).
 const DFA_PATTERN_BYTES: usize = 4096;
 
-/// The prefilter of one [`crate::TraceEvaluator`]: a plan per filter class, built on the class's
-/// first message, and the per-message scratch space.
+/// The prefilter of one [`crate::TraceEvaluator`]: a plan per filter class, taken from the
+/// attack's [`PlanCache`](crate::plan_cache::PlanCache) on the class's first message, and the per-message scratch space.
 #[derive(Debug, Default)]
 pub(crate) struct Prefilter {
     /// Per filter class (by its index in the filter table).
-    plans: Vec<Option<Plan>>,
+    plans: Vec<Option<Arc<Plan>>>,
     /// The slots to evaluate for the current message, ascending.
     evaluate: Vec<u32>,
     /// Per applicable slot: listed in `evaluate` for the current message.
@@ -179,7 +179,11 @@ impl Prefilter {
         let Some(slot) = plans.get_mut(class) else {
             return (true, &[]);
         };
-        let plan = slot.get_or_insert_with(|| Plan::new(attack, applicable));
+        let plan = slot.get_or_insert_with(|| {
+            attack
+                .plan_cache()
+                .get_or_build(applicable, || Plan::new(attack, applicable))
+        });
         if listed.len() < applicable.len() {
             listed.resize(applicable.len(), false);
         }
@@ -283,7 +287,7 @@ impl Prefilter {
                         .sum::<usize>()
             })
             .sum::<usize>()
-            + self.plans.capacity() * size_of::<Option<Plan>>()
+            + self.plans.capacity() * size_of::<Option<Arc<Plan>>>()
             + self.evaluate.capacity() * size_of::<u32>()
             + self.listed.capacity()
     }
