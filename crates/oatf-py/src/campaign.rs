@@ -3,7 +3,6 @@
 //! unpickled from their YAML through a per-process compile cache.
 
 use std::collections::HashMap;
-use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -146,7 +145,9 @@ pub(crate) fn evaluate_run<'py>(
             Some(file) => Box::new(BufReader::with_capacity(PY_READ_CHUNK, PyReader(file))),
             None => Box::new(BufReader::with_capacity(
                 1 << 16,
-                open_regular(Path::new(trace)).map_err(|reason| (true, reason))?,
+                oatf::report::open_regular_file(Path::new(trace))
+                    .map_err(|reason| (true, reason))?
+                    .0,
             )),
         };
         match read_trace(compiled, input, trace.to_owned(), false, max_line_len) {
@@ -209,42 +210,4 @@ pub(crate) fn failed_run<'py>(
         ),
     };
     row(py, cells)
-}
-
-/// Opens a trace file as `oatf evaluate` does (the CLI's `safe_fs::open_regular`, with the same
-/// messages): without blocking on a FIFO, and only a regular file.
-fn open_regular(path: &Path) -> Result<File, String> {
-    let file = open_nonblocking(path).map_err(|e| format!("cannot open the file: {e}"))?;
-    let metadata = file
-        .metadata()
-        .map_err(|e| format!("cannot read the file: {e}"))?;
-    if !metadata.is_file() {
-        let kind = if metadata.is_dir() {
-            "a directory"
-        } else {
-            "not a file"
-        };
-        return Err(format!("not a regular file ({kind}), not read"));
-    }
-    Ok(file)
-}
-
-#[cfg(unix)]
-fn open_nonblocking(path: &Path) -> std::io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt as _;
-    // O_NONBLOCK: opening a FIFO without a writer returns at once instead of waiting; reads of
-    // regular files are not affected.
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    const O_NONBLOCK: i32 = 0o4000;
-    #[cfg(not(any(target_os = "linux", target_os = "android")))]
-    const O_NONBLOCK: i32 = 0x0004;
-    std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(O_NONBLOCK)
-        .open(path)
-}
-
-#[cfg(not(unix))]
-fn open_nonblocking(path: &Path) -> std::io::Result<File> {
-    File::open(path)
 }

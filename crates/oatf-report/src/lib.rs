@@ -36,6 +36,7 @@
 #![deny(missing_docs)]
 
 pub mod campaign;
+mod file;
 mod junit;
 mod run;
 mod sarif;
@@ -51,6 +52,7 @@ use oatf_eval::{AttackResult, AttackVerdict, IndicatorResult, TraceWarning, Trac
 use oatf_model::{Document, Tier};
 use serde_json::{Value, json};
 
+pub use file::open_regular_file;
 pub use junit::{junit, junit_suite};
 pub use run::{FinishedRun, MAX_KEPT_MALFORMED, MalformedEntry, ReadStep, TraceRun};
 pub use sarif::{CampaignRun, campaign_sarif, sarif};

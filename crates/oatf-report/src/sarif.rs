@@ -45,7 +45,7 @@ enum AnyRun<'a> {
 #[derive(Serialize)]
 struct FailedRun<'a> {
     tool: FailedTool,
-    invocations: [Invocation; 1],
+    invocations: [Invocation<'a>; 1],
     results: [(); 0],
     properties: FailedRunProperties<'a>,
 }
@@ -106,7 +106,7 @@ pub enum CampaignRun<'a> {
 #[serde(rename_all = "camelCase")]
 struct Run<'a> {
     tool: Tool<'a>,
-    invocations: [Invocation; 1],
+    invocations: [Invocation<'a>; 1],
     automation_details: Id,
     original_uri_base_ids: OriginalUriBaseIds,
     artifacts: [Artifact<'a>; 1],
@@ -186,20 +186,24 @@ pub(crate) struct Id {
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Invocation {
-    execution_successful: bool,
-    tool_execution_notifications: Vec<Notification>,
+pub(crate) struct Invocation<'a> {
+    pub(crate) execution_successful: bool,
+    pub(crate) tool_execution_notifications: Vec<Notification<'a>>,
 }
 
+/// A tool execution notification: of an evaluation (an indicator in error, a warning), or of
+/// validation (a file that could not be read, located at the file).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Notification {
-    level: &'static str,
-    message: OwnedText,
+pub(crate) struct Notification<'a> {
+    pub(crate) level: &'static str,
+    pub(crate) message: OwnedText,
     #[serde(skip_serializing_if = "Option::is_none")]
-    descriptor: Option<Id>,
+    pub(crate) locations: Option<[Location<'a>; 1]>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    associated_rule: Option<Id>,
+    pub(crate) descriptor: Option<Id>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) associated_rule: Option<Id>,
 }
 
 #[derive(Serialize)]
@@ -366,6 +370,7 @@ pub fn campaign_sarif<'a>(runs: impl IntoIterator<Item = CampaignRun<'a>>) -> St
                         message: OwnedText {
                             text: message.to_owned(),
                         },
+                        locations: None,
                         descriptor: None,
                         associated_rule: None,
                     }],
@@ -499,7 +504,7 @@ fn verdict_run<'a>(
             }
         })
         .collect();
-    let notifications: Vec<Notification> = verdict
+    let notifications: Vec<Notification<'_>> = verdict
         .indicator_verdicts
         .iter()
         .filter(|v| matches!(v.result, IndicatorResult::Error | IndicatorResult::Skipped))
@@ -517,6 +522,7 @@ fn verdict_run<'a>(
                     v.evidence.as_deref().unwrap_or("")
                 ),
             },
+            locations: None,
             descriptor: None,
             associated_rule: Some(Id {
                 id: v.indicator_id.clone(),
@@ -529,6 +535,7 @@ fn verdict_run<'a>(
                 message: OwnedText {
                     text: warning.message,
                 },
+                locations: None,
                 descriptor: Some(Id {
                     id: warning.kind.as_str().to_owned(),
                 }),

@@ -13,8 +13,8 @@ use oatf_model::{
 use serde::Serialize;
 
 use crate::sarif::{
-    Artifact, ArtifactLocation, Help, Id, Level, OriginalUriBaseIds, OwnedText, PhysicalLocation,
-    Region, Text, UriBase,
+    Artifact, ArtifactLocation, Help, Id, Invocation, Level, Location, Notification,
+    OriginalUriBaseIds, OwnedText, PhysicalLocation, Region, Text, UriBase,
 };
 use crate::{SRCROOT, file_uri, relative_to_cwd};
 
@@ -167,7 +167,7 @@ struct Log<'a> {
 #[serde(rename_all = "camelCase")]
 struct Run<'a> {
     tool: Tool,
-    invocations: [Invocation; 1],
+    invocations: [Invocation<'a>; 1],
     automation_details: Id,
     original_uri_base_ids: OriginalUriBaseIds,
     column_kind: &'static str,
@@ -208,40 +208,6 @@ struct DescriptorProperties {
     #[serde(skip_serializing_if = "Option::is_none")]
     spec_section: Option<&'static str>,
     tags: [&'static str; 1],
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Invocation {
-    execution_successful: bool,
-    tool_execution_notifications: Vec<Notification>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Notification {
-    level: &'static str,
-    message: OwnedText,
-    locations: [NotificationLocation; 1],
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct NotificationLocation {
-    physical_location: NotificationPhysical,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct NotificationPhysical {
-    artifact_location: OwnedArtifactLocation,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct OwnedArtifactLocation {
-    uri: String,
-    uri_base_id: &'static str,
 }
 
 #[derive(Serialize)]
@@ -431,14 +397,18 @@ pub fn validation_sarif(files: &[ValidatedFile]) -> String {
                 message: OwnedText {
                     text: reason.clone(),
                 },
-                locations: [NotificationLocation {
-                    physical_location: NotificationPhysical {
-                        artifact_location: OwnedArtifactLocation {
-                            uri: uri.clone(),
+                locations: Some([Location {
+                    physical_location: PhysicalLocation {
+                        artifact_location: ArtifactLocation {
+                            uri,
                             uri_base_id: SRCROOT,
+                            index: None,
                         },
+                        region: None,
                     },
-                }],
+                }]),
+                descriptor: None,
+                associated_rule: None,
             });
         }
         for finding in &file.findings {

@@ -319,8 +319,9 @@ pub mod report {
     pub use oatf_report::{
         CampaignRun, EXIT_STRICT_WARNINGS, Finding, FinishedRun, MAX_KEPT_MALFORMED,
         MalformedEntry, ReadStep, TraceRun, TraceStats, ValidatedFile, campaign, campaign_sarif,
-        exit_code, json_document, json_report, junit, junit_suite, run_exit_code, sarif,
-        silent_actor_warning, strict_exit_code, validation_sarif, warnings, xml,
+        exit_code, json_document, json_report, junit, junit_suite, open_regular_file,
+        run_exit_code, sarif, silent_actor_warning, strict_exit_code, validation_sarif, warnings,
+        xml,
     };
 }
 

@@ -6,27 +6,14 @@
 //! without blocking, its type is checked after links are resolved (a link loop is an error of the
 //! open, `ELOOP`), and only a regular file within the size limit is read.
 
-use std::fs::File;
 use std::io::Read as _;
 use std::path::Path;
 
-/// Opens `path` for reading if, after resolving links, it is a regular file: without blocking on a
-/// FIFO, and with an error that says what else it is.
-pub(crate) fn open_regular(path: &Path) -> Result<(File, u64), String> {
-    let file = open_nonblocking(path).map_err(|e| format!("cannot open the file: {e}"))?;
-    let metadata = file
-        .metadata()
-        .map_err(|e| format!("cannot read the file: {e}"))?;
-    if !metadata.is_file() {
-        return Err(format!(
-            "not a regular file ({}), not read",
-            describe(&metadata.file_type())
-        ));
-    }
-    Ok((file, metadata.len()))
-}
+/// Opens `path` for reading if, after resolving links, it is a regular file
+/// (`oatf::report::open_regular_file`, the one owner with the Python campaign rows).
+pub(crate) use oatf::report::open_regular_file as open_regular;
 
-/// Reads `path` whole if it is a regular file (see [`open_regular`]) of at most `limit` bytes;
+/// Reads `path` whole if it is a regular file (see `open_regular`) of at most `limit` bytes;
 /// the size is checked before reading, and no more than `limit + 1` bytes are read if the file
 /// grows meanwhile.
 pub(crate) fn read_limited(path: &Path, limit: usize) -> Result<Vec<u8>, String> {
@@ -43,53 +30,6 @@ pub(crate) fn read_limited(path: &Path, limit: usize) -> Result<Vec<u8>, String>
         return Err(too_large());
     }
     Ok(bytes)
-}
-
-#[cfg(unix)]
-fn describe(kind: &std::fs::FileType) -> &'static str {
-    use std::os::unix::fs::FileTypeExt as _;
-    if kind.is_dir() {
-        "a directory"
-    } else if kind.is_fifo() {
-        "a fifo"
-    } else if kind.is_char_device() {
-        "a character device"
-    } else if kind.is_block_device() {
-        "a block device"
-    } else if kind.is_socket() {
-        "a socket"
-    } else {
-        "not a file"
-    }
-}
-
-#[cfg(not(unix))]
-fn describe(kind: &std::fs::FileType) -> &'static str {
-    if kind.is_dir() {
-        "a directory"
-    } else {
-        "not a file"
-    }
-}
-
-#[cfg(unix)]
-fn open_nonblocking(path: &Path) -> std::io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt as _;
-    // O_NONBLOCK: opening a FIFO without a writer returns at once instead of waiting; reads of
-    // regular files are not affected.
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    const O_NONBLOCK: i32 = 0o4000;
-    #[cfg(not(any(target_os = "linux", target_os = "android")))]
-    const O_NONBLOCK: i32 = 0x0004;
-    std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(O_NONBLOCK)
-        .open(path)
-}
-
-#[cfg(not(unix))]
-fn open_nonblocking(path: &Path) -> std::io::Result<File> {
-    File::open(path)
 }
 
 #[cfg(all(test, unix))]

@@ -764,36 +764,30 @@ impl Report<'_> {
     /// a run without a verdict is a failed invocation with the reason as its notification.
     fn sarif(&self) -> String {
         use oatf::report::CampaignRun;
-        let failures: Vec<(String, String)> = self
+        // Owned here: a failed run borrows its attack's label.
+        let attack_ids: Vec<String> = self
             .outcomes
             .iter()
-            .map(|o| {
-                let message = match &o.result {
-                    Err(failure) => failure.message.clone(),
-                    Ok(_) => "the document could not be loaded".to_owned(),
-                };
-                (self.attack_id(o.document), message)
-            })
+            .map(|o| self.attack_id(o.document))
             .collect();
-        let runs = self
-            .outcomes
-            .iter()
-            .zip(&failures)
-            .map(
-                |(o, (attack_id, message))| match (&o.result, self.attacks.get(o.document)) {
-                    (Ok((verdict, stats)), Some(Ok(attack))) => CampaignRun::Verdict {
-                        document: &attack.document,
-                        verdict,
-                        stats,
-                        path: &o.trace_path,
-                    },
-                    _ => CampaignRun::Failed {
-                        attack_id,
-                        trace: &o.trace,
-                        message,
+        let runs = self.outcomes.iter().zip(&attack_ids).map(|(o, attack_id)| {
+            match (&o.result, self.attacks.get(o.document)) {
+                (Ok((verdict, stats)), Some(Ok(attack))) => CampaignRun::Verdict {
+                    document: &attack.document,
+                    verdict,
+                    stats,
+                    path: &o.trace_path,
+                },
+                (result, _) => CampaignRun::Failed {
+                    attack_id,
+                    trace: &o.trace,
+                    message: match result {
+                        Err(failure) => &failure.message,
+                        Ok(_) => "the document could not be loaded",
                     },
                 },
-            );
+            }
+        });
         oatf::report::campaign_sarif(runs)
     }
 
