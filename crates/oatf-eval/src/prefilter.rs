@@ -11,7 +11,8 @@
 //! `not_matched` without evaluation. A regex's top-level branches without a useful literal (D-90,
 //! [`CompiledCondition::prefilter_needs`]) are searched on their own, at most once per text for
 //! all the members that have them (after one search of their union), and a match makes those
-//! members candidates. Everything else, and every indicator that is not a pattern or whose
+//! members candidates; a branch is not searched on a text that lacks a run of bytes its every
+//! match holds (D-94, `RegexBranch::may_match`). Everything else, and every indicator that is not a pattern or whose
 //! condition the prefilter cannot rule out, is evaluated in full by its own `evaluate_outcome`, so
 //! verdicts, evidence and the first matching message are exactly those of the straightforward
 //! engine.
@@ -488,10 +489,27 @@ impl Group {
                     }
                 }
             }
-            if self
-                .union
-                .as_ref()
-                .is_some_and(|union| union.is_match(text) == Some(false))
+            let regex_branch = |branch: &Branch| {
+                indicator(attack, branch.indicator)
+                    .and_then(CompiledIndicator::prefilter_parts)
+                    .and_then(|(_, _, needs)| needs.branches.get(branch.position as usize))
+            };
+            // The branches still wanted that the text may match: a text without the run of bytes
+            // a branch's every match holds (D-94) needs neither the branch nor the union searched.
+            let possible = self
+                .branches
+                .iter()
+                .filter(|branch| {
+                    branch.slots.iter().any(|&slot| candidates.wanted(slot))
+                        && regex_branch(branch).is_none_or(|b| b.may_match(text))
+                })
+                .count();
+            if possible == 0
+                || (possible >= 2
+                    && self
+                        .union
+                        .as_ref()
+                        .is_some_and(|union| union.is_match(text) == Some(false)))
             {
                 return ControlFlow::Continue(());
             }
@@ -499,9 +517,7 @@ impl Group {
                 if !branch.slots.iter().any(|&slot| candidates.wanted(slot)) {
                     continue;
                 }
-                let matched = indicator(attack, branch.indicator)
-                    .and_then(CompiledIndicator::prefilter_parts)
-                    .and_then(|(_, _, needs)| needs.branches.get(branch.position as usize))
+                let matched = regex_branch(branch)
                     // A branch that cannot be built rules nothing out.
                     .is_none_or(|b| b.is_match(text) != Some(false));
                 if matched {

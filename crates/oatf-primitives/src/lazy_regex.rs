@@ -19,6 +19,7 @@ use regex::{Regex, RegexBuilder};
 use regex_automata::nfa::thompson;
 
 use crate::condition_error::{ConditionError, ConditionErrorKind};
+use crate::runs::RequiredRun;
 
 /// Bounds on regular expressions (spec-decisions item 17).
 ///
@@ -171,11 +172,7 @@ impl LazyRegex {
         let (literals, branches) = crate::literals::regex_branches(&hir, &self.pattern);
         let branches = branches
             .into_iter()
-            .map(|pattern| RegexBranch {
-                pattern: pattern.into(),
-                limits: self.limits,
-                built: OnceLock::new(),
-            })
+            .map(|pattern| RegexBranch::new(pattern.into(), self.limits))
             .collect();
         Some((literals, branches))
     }
@@ -190,9 +187,33 @@ pub struct RegexBranch {
     pattern: Box<str>,
     limits: RegexLimits,
     built: OnceLock<Option<Regex>>,
+    /// A run of bytes every match holds (D-94), checked before the search.
+    run: Option<RequiredRun>,
 }
 
 impl RegexBranch {
+    fn new(pattern: Box<str>, limits: RegexLimits) -> Self {
+        let run = regex_syntax::ParserBuilder::new()
+            .nest_limit(limits.nest_limit)
+            .utf8(true)
+            .build()
+            .parse(&pattern)
+            .ok()
+            .and_then(|hir| RequiredRun::of(&hir));
+        RegexBranch {
+            pattern,
+            limits,
+            built: OnceLock::new(),
+            run,
+        }
+    }
+
+    /// Whether `text` may hold a match: `false` when it lacks a run of bytes every match holds
+    /// (D-94), which costs a fraction of a search.
+    pub fn may_match(&self, text: &str) -> bool {
+        self.run.is_none_or(|run| run.holds(text.as_bytes()))
+    }
+
     /// The branch as a pattern.
     pub fn pattern(&self) -> &str {
         &self.pattern
@@ -205,7 +226,13 @@ impl RegexBranch {
 
     /// Whether the branch matches anywhere in `text`, building it on the first call; `None` when
     /// it cannot be built under its limits (the caller then evaluates the condition in full).
+    /// A text without the run every match holds ([`may_match`](Self::may_match)) is `Some(false)`
+    /// without a search.
     pub fn is_match(&self, text: &str) -> Option<bool> {
+        if !self.may_match(text) {
+            // No match can be in the text, whether or not the branch can be built.
+            return Some(false);
+        }
         self.built
             .get_or_init(|| self.limits.compile(&self.pattern).ok())
             .as_ref()
@@ -234,11 +261,7 @@ impl RegexBranch {
             count += 1;
         }
         let limits = limits.filter(|_| count >= 2)?;
-        Some(RegexBranch {
-            pattern: pattern.into(),
-            limits,
-            built: OnceLock::new(),
-        })
+        Some(RegexBranch::new(pattern.into(), limits))
     }
 }
 

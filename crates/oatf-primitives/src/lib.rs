@@ -43,6 +43,7 @@ mod path;
 mod predicate;
 mod protocol;
 mod re2;
+mod runs;
 mod template;
 mod value;
 

@@ -54,6 +54,26 @@ fn main() -> Result<(), Error> {
     if args.first().map(String::as_str) == Some("memory-child") {
         return memory_child(args.get(1).map_or("0", String::as_str).parse()?);
     }
+    if args.first().map(String::as_str) == Some("profile-scaling") {
+        // For `perf record`: one scaling contender run in a loop.
+        // `paired profile-scaling INDICATORS CEL(true|false) SECONDS`
+        let indicators: usize = args.get(1).map_or("100", String::as_str).parse()?;
+        let cel: bool = args.get(2).map_or("true", String::as_str).parse()?;
+        let seconds: u64 = args.get(3).map_or("10", String::as_str).parse()?;
+        let attack = compile_ours(&scaling_attack(indicators, cel))?;
+        let jsonl = scaling_trace(10_000);
+        let start = std::time::Instant::now();
+        let mut runs = 0u32;
+        while start.elapsed() < Duration::from_secs(seconds) {
+            black_box(ours_trace(&attack, &jsonl));
+            runs += 1;
+        }
+        println!(
+            "{runs} runs, {:.2} us per message",
+            start.elapsed().as_secs_f64() * 1e6 / f64::from(runs) / 10_000.0
+        );
+        return Ok(());
+    }
     let mut settings = Settings {
         paired: PairedOptions::default(),
         messages: 20_000,
