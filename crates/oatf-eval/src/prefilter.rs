@@ -325,7 +325,9 @@ impl Plan {
             // A member whose branches few others share costs more searched branch by branch than
             // evaluated in full, which searches its regex once: each branch costs a search shared
             // by the members that have it, and a member whose share adds up to more than one
-            // search is evaluated in full (a lone regex of two such branches, say).
+            // search is evaluated in full (a lone regex of two such branches, say). A branch with
+            // a required run (D-94) is searched only on the rare texts that hold the run: it
+            // costs nothing here.
             let mut shares: Vec<(&RegexBranch, usize)> = Vec::new();
             for (_, _, needs, _) in &members {
                 for branch in &needs.branches {
@@ -340,6 +342,7 @@ impl Plan {
                     let searches: f64 = needs
                         .branches
                         .iter()
+                        .filter(|branch| !branch.has_required_run())
                         .map(|branch| {
                             let count = shares
                                 .iter()

@@ -476,7 +476,7 @@ impl Ops {
                     ),
                 ));
             }
-            if !regex.get()?.is_match(&text) {
+            if !regex.is_match(&text)? {
                 return Ok(false);
             }
         }

@@ -79,6 +79,8 @@ pub(crate) struct LazyRegex {
     built: OnceLock<Result<Regex, ConditionError>>,
     /// Whether the full build cannot fail, decided without building (see [`Self::may_fail_to_build`]).
     reverse_fits: OnceLock<bool>,
+    /// A run of bytes every match holds (D-94), found on first use.
+    run: OnceLock<Option<RequiredRun>>,
 }
 
 impl LazyRegex {
@@ -94,7 +96,27 @@ impl LazyRegex {
             limits: *limits,
             built,
             reverse_fits: OnceLock::new(),
+            run: OnceLock::new(),
         })
+    }
+
+    /// Whether the regex matches anywhere in `text`, building it on the first call. A text
+    /// without a run of bytes every match holds (D-94) is `false` without a search, when the
+    /// build cannot fail (otherwise the build's error is the answer, as without the check).
+    pub(crate) fn is_match(&self, text: &str) -> Result<bool, ConditionError> {
+        let run = self.run.get_or_init(|| {
+            regex_syntax::ParserBuilder::new()
+                .nest_limit(self.limits.nest_limit)
+                .utf8(true)
+                .build()
+                .parse(&self.pattern)
+                .ok()
+                .and_then(|hir| RequiredRun::of(&hir))
+        });
+        if run.is_some_and(|run| !run.holds(text.as_bytes())) && !self.may_fail_to_build() {
+            return Ok(false);
+        }
+        Ok(self.get()?.is_match(text))
     }
 
     /// The built regex, building it on the first call.
@@ -206,6 +228,12 @@ impl RegexBranch {
             built: OnceLock::new(),
             run,
         }
+    }
+
+    /// Whether the branch has a run of bytes every match holds (D-94): it is then searched only
+    /// on the texts that hold the run, rarely on ordinary ones.
+    pub fn has_required_run(&self) -> bool {
+        self.run.is_some()
     }
 
     /// Whether `text` may hold a match: `false` when it lacks a run of bytes every match holds
