@@ -103,6 +103,8 @@ enum Node {
     /// A variable slot: 0 is `message`, then the declared variables, then comprehension variables.
     Slot(usize),
     Select(Box<Node>, String),
+    /// A chain of field selections from a slot (`message.a.b`): the selections in one node.
+    Path(usize, Box<[String]>),
     Has(Box<Node>, String),
     Index(Box<Node>, Lit),
     And(Box<Node>, Box<Node>),
@@ -110,8 +112,13 @@ enum Node {
     Not(Box<Node>),
     Cond(Box<Node>, Box<Node>, Box<Node>),
     Eq(Box<Arg>, Box<Arg>, bool),
+    /// `x == 'literal'` (or `!=`, either side): the literal, uncharged, compared directly.
+    EqStr(Box<Arg>, Box<str>, bool),
     Compare(Box<Arg>, Box<Arg>, Cmp),
     In(Box<Arg>, Box<Arg>),
+    /// `x in ['a', 'b']`, a list of string literals: compared directly; the list is charged its
+    /// length, as the metered tree charges a list literal.
+    InStrs(Box<Arg>, Box<[Box<str>]>),
     /// `size(x)` or `x.size()`.
     Size(Box<Arg>),
     Method(Box<Arg>, Box<Arg>, Method),
@@ -148,7 +155,15 @@ impl Node {
                 if select.test {
                     Node::Has(operand, select.field.clone())
                 } else {
-                    Node::Select(operand, select.field.clone())
+                    match *operand {
+                        Node::Slot(slot) => Node::Path(slot, Box::new([select.field.clone()])),
+                        Node::Path(slot, fields) => {
+                            let mut fields = fields.into_vec();
+                            fields.push(select.field.clone());
+                            Node::Path(slot, fields.into_boxed_slice())
+                        }
+                        operand => Node::Select(Box::new(operand), select.field.clone()),
+                    }
                 }
             }
             Expr::Call(call) => Node::call(call, scope)?,
@@ -174,13 +189,13 @@ impl Node {
             (None, [a, b]) => Some(match name {
                 operators::LOGICAL_AND => Node::And(boxed(a, scope)?, boxed(b, scope)?),
                 operators::LOGICAL_OR => Node::Or(boxed(a, scope)?, boxed(b, scope)?),
-                operators::EQUALS => Node::Eq(arg(a, scope)?, arg(b, scope)?, true),
-                operators::NOT_EQUALS => Node::Eq(arg(a, scope)?, arg(b, scope)?, false),
+                operators::EQUALS => Node::equality(arg(a, scope)?, arg(b, scope)?, true),
+                operators::NOT_EQUALS => Node::equality(arg(a, scope)?, arg(b, scope)?, false),
                 operators::LESS => Node::Compare(arg(a, scope)?, arg(b, scope)?, Cmp::Lt),
                 operators::LESS_EQUALS => Node::Compare(arg(a, scope)?, arg(b, scope)?, Cmp::Le),
                 operators::GREATER => Node::Compare(arg(a, scope)?, arg(b, scope)?, Cmp::Gt),
                 operators::GREATER_EQUALS => Node::Compare(arg(a, scope)?, arg(b, scope)?, Cmp::Ge),
-                operators::IN => Node::In(arg(a, scope)?, arg(b, scope)?),
+                operators::IN => Node::membership(arg(a, scope)?, arg(b, scope)?),
                 operators::INDEX => match &b.expr {
                     Expr::Literal(l @ (LiteralValue::String(_) | LiteralValue::Int(_))) => {
                         Node::Index(boxed(a, scope)?, lit(l)?)
@@ -218,6 +233,56 @@ impl Node {
             }
             _ => None,
         }
+    }
+
+    /// `a == b` (`equals`) or `a != b`, comparing directly with a string literal on either side.
+    fn equality(a: Box<Arg>, b: Box<Arg>, equals: bool) -> Node {
+        match (a.node, b.node) {
+            (node, Node::Lit(Lit::Str(literal))) => Node::EqStr(
+                Box::new(Arg {
+                    node,
+                    charged: a.charged,
+                }),
+                literal.into(),
+                equals,
+            ),
+            (Node::Lit(Lit::Str(literal)), node) => Node::EqStr(
+                Box::new(Arg {
+                    node,
+                    charged: b.charged,
+                }),
+                literal.into(),
+                equals,
+            ),
+            (x, y) => Node::Eq(
+                Box::new(Arg {
+                    node: x,
+                    charged: a.charged,
+                }),
+                Box::new(Arg {
+                    node: y,
+                    charged: b.charged,
+                }),
+                equals,
+            ),
+        }
+    }
+
+    /// `a in b`, comparing directly with a list of string literals.
+    fn membership(a: Box<Arg>, b: Box<Arg>) -> Node {
+        if let Node::List(items) = &b.node
+            && b.charged
+            && let Some(strings) = items
+                .iter()
+                .map(|item| match item {
+                    Lit::Str(s) => Some(Box::<str>::from(s.as_str())),
+                    _ => None,
+                })
+                .collect::<Option<Box<[Box<str>]>>>()
+        {
+            return Node::InStrs(a, strings);
+        }
+        Node::In(a, b)
     }
 
     /// `exists` and `all` as the `cel` crate's macros expand them; any other comprehension is
@@ -524,6 +589,16 @@ impl<'a> Run<'a, '_> {
                 V::Object(map) => V::of(field_of(map, field)?),
                 _ => return None,
             },
+            Node::Path(slot, fields) => {
+                let mut value = *self.slots.get(*slot)?;
+                for field in fields {
+                    value = match value {
+                        V::Object(map) => V::of(field_of(map, field)?),
+                        _ => return None,
+                    };
+                }
+                value
+            }
             Node::Has(operand, field) => match self.eval(operand)? {
                 V::Object(map) => V::Bool(field_of(map, field).is_some()),
                 _ => return None,
@@ -547,6 +622,10 @@ impl<'a> Run<'a, '_> {
                 let a = self.arg(a)?;
                 let b = self.arg(b)?;
                 V::Bool(equal(a, b)? == *equals)
+            }
+            Node::EqStr(a, literal, equals) => {
+                let a = self.arg(a)?;
+                V::Bool(equal(a, V::Str(literal))? == *equals)
             }
             Node::Compare(a, b, op) => {
                 let a = self.arg(a)?;
@@ -575,6 +654,17 @@ impl<'a> Run<'a, '_> {
                         _ => return None,
                     },
                     _ => return None,
+                }
+            }
+            Node::InStrs(a, items) => {
+                let needle = self.arg(a)?;
+                // The list literal is charged its length, as `In` charges it.
+                self.charge(items.len())?;
+                match needle {
+                    V::Str(needle) => V::Bool(items.iter().any(|item| **item == *needle)),
+                    // Another scalar equals no string; a list or map is not decided here.
+                    V::Bool(_) | V::Null | V::Int(_) | V::UInt(_) | V::Double(_) => V::Bool(false),
+                    V::Array(_) | V::Object(_) | V::Lits(_) => return None,
                 }
             }
             Node::Size(a) => {

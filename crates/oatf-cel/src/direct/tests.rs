@@ -93,6 +93,8 @@ fn value(rng: &mut Rng, vars: &[&str], depth: usize) -> String {
             "true",
             "null",
             "['a', 'x', 1]",
+            "['a', 'x']",
+            "['api_key 1', 'exec', '']",
             "[]",
             "b'x'",
             "{'a': 1}",
@@ -434,4 +436,39 @@ fn deep_messages_and_budgets_are_left_to_the_interpreter() {
         "{}",
         error.message()
     );
+}
+
+/// The direct forms of string comparisons (`== 'lit'`, `in [strings]`, field paths) are charged
+/// as the metered tree charges them: at every cost limit around their charges, the direct path
+/// answers only with the interpreter's answer, and answers at the larger limits.
+#[test]
+fn string_comparisons_are_charged_at_every_limit() {
+    let expressions = [
+        "message.t in ['a', 'x', 'y']",
+        "'abc' == message.t",
+        "message.t != 'xa'",
+        "message.n.m.t in ['exec', 'x']",
+        "message.keys.exists(k, k in ['password', 'api_key'])",
+    ];
+    let messages = [
+        json!({"t": "xa", "n": {"m": {"t": "exec"}}, "keys": {"password": 1, "user": 2}}),
+        json!({"t": "abc", "n": {"m": {"t": 3}}, "keys": {"a": 1}}),
+        json!({"t": 1.5, "n": {"m": {}}, "keys": {"api_key": [], "b": null, "c": 1}}),
+        json!({"t": ["a"], "n": 7, "keys": {}}),
+    ];
+    for expression in expressions {
+        let mut answered = 0;
+        for max_cost in 0..16 {
+            let engine = CelEngine::with_limits(CelLimits {
+                max_cost,
+                ..CelLimits::default()
+            });
+            for message in &messages {
+                if agree(&engine, expression, message, &Value::Null, &Value::Null) {
+                    answered += 1;
+                }
+            }
+        }
+        assert!(answered > 0, "{expression} never took the direct path");
+    }
 }
