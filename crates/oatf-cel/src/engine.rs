@@ -123,7 +123,7 @@ impl CelEngine {
             root: program::root_context(&self.env, &self.regexes, &self.limits)?,
             variables: variables.iter().map(|v| (*v).to_owned()).collect(),
             functions,
-            direct: Direct::of(program.expression(), variables),
+            direct: Direct::of(program.expression(), variables, &self.limits),
             limits: self.limits,
             regexes: Arc::clone(&self.regexes),
         })

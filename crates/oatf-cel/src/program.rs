@@ -56,6 +56,20 @@ impl CompiledCel for CelProgram {
             ))
         })
     }
+
+    fn literal_guard(&self) -> Option<oatf_eval::CelGuard<'_>> {
+        let guard = self.direct.as_ref()?.guard.as_ref()?;
+        Some(oatf_eval::CelGuard::new(&guard.needles, &guard.key))
+    }
+
+    fn evaluate_residual(&self, message: &Value) -> Option<bool> {
+        let direct = self.direct.as_ref()?;
+        catch_unwind(AssertUnwindSafe(|| {
+            direct.evaluate_residual(message, &self.limits, &self.regexes)
+        }))
+        .ok()
+        .flatten()
+    }
 }
 
 impl CelProgram {

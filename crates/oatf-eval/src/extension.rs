@@ -36,6 +36,45 @@ pub trait CompiledCel: Send + Sync {
         message: &Value,
         variables: &[(&str, &Value)],
     ) -> Result<bool, EvaluationError>;
+
+    /// The program's literal guard (D-95), when it has one: what lets whole-trace evaluation
+    /// rule the program out on a message without evaluating it. The default has none.
+    #[doc(hidden)]
+    fn literal_guard(&self) -> Option<CelGuard<'_>> {
+        None
+    }
+
+    /// Evaluates the program's residual (D-95) with `message` bound. The contract: for a program
+    /// without variables whose [`literal_guard`](Self::literal_guard) is `Some`, on a message
+    /// none of whose strings (object keys and string values, at any depth) contains one of the
+    /// guard's needles, `Some(result)` is exactly what [`evaluate`](Self::evaluate) returns as
+    /// `Ok(result)`; and programs with equal guard keys return the same here on every message.
+    /// `None`: no answer (the program must be evaluated). The default answers nothing.
+    #[doc(hidden)]
+    fn evaluate_residual(&self, message: &Value) -> Option<bool> {
+        let _ = message;
+        None
+    }
+}
+
+/// The literal guard of a [`CompiledCel`] program (D-95): the literals its result depends on
+/// finding in strings of the message, and the identity of its residual.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub struct CelGuard<'a> {
+    /// Non-empty literals: a message none of whose strings contains one of them is evaluated by
+    /// the residual.
+    pub needles: &'a [String],
+    /// Programs whose residuals are the same have equal keys.
+    pub key: &'a str,
+}
+
+impl<'a> CelGuard<'a> {
+    /// A guard of `needles` and a residual identified by `key`.
+    pub fn new(needles: &'a [String], key: &'a str) -> Self {
+        CelGuard { needles, key }
+    }
 }
 
 /// A semantic inference engine (SDK §6.2). The SDK ships none: it is model- and deployment-specific.

@@ -285,6 +285,19 @@ impl CompiledIndicator {
         })
     }
 
+    /// The CEL program of an expression indicator without variables whose program has a literal
+    /// guard (D-95): the prefilter can rule it out on a message by its residual.
+    pub(crate) fn cel_guarded(&self) -> Option<&dyn CompiledCel> {
+        match &self.method {
+            Method::Expression(e)
+                if e.variables.is_empty() && e.program.literal_guard().is_some() =>
+            {
+                Some(e.program.as_ref())
+            }
+            _ => None,
+        }
+    }
+
     /// The target, condition and prefilter needs of a pattern indicator that the prefilter can
     /// rule out (`crate::prefilter`, D-75, D-90): not a lone `exists`, which resolution alone
     /// decides, nor a condition without needs. The needs are computed on the first call and kept.

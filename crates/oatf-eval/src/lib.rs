@@ -70,7 +70,7 @@ mod tests;
 
 pub use attack::CompiledAttack;
 pub use error::{EvaluationError, EvaluationErrorKind};
-pub use extension::{CelEvaluator, CompiledCel, SemanticEvaluator};
+pub use extension::{CelEvaluator, CelGuard, CompiledCel, SemanticEvaluator};
 pub use indicator::{
     CompiledIndicator, DEFAULT_EVIDENCE_CHARS, DEFAULT_SEMANTIC_THRESHOLD, EvalOptions,
     evaluate_expression, evaluate_indicator, evaluate_pattern,

@@ -63,6 +63,10 @@ pub(crate) struct Prefilter {
     /// How many branch searches found a match that made a member a candidate (for tests).
     #[cfg(test)]
     branch_hits: u64,
+    /// Per guarded CEL member of the current message's class: a needle occurs (D-95).
+    cel_present: Vec<bool>,
+    /// Per residual of the current message's class: its answer, once evaluated (D-95).
+    cel_residuals: Vec<Option<Option<bool>>>,
 }
 
 /// The groups of one class of message.
@@ -71,6 +75,177 @@ struct Plan {
     groups: Vec<Group>,
     /// The slots (positions in the class's applicable list) evaluated in full on every message.
     full: Box<[u32]>,
+    /// The CEL members with a literal guard (D-95).
+    cel: Option<CelPlan>,
+}
+
+/// The fewest undecided guarded CEL members of a message for which the message's strings are
+/// searched for their needles (D-95): below it, evaluating them costs less than the search.
+const MIN_GUARDED_CEL: usize = 8;
+
+/// Deeper messages than this are not searched for needles: their guarded members are evaluated.
+const MAX_NEEDLE_DEPTH: usize = 512;
+
+/// The CEL members of a class whose programs have a literal guard (D-95): one automaton over
+/// their needles, searched once over every string of a message; a member none of whose needles
+/// occurs is decided by its residual, evaluated once per message for all the members that share
+/// it, and ruled out when the residual is `false`.
+#[derive(Debug)]
+struct CelPlan {
+    /// The members' slots.
+    members: Box<[u32]>,
+    /// Per member: its residual (an index into `representatives`).
+    residual_of: Box<[u32]>,
+    /// Per residual: the indicator whose program evaluates it.
+    representatives: Box<[u32]>,
+    /// The needles, exactly (not case-insensitively: CEL's `contains` and `in` are exact).
+    automaton: AhoCorasick,
+    /// Per automaton pattern: the members (positions in `members`) whose needle it is.
+    pattern_members: Box<[Box<[u32]>]>,
+}
+
+impl CelPlan {
+    /// The plan of `members` (slot, indicator), each with a guarded program; `None` when the
+    /// automaton cannot be built (the members are then evaluated in full).
+    fn new(attack: &CompiledAttack, members: &[(u32, u32)]) -> Option<CelPlan> {
+        let mut patterns: Vec<&str> = Vec::new();
+        let mut pattern_members: Vec<Vec<u32>> = Vec::new();
+        let mut known: HashMap<&str, usize> = HashMap::new();
+        let mut keys: HashMap<&str, u32> = HashMap::new();
+        let mut representatives = Vec::new();
+        let mut residual_of = Vec::with_capacity(members.len());
+        for (position, &(_, index)) in members.iter().enumerate() {
+            let position = u32::try_from(position).ok()?;
+            let guard = indicator(attack, index)?.cel_guarded()?.literal_guard()?;
+            for needle in guard.needles {
+                match known.entry(needle.as_str()) {
+                    Entry::Occupied(p) => {
+                        if let Some(list) = pattern_members.get_mut(*p.get()) {
+                            list.push(position);
+                        }
+                    }
+                    Entry::Vacant(v) => {
+                        v.insert(patterns.len());
+                        patterns.push(needle);
+                        pattern_members.push(vec![position]);
+                    }
+                }
+            }
+            let next = u32::try_from(representatives.len()).ok()?;
+            let residual = *keys.entry(guard.key).or_insert_with(|| {
+                representatives.push(index);
+                next
+            });
+            residual_of.push(residual);
+        }
+        let mut builder = AhoCorasick::builder();
+        builder.match_kind(MatchKind::Standard);
+        let pattern_bytes: usize = patterns.iter().map(|p| p.len()).sum();
+        if pattern_bytes <= DFA_PATTERN_BYTES {
+            builder.kind(Some(AhoCorasickKind::DFA));
+        }
+        let automaton = builder
+            .build(&patterns)
+            .or_else(|_| builder.kind(None).build(&patterns))
+            .ok()?;
+        Some(CelPlan {
+            members: members.iter().map(|(slot, _)| *slot).collect(),
+            residual_of: residual_of.into_boxed_slice(),
+            representatives: representatives.into_boxed_slice(),
+            automaton,
+            pattern_members: pattern_members
+                .into_iter()
+                .map(Vec::into_boxed_slice)
+                .collect(),
+        })
+    }
+
+    /// Lists in `candidates` the members to evaluate on a message with `content`.
+    fn decide(
+        &self,
+        attack: &CompiledAttack,
+        content: &Value,
+        candidates: &mut Candidates<'_>,
+        (present, residuals): (&mut Vec<bool>, &mut Vec<Option<Option<bool>>>),
+    ) {
+        let live = self
+            .members
+            .iter()
+            .filter(|&&slot| candidates.wanted(slot))
+            .count();
+        if live == 0 {
+            return;
+        }
+        present.clear();
+        present.resize(self.members.len(), false);
+        if live < MIN_GUARDED_CEL || !self.search(content, present, 0) {
+            for &slot in &*self.members {
+                candidates.list(slot);
+            }
+            return;
+        }
+        residuals.clear();
+        residuals.resize(self.representatives.len(), None);
+        for (position, &slot) in self.members.iter().enumerate() {
+            if !candidates.wanted(slot) {
+                continue;
+            }
+            if present.get(position).copied().unwrap_or(true) {
+                candidates.list(slot);
+                continue;
+            }
+            let residual = self
+                .residual_of
+                .get(position)
+                .and_then(|&r| Some((r, *self.representatives.get(r as usize)?)));
+            let answer = residual.and_then(|(r, representative)| {
+                *residuals.get_mut(r as usize)?.get_or_insert_with(|| {
+                    indicator(attack, representative)
+                        .and_then(CompiledIndicator::cel_guarded)
+                        .and_then(|program| program.evaluate_residual(content))
+                })
+            });
+            if answer != Some(false) {
+                candidates.list(slot);
+            }
+        }
+    }
+
+    /// Marks in `present` the members whose needles occur in a string of `value` (object keys
+    /// and string values, at any depth); `false` when the value is too deep or a search fails.
+    fn search(&self, value: &Value, present: &mut [bool], depth: usize) -> bool {
+        if depth > MAX_NEEDLE_DEPTH {
+            return false;
+        }
+        match value {
+            Value::String(s) => self.mark(s, present),
+            Value::Array(items) => items
+                .iter()
+                .all(|item| self.search(item, present, depth + 1)),
+            Value::Object(map) => map.iter().all(|(key, item)| {
+                self.mark(key, present) && self.search(item, present, depth + 1)
+            }),
+            _ => true,
+        }
+    }
+
+    fn mark(&self, text: &str, present: &mut [bool]) -> bool {
+        let Ok(matches) = self.automaton.try_find_overlapping_iter(Input::new(text)) else {
+            return false;
+        };
+        for found in matches {
+            for &member in self
+                .pattern_members
+                .get(found.pattern().as_usize())
+                .map_or(&[][..], |m| &**m)
+            {
+                if let Some(flag) = present.get_mut(member as usize) {
+                    *flag = true;
+                }
+            }
+        }
+        true
+    }
 }
 
 /// The prefiltered indicators of one class that share a target path.
@@ -175,6 +350,8 @@ impl Prefilter {
             plans,
             evaluate,
             listed,
+            cel_present,
+            cel_residuals,
             ..
         } = self;
         let Some(slot) = plans.get_mut(class) else {
@@ -241,6 +418,14 @@ impl Prefilter {
             #[cfg(not(test))]
             let _ = before;
         }
+        if let Some(cel) = &plan.cel {
+            cel.decide(
+                attack,
+                content,
+                &mut candidates,
+                (cel_present, cel_residuals),
+            );
+        }
         evaluate.sort_unstable();
         for &slot in evaluate.iter() {
             if let Some(seen) = listed.get_mut(slot as usize) {
@@ -288,6 +473,25 @@ impl Prefilter {
                         .sum::<usize>()
             })
             .sum::<usize>()
+            + self
+                .plans
+                .iter()
+                .flatten()
+                .filter_map(|plan| plan.cel.as_ref())
+                .map(|cel| {
+                    size_of::<CelPlan>()
+                        + cel.automaton.memory_usage()
+                        + (cel.members.len() + cel.residual_of.len() + cel.representatives.len())
+                            * size_of::<u32>()
+                        + cel
+                            .pattern_members
+                            .iter()
+                            .map(|m| size_of::<Box<[u32]>>() + m.len() * size_of::<u32>())
+                            .sum::<usize>()
+                })
+                .sum::<usize>()
+            + self.cel_present.capacity()
+            + self.cel_residuals.capacity() * size_of::<Option<Option<bool>>>()
             + self.plans.capacity() * size_of::<Option<Arc<Plan>>>()
             + self.evaluate.capacity() * size_of::<u32>()
             + self.listed.capacity()
@@ -301,6 +505,7 @@ impl Plan {
         // input limit.
         type Members<'a> = Vec<(u32, u32, &'a PrefilterNeeds, Option<usize>)>;
         let mut groups: Vec<(&WildcardPath, u32, Members<'_>)> = Vec::new();
+        let mut guarded = Vec::new();
         for (slot, &index) in applicable.iter().enumerate() {
             let Ok(slot) = u32::try_from(slot) else {
                 break;
@@ -308,7 +513,14 @@ impl Plan {
             let Some((target, condition, needs)) =
                 indicator(attack, index).and_then(CompiledIndicator::prefilter_parts)
             else {
-                full.push(slot);
+                if indicator(attack, index)
+                    .and_then(CompiledIndicator::cel_guarded)
+                    .is_some()
+                {
+                    guarded.push((slot, index));
+                } else {
+                    full.push(slot);
+                }
                 continue;
             };
             let member = (slot, index, needs, condition.regex_input_limit());
@@ -440,10 +652,20 @@ impl Plan {
                 may_fail_to_build: OnceLock::new(),
             });
         }
+        let cel = if guarded.is_empty() {
+            None
+        } else {
+            let plan = CelPlan::new(attack, &guarded);
+            if plan.is_none() {
+                full.extend(guarded.iter().map(|(slot, _)| *slot));
+            }
+            plan
+        };
         full.sort_unstable();
         Plan {
             groups: built,
             full: full.into_boxed_slice(),
+            cel,
         }
     }
 }

@@ -124,6 +124,12 @@ enum Node {
     Method(Box<Arg>, Box<Arg>, Method),
     /// `x.contains('literal')`, searched with a finder built once.
     ContainsLiteral(Box<Arg>, Box<Finder<'static>>),
+    /// A `ContainsLiteral` of the residual (D-95): the needle occurs in no string of the message,
+    /// so a string target does not contain it.
+    ErasedContains(Box<Arg>),
+    /// An `InStrs` of the residual (D-95) with its list's length: no string of the message
+    /// equals one of the list's strings.
+    ErasedIn(Box<Arg>, usize),
     /// `exists` (`any` true) or `all` (`any` false) over a range, binding a slot.
     Loop {
         range: Box<Node>,
@@ -189,8 +195,10 @@ impl Node {
             (None, [a, b]) => Some(match name {
                 operators::LOGICAL_AND => Node::And(boxed(a, scope)?, boxed(b, scope)?),
                 operators::LOGICAL_OR => Node::Or(boxed(a, scope)?, boxed(b, scope)?),
-                operators::EQUALS => Node::equality(arg(a, scope)?, arg(b, scope)?, true),
-                operators::NOT_EQUALS => Node::equality(arg(a, scope)?, arg(b, scope)?, false),
+                operators::EQUALS => Node::equality(Arg::of(a, scope)?, Arg::of(b, scope)?, true),
+                operators::NOT_EQUALS => {
+                    Node::equality(Arg::of(a, scope)?, Arg::of(b, scope)?, false)
+                }
                 operators::LESS => Node::Compare(arg(a, scope)?, arg(b, scope)?, Cmp::Lt),
                 operators::LESS_EQUALS => Node::Compare(arg(a, scope)?, arg(b, scope)?, Cmp::Le),
                 operators::GREATER => Node::Compare(arg(a, scope)?, arg(b, scope)?, Cmp::Gt),
@@ -236,7 +244,7 @@ impl Node {
     }
 
     /// `a == b` (`equals`) or `a != b`, comparing directly with a string literal on either side.
-    fn equality(a: Box<Arg>, b: Box<Arg>, equals: bool) -> Node {
+    fn equality(a: Arg, b: Arg, equals: bool) -> Node {
         match (a.node, b.node) {
             (node, Node::Lit(Lit::Str(literal))) => Node::EqStr(
                 Box::new(Arg {
@@ -394,11 +402,138 @@ pub(crate) struct Direct {
     /// Slots: `message`, the declared variables, then the comprehension variables.
     slots: usize,
     variables: Vec<String>,
+    /// The literal guard, for an expression without variables that searches the message's
+    /// strings for literals (D-95).
+    pub(crate) guard: Option<Guard>,
+}
+
+/// The literal guard of an expression (D-95): its `needles`, the literals its `contains` and
+/// `in` leaves look for in strings of the message, and its `residual`, the expression with those
+/// leaves answering "absent". On a message none of whose strings (keys and values, at any depth)
+/// contains a needle, the residual evaluates exactly as the expression: the same values, charges
+/// and abstentions. Expressions that differ only in their needles have the same residual (equal
+/// `key`), evaluated once per message for all of them.
+#[derive(Debug)]
+pub(crate) struct Guard {
+    pub(crate) needles: Vec<String>,
+    pub(crate) key: String,
+    residual: Node,
+}
+
+/// The residual of `node` (D-95): its `contains` and `in` leaves on strings of the message
+/// erased, their literals added to `needles`. `from_message` says, per slot, whether the slot
+/// holds a part of the message (`message` itself, a comprehension variable over a part of it).
+fn residual(node: &Node, from_message: &mut Vec<bool>, needles: &mut Vec<String>) -> Node {
+    let boxed = |n: &Node, f: &mut Vec<bool>, l: &mut Vec<String>| Box::new(residual(n, f, l));
+    let arg = |a: &Arg, f: &mut Vec<bool>, l: &mut Vec<String>| {
+        Box::new(Arg {
+            node: residual(&a.node, f, l),
+            charged: a.charged,
+        })
+    };
+    match node {
+        Node::ContainsLiteral(target, finder)
+            if of_message(&target.node, from_message)
+                && !finder.needle().is_empty()
+                && std::str::from_utf8(finder.needle()).is_ok() =>
+        {
+            needles.push(String::from_utf8_lossy(finder.needle()).into_owned());
+            Node::ErasedContains(arg(target, from_message, needles))
+        }
+        Node::InStrs(a, items)
+            if of_message(&a.node, from_message) && items.iter().all(|i| !i.is_empty()) =>
+        {
+            needles.extend(items.iter().map(|i| i.to_string()));
+            Node::ErasedIn(arg(a, from_message, needles), items.len())
+        }
+        Node::Lit(l) => Node::Lit(l.clone()),
+        Node::List(items) => Node::List(items.clone()),
+        Node::Slot(s) => Node::Slot(*s),
+        Node::Path(s, fields) => Node::Path(*s, fields.clone()),
+        Node::Select(o, f) => Node::Select(boxed(o, from_message, needles), f.clone()),
+        Node::Has(o, f) => Node::Has(boxed(o, from_message, needles), f.clone()),
+        Node::Index(o, k) => Node::Index(boxed(o, from_message, needles), k.clone()),
+        Node::And(a, b) => Node::And(
+            boxed(a, from_message, needles),
+            boxed(b, from_message, needles),
+        ),
+        Node::Or(a, b) => Node::Or(
+            boxed(a, from_message, needles),
+            boxed(b, from_message, needles),
+        ),
+        Node::Not(a) => Node::Not(boxed(a, from_message, needles)),
+        Node::Cond(c, a, b) => Node::Cond(
+            boxed(c, from_message, needles),
+            boxed(a, from_message, needles),
+            boxed(b, from_message, needles),
+        ),
+        Node::Eq(a, b, e) => Node::Eq(
+            arg(a, from_message, needles),
+            arg(b, from_message, needles),
+            *e,
+        ),
+        Node::EqStr(a, l, e) => Node::EqStr(arg(a, from_message, needles), l.clone(), *e),
+        Node::Compare(a, b, op) => Node::Compare(
+            arg(a, from_message, needles),
+            arg(b, from_message, needles),
+            *op,
+        ),
+        Node::In(a, b) => Node::In(arg(a, from_message, needles), arg(b, from_message, needles)),
+        Node::InStrs(a, items) => Node::InStrs(arg(a, from_message, needles), items.clone()),
+        Node::Size(a) => Node::Size(arg(a, from_message, needles)),
+        Node::Method(t, a, m) => Node::Method(
+            arg(t, from_message, needles),
+            arg(a, from_message, needles),
+            *m,
+        ),
+        Node::ContainsLiteral(t, finder) => Node::ContainsLiteral(
+            arg(t, from_message, needles),
+            Box::new(finder.as_ref().clone().into_owned()),
+        ),
+        Node::ErasedContains(t) => Node::ErasedContains(arg(t, from_message, needles)),
+        Node::ErasedIn(a, n) => Node::ErasedIn(arg(a, from_message, needles), *n),
+        Node::Loop {
+            range,
+            slot,
+            body,
+            exists,
+        } => {
+            let range_node = residual(range, from_message, needles);
+            let inner = of_message(range, from_message);
+            if from_message.len() <= *slot {
+                from_message.resize(*slot + 1, false);
+            }
+            let before = from_message.get(*slot).copied().unwrap_or(false);
+            if let Some(flag) = from_message.get_mut(*slot) {
+                *flag = inner;
+            }
+            let body_node = residual(body, from_message, needles);
+            if let Some(flag) = from_message.get_mut(*slot) {
+                *flag = before;
+            }
+            Node::Loop {
+                range: Box::new(range_node),
+                slot: *slot,
+                body: Box::new(body_node),
+                exists: *exists,
+            }
+        }
+    }
+}
+
+/// Whether `node` evaluates to a part of the message (or to nothing): the message, a
+/// comprehension variable over a part of it, or a field or element of one.
+fn of_message(node: &Node, from_message: &[bool]) -> bool {
+    match node {
+        Node::Slot(s) | Node::Path(s, _) => from_message.get(*s).copied().unwrap_or(false),
+        Node::Select(o, _) | Node::Index(o, _) => of_message(o, from_message),
+        _ => false,
+    }
 }
 
 impl Direct {
     /// The direct form of `expr` with `message` and `variables` bound, if it is in the subset.
-    pub(crate) fn of(expr: &IdedExpr, variables: &[&str]) -> Option<Direct> {
+    pub(crate) fn of(expr: &IdedExpr, variables: &[&str], limits: &CelLimits) -> Option<Direct> {
         let mut names = vec![String::from("message")];
         names.extend(variables.iter().map(|v| (*v).to_owned()));
         // A name with a dot could be resolved as a qualified name by the interpreter, a namespace
@@ -414,17 +549,59 @@ impl Direct {
             names,
         };
         let root = Node::of(expr, &mut scope)?;
+        let guard = if variables.is_empty() {
+            let mut from_message = vec![false; scope.slots];
+            if let Some(message) = from_message.first_mut() {
+                *message = true;
+            }
+            let mut needles = Vec::new();
+            let residual = residual(&root, &mut from_message, &mut needles);
+            (!needles.is_empty()).then(|| Guard {
+                // The limits decide the residual's charges: programs of engines with other
+                // limits do not share it.
+                key: format!("{limits:?} {residual:?}"),
+                needles,
+                residual,
+            })
+        } else {
+            None
+        };
         Some(Direct {
             root,
             slots: scope.slots,
             variables: variables.iter().map(|v| (*v).to_owned()).collect(),
+            guard,
         })
+    }
+
+    /// Evaluates the residual of the guard (D-95) with `message` bound: on a message none of
+    /// whose strings contains a needle, `Some(result)` is the direct path's (and so the
+    /// interpreter's) `Ok(result)`; `None` when there is no guard or the direct path abstains.
+    pub(crate) fn evaluate_residual(
+        &self,
+        message: &Value,
+        limits: &CelLimits,
+        regexes: &RegexCache,
+    ) -> Option<bool> {
+        let guard = self.guard.as_ref()?;
+        self.run_tree(&guard.residual, message, &[], limits, regexes)
     }
 
     /// Evaluates on the direct path: `Some(result)` when it is the interpreter's `Ok(result)`,
     /// `None` when the interpreter must decide.
     pub(crate) fn evaluate(
         &self,
+        message: &Value,
+        variables: &[(&str, &Value)],
+        limits: &CelLimits,
+        regexes: &RegexCache,
+    ) -> Option<bool> {
+        self.run_tree(&self.root, message, variables, limits, regexes)
+    }
+
+    fn run_tree(
+        &self,
+        root: &Node,
         message: &Value,
         variables: &[(&str, &Value)],
         limits: &CelLimits,
@@ -457,7 +634,7 @@ impl Direct {
             regexes,
             compiles: AtomicUsize::new(0),
         };
-        match run.eval(&self.root)? {
+        match run.eval(root)? {
             V::Bool(b) => Some(b),
             _ => None,
         }
@@ -654,6 +831,20 @@ impl<'a> Run<'a, '_> {
                         _ => return None,
                     },
                     _ => return None,
+                }
+            }
+            Node::ErasedContains(target) => match self.arg(target)? {
+                V::Str(_) => V::Bool(false),
+                _ => return None,
+            },
+            Node::ErasedIn(a, len) => {
+                let needle = self.arg(a)?;
+                self.charge(*len)?;
+                match needle {
+                    V::Str(_) | V::Bool(_) | V::Null | V::Int(_) | V::UInt(_) | V::Double(_) => {
+                        V::Bool(false)
+                    }
+                    V::Array(_) | V::Object(_) | V::Lits(_) => return None,
                 }
             }
             Node::InStrs(a, items) => {

@@ -472,3 +472,182 @@ fn string_comparisons_are_charged_at_every_limit() {
         assert!(answered > 0, "{expression} never took the direct path");
     }
 }
+
+/// A generated expression over `message` (and comprehension variables `vars`) that mostly
+/// searches its strings for literals, in the shapes the literal guard erases and keeps.
+fn searching(rng: &mut Rng, vars: &[&str], depth: usize) -> String {
+    let path = |rng: &mut Rng| {
+        let root = if !vars.is_empty() && rng.below(2) == 0 {
+            (*rng.pick(vars)).to_owned()
+        } else {
+            String::from("message")
+        };
+        match rng.below(6) {
+            0 => root,
+            1 | 2 => format!("{root}.{}", rng.pick(&KEYS)),
+            3 => format!("{root}['{}']", rng.pick(&KEYS)),
+            4 => format!("{root}.{}.{}", rng.pick(&KEYS), rng.pick(&KEYS)),
+            _ => format!("{root}.items[{}]", rng.below(2)),
+        }
+    };
+    let literal = |rng: &mut Rng| {
+        (*rng.pick(&[
+            "'x'",
+            "'a'",
+            "'api_key 1'",
+            "'exec'",
+            "'é€'",
+            "'zz'",
+            "'rm'",
+            "''",
+        ]))
+        .to_owned()
+    };
+    let leaf = depth > 2;
+    match rng.below(if leaf { 7 } else { 11 }) {
+        0 | 1 => format!("{}.contains({})", path(rng), literal(rng)),
+        2 => format!(
+            "{} in {}",
+            path(rng),
+            rng.pick(&[
+                "['x', 'a']",
+                "['api_key 1', 'exec']",
+                "['zz']",
+                "['x', 1]",
+                "['rm', '']"
+            ])
+        ),
+        3 => format!("{} == {}", path(rng), literal(rng)),
+        4 => format!("has(message.{})", rng.pick(&KEYS)),
+        5 => format!("size({}) > 1", path(rng)),
+        6 => format!("'abc'.contains({})", literal(rng)),
+        7 | 8 => {
+            let var = ["x", "y", "z"][vars.len().min(2)];
+            let mut inner = vars.to_vec();
+            inner.push(var);
+            format!(
+                "{}.{}({var}, {})",
+                path(rng),
+                rng.pick(&["exists", "all"]),
+                searching(rng, &inner, depth + 1)
+            )
+        }
+        9 => format!(
+            "({} {} {})",
+            searching(rng, vars, depth + 1),
+            rng.pick(&["&&", "||"]),
+            searching(rng, vars, depth + 1)
+        ),
+        _ => format!(
+            "!({} ? {} : {})",
+            searching(rng, vars, depth + 1),
+            searching(rng, vars, depth + 1),
+            searching(rng, vars, depth + 1)
+        ),
+    }
+}
+
+/// Every string of `value`: object keys and string values, at any depth.
+fn strings_of(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::String(s) => out.push(s.clone()),
+        Value::Array(items) => items.iter().for_each(|item| strings_of(item, out)),
+        Value::Object(map) => {
+            for (key, item) in map {
+                out.push(key.clone());
+                strings_of(item, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The literal guard (D-95) on generated expressions and messages: on every message none of whose
+/// strings contains a needle, the residual answers exactly as the direct path (the same result,
+/// or both abstain), and so as the interpreter.
+#[test]
+fn the_residual_answers_as_the_expression_where_no_needle_occurs() {
+    let mut rng = Rng(0x0a7f_2026_ce10_0095);
+    let engines = [
+        CelEngine::new(),
+        CelEngine::with_limits(CelLimits {
+            max_cost: 12,
+            max_iterations: 3,
+            ..CelLimits::default()
+        }),
+    ];
+    let (mut guarded, mut compared, mut answered) = (0, 0, 0);
+    for round in 0..4000 {
+        let expression = searching(&mut rng, &[], 0);
+        let engine = &engines[round % 2];
+        let Ok(program) = engine.compile_program(&expression, &[]) else {
+            continue;
+        };
+        let Some(direct) = &program.direct else {
+            continue;
+        };
+        let Some(guard) = &direct.guard else {
+            continue;
+        };
+        guarded += 1;
+        for _ in 0..6 {
+            let message = gen_message(&mut rng, 0);
+            let mut strings = Vec::new();
+            strings_of(&message, &mut strings);
+            if guard
+                .needles
+                .iter()
+                .any(|needle| strings.iter().any(|s| s.contains(needle.as_str())))
+            {
+                continue;
+            }
+            compared += 1;
+            let residual = direct.evaluate_residual(&message, engine.limits(), &engine.regexes);
+            let whole = direct.evaluate(&message, &[], engine.limits(), &engine.regexes);
+            assert_eq!(residual, whole, "{expression} on {message}");
+            if let Some(result) = residual {
+                answered += 1;
+                assert_eq!(
+                    program.run(&message, &[]).map_err(|e| e.kind()),
+                    Ok(result),
+                    "{expression} on {message}"
+                );
+            }
+        }
+    }
+    assert!(
+        guarded > 300 && compared > 1000 && answered > 250,
+        "guarded {guarded}, compared {compared}, answered {answered}"
+    );
+}
+
+/// Expressions that differ only in their needles share one residual; the benchmark's shapes
+/// have a guard.
+#[test]
+fn expressions_differing_in_needles_share_a_residual() {
+    let engine = CelEngine::new();
+    let key = |expression: &str| {
+        let program = engine.compile_program(expression, &[]).expect("compiles");
+        let guard = program.direct.as_ref().and_then(|d| d.guard.as_ref());
+        guard.map(|g| (g.key.clone(), g.needles.clone()))
+    };
+    let (a, needles_a) =
+        key("message.arguments.exists(k, k in ['password', 'api_key', 'secret_1'])").unwrap();
+    let (b, needles_b) =
+        key("message.arguments.exists(k, k in ['password', 'api_key', 'secret_22'])").unwrap();
+    assert_eq!(a, b);
+    assert_eq!(needles_a, ["password", "api_key", "secret_1"]);
+    assert_ne!(needles_a, needles_b);
+    let (c, _) =
+        key("message.message.parts.exists(p, p.kind == 'text' && p.text.contains('api_key 7'))")
+            .unwrap();
+    let (d, needles_d) =
+        key("message.message.parts.exists(p, p.kind == 'text' && p.text.contains('api_key 8'))")
+            .unwrap();
+    assert_eq!(c, d);
+    assert_eq!(needles_d, ["api_key 8"]);
+    assert_ne!(a, c);
+    // A literal that is not searched in the message, an empty needle: no guard.
+    assert_eq!(key("'abc'.contains('b')"), None);
+    assert_eq!(key("message.t.contains('')"), None);
+}

@@ -10,6 +10,8 @@ mod hostile_input;
 #[cfg(all(feature = "yaml", feature = "cel"))]
 mod input_limits;
 mod library_documents;
+#[cfg(feature = "cel")]
+mod literal_guard;
 #[cfg(all(feature = "yaml", feature = "cel"))]
 mod properties;
 #[cfg(all(feature = "yaml", feature = "cel"))]
