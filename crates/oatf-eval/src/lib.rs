@@ -52,9 +52,11 @@
 mod accumulator;
 mod actor;
 mod attack;
+mod candidates;
 mod error;
 mod extension;
 mod indicator;
+mod literal_guard;
 mod plan_cache;
 mod prefilter;
 #[cfg(test)]

@@ -34,18 +34,15 @@ use std::collections::hash_map::Entry;
 use std::mem::size_of;
 use std::sync::{Arc, OnceLock};
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind, Input, MatchKind};
+use aho_corasick::{AhoCorasick, Input};
 use oatf_primitives::{PrefilterNeeds, RegexBranch, WildcardPath, text_defeats_literals};
 use serde_json::Value;
 
 use crate::accumulator::Accumulator;
 use crate::attack::CompiledAttack;
+use crate::candidates::{Candidates, automaton, indicator};
 use crate::indicator::{CompiledIndicator, MessageTexts};
-
-/// The most bytes of literals one group's automaton is built as a DFA for (about one DFA state
-/// per byte, each a row of the byte classes' transitions: a few hundred KiB at most); past it
-/// `aho-corasick` picks its own kind (a contiguous NFA).
-const DFA_PATTERN_BYTES: usize = 4096;
+use crate::literal_guard::CelPlan;
 
 /// The prefilter of one [`crate::TraceEvaluator`]: a plan per filter class, taken from the
 /// attack's [`PlanCache`](crate::plan_cache::PlanCache) on the class's first message, and the per-message scratch space.
@@ -77,175 +74,6 @@ struct Plan {
     full: Box<[u32]>,
     /// The CEL members with a literal guard (D-95).
     cel: Option<CelPlan>,
-}
-
-/// The fewest undecided guarded CEL members of a message for which the message's strings are
-/// searched for their needles (D-95): below it, evaluating them costs less than the search.
-const MIN_GUARDED_CEL: usize = 8;
-
-/// Deeper messages than this are not searched for needles: their guarded members are evaluated.
-const MAX_NEEDLE_DEPTH: usize = 512;
-
-/// The CEL members of a class whose programs have a literal guard (D-95): one automaton over
-/// their needles, searched once over every string of a message; a member none of whose needles
-/// occurs is decided by its residual, evaluated once per message for all the members that share
-/// it, and ruled out when the residual is `false`.
-#[derive(Debug)]
-struct CelPlan {
-    /// The members' slots.
-    members: Box<[u32]>,
-    /// Per member: its residual (an index into `representatives`).
-    residual_of: Box<[u32]>,
-    /// Per residual: the indicator whose program evaluates it.
-    representatives: Box<[u32]>,
-    /// The needles, exactly (not case-insensitively: CEL's `contains` and `in` are exact).
-    automaton: AhoCorasick,
-    /// Per automaton pattern: the members (positions in `members`) whose needle it is.
-    pattern_members: Box<[Box<[u32]>]>,
-}
-
-impl CelPlan {
-    /// The plan of `members` (slot, indicator), each with a guarded program; `None` when the
-    /// automaton cannot be built (the members are then evaluated in full).
-    fn new(attack: &CompiledAttack, members: &[(u32, u32)]) -> Option<CelPlan> {
-        let mut patterns: Vec<&str> = Vec::new();
-        let mut pattern_members: Vec<Vec<u32>> = Vec::new();
-        let mut known: HashMap<&str, usize> = HashMap::new();
-        let mut keys: HashMap<&str, u32> = HashMap::new();
-        let mut representatives = Vec::new();
-        let mut residual_of = Vec::with_capacity(members.len());
-        for (position, &(_, index)) in members.iter().enumerate() {
-            let position = u32::try_from(position).ok()?;
-            let guard = indicator(attack, index)?.cel_guarded()?.literal_guard()?;
-            for needle in guard.needles {
-                match known.entry(needle.as_str()) {
-                    Entry::Occupied(p) => {
-                        if let Some(list) = pattern_members.get_mut(*p.get()) {
-                            list.push(position);
-                        }
-                    }
-                    Entry::Vacant(v) => {
-                        v.insert(patterns.len());
-                        patterns.push(needle);
-                        pattern_members.push(vec![position]);
-                    }
-                }
-            }
-            let next = u32::try_from(representatives.len()).ok()?;
-            let residual = *keys.entry(guard.key).or_insert_with(|| {
-                representatives.push(index);
-                next
-            });
-            residual_of.push(residual);
-        }
-        let mut builder = AhoCorasick::builder();
-        builder.match_kind(MatchKind::Standard);
-        let pattern_bytes: usize = patterns.iter().map(|p| p.len()).sum();
-        if pattern_bytes <= DFA_PATTERN_BYTES {
-            builder.kind(Some(AhoCorasickKind::DFA));
-        }
-        let automaton = builder
-            .build(&patterns)
-            .or_else(|_| builder.kind(None).build(&patterns))
-            .ok()?;
-        Some(CelPlan {
-            members: members.iter().map(|(slot, _)| *slot).collect(),
-            residual_of: residual_of.into_boxed_slice(),
-            representatives: representatives.into_boxed_slice(),
-            automaton,
-            pattern_members: pattern_members
-                .into_iter()
-                .map(Vec::into_boxed_slice)
-                .collect(),
-        })
-    }
-
-    /// Lists in `candidates` the members to evaluate on a message with `content`.
-    fn decide(
-        &self,
-        attack: &CompiledAttack,
-        content: &Value,
-        candidates: &mut Candidates<'_>,
-        (present, residuals): (&mut Vec<bool>, &mut Vec<Option<Option<bool>>>),
-    ) {
-        let live = self
-            .members
-            .iter()
-            .filter(|&&slot| candidates.wanted(slot))
-            .count();
-        if live == 0 {
-            return;
-        }
-        present.clear();
-        present.resize(self.members.len(), false);
-        if live < MIN_GUARDED_CEL || !self.search(content, present, 0) {
-            for &slot in &*self.members {
-                candidates.list(slot);
-            }
-            return;
-        }
-        residuals.clear();
-        residuals.resize(self.representatives.len(), None);
-        for (position, &slot) in self.members.iter().enumerate() {
-            if !candidates.wanted(slot) {
-                continue;
-            }
-            if present.get(position).copied().unwrap_or(true) {
-                candidates.list(slot);
-                continue;
-            }
-            let residual = self
-                .residual_of
-                .get(position)
-                .and_then(|&r| Some((r, *self.representatives.get(r as usize)?)));
-            let answer = residual.and_then(|(r, representative)| {
-                *residuals.get_mut(r as usize)?.get_or_insert_with(|| {
-                    indicator(attack, representative)
-                        .and_then(CompiledIndicator::cel_guarded)
-                        .and_then(|program| program.evaluate_residual(content))
-                })
-            });
-            if answer != Some(false) {
-                candidates.list(slot);
-            }
-        }
-    }
-
-    /// Marks in `present` the members whose needles occur in a string of `value` (object keys
-    /// and string values, at any depth); `false` when the value is too deep or a search fails.
-    fn search(&self, value: &Value, present: &mut [bool], depth: usize) -> bool {
-        if depth > MAX_NEEDLE_DEPTH {
-            return false;
-        }
-        match value {
-            Value::String(s) => self.mark(s, present),
-            Value::Array(items) => items
-                .iter()
-                .all(|item| self.search(item, present, depth + 1)),
-            Value::Object(map) => map.iter().all(|(key, item)| {
-                self.mark(key, present) && self.search(item, present, depth + 1)
-            }),
-            _ => true,
-        }
-    }
-
-    fn mark(&self, text: &str, present: &mut [bool]) -> bool {
-        let Ok(matches) = self.automaton.try_find_overlapping_iter(Input::new(text)) else {
-            return false;
-        };
-        for found in matches {
-            for &member in self
-                .pattern_members
-                .get(found.pattern().as_usize())
-                .map_or(&[][..], |m| &**m)
-            {
-                if let Some(flag) = present.get_mut(member as usize) {
-                    *flag = true;
-                }
-            }
-        }
-        true
-    }
 }
 
 /// The prefiltered indicators of one class that share a target path.
@@ -284,45 +112,6 @@ struct Branch {
     position: u32,
     /// The slots of the members that have it.
     slots: Box<[u32]>,
-}
-
-/// Where the candidates of a message go.
-struct Candidates<'a> {
-    applicable: &'a [u32],
-    accumulators: &'a [Accumulator],
-    listed: &'a mut [bool],
-    evaluate: &'a mut Vec<u32>,
-}
-
-impl Candidates<'_> {
-    /// Lists `slot` for evaluation, once.
-    fn list(&mut self, slot: u32) {
-        if let Some(seen) = self.listed.get_mut(slot as usize)
-            && !*seen
-        {
-            *seen = true;
-            self.evaluate.push(slot);
-        }
-    }
-
-    /// Whether `slot` is still to be decided on this message: not listed and not decided.
-    fn wanted(&self, slot: u32) -> bool {
-        !self.listed.get(slot as usize).copied().unwrap_or(true)
-            && self
-                .applicable
-                .get(slot as usize)
-                .and_then(|&i| self.accumulators.get(i as usize))
-                .is_some_and(|a| !a.is_decided())
-    }
-}
-
-/// The indicator at `index` of `attack`, when it compiled.
-fn indicator(attack: &CompiledAttack, index: u32) -> Option<&CompiledIndicator> {
-    attack
-        .indicator_entries()
-        .get(index as usize)?
-        .as_ref()
-        .ok()
 }
 
 impl Prefilter {
@@ -478,17 +267,7 @@ impl Prefilter {
                 .iter()
                 .flatten()
                 .filter_map(|plan| plan.cel.as_ref())
-                .map(|cel| {
-                    size_of::<CelPlan>()
-                        + cel.automaton.memory_usage()
-                        + (cel.members.len() + cel.residual_of.len() + cel.representatives.len())
-                            * size_of::<u32>()
-                        + cel
-                            .pattern_members
-                            .iter()
-                            .map(|m| size_of::<Box<[u32]>>() + m.len() * size_of::<u32>())
-                            .sum::<usize>()
-                })
+                .map(CelPlan::heap_bytes)
                 .sum::<usize>()
             + self.cel_present.capacity()
             + self.cel_residuals.capacity() * size_of::<Option<Option<bool>>>()
@@ -602,24 +381,9 @@ impl Plan {
             let automaton = if patterns.is_empty() {
                 None
             } else {
-                let mut builder = AhoCorasick::builder();
-                builder
-                    .ascii_case_insensitive(true)
-                    .match_kind(MatchKind::Standard);
-                // A DFA scans about three times faster than the contiguous NFA the crate picks
-                // past 100 patterns (the white-space variants of the library's regexes make many);
-                // its table grows with the patterns' bytes, so past the budget the crate chooses.
-                let pattern_bytes: usize = patterns.iter().map(|p| p.len()).sum();
-                if pattern_bytes <= DFA_PATTERN_BYTES {
-                    builder.kind(Some(AhoCorasickKind::DFA));
-                }
-                let built = builder.build(&patterns).or_else(|_| {
-                    // A DFA too large for its state identifiers: let the crate choose.
-                    builder.kind(None).build(&patterns)
-                });
-                match built {
-                    Ok(automaton) => Some(automaton),
-                    Err(_) => {
+                match automaton(&patterns, true) {
+                    Some(automaton) => Some(automaton),
+                    None => {
                         // Cannot prefilter: the members keep the full evaluation.
                         full.extend(members.iter().map(|(slot, _, _, _)| *slot));
                         continue;

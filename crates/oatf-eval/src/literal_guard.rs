@@ -1,0 +1,198 @@
+//! The literal guard of CEL indicators in whole-trace evaluation (D-95): the part of a class's
+//! prefilter plan (`crate::prefilter`) for the expression indicators whose programs have a guard
+//! ([`CompiledCel::literal_guard`](crate::CompiledCel::literal_guard)).
+//!
+//! Exactness rests on the guard's contract: on a message none of whose strings contains one of a
+//! program's needles, its residual's `Some(result)` is the program's `Ok(result)`. A member is
+//! ruled out only when a search of every string of the message (object keys and string values, at
+//! any depth) found none of its needles and its residual answers `false`; it is then recorded
+//! `not_matched` like a literal-prefiltered indicator. Anything else (a needle present, a residual
+//! that answers `true` or nothing, a message too deep to search) has it evaluated in full. The
+//! differential test is `oatf-sdk`'s `literal_guard` (the real CEL engine against the
+//! straightforward engine).
+
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::mem::size_of;
+
+use aho_corasick::{AhoCorasick, Input};
+use serde_json::Value;
+
+use crate::attack::CompiledAttack;
+use crate::candidates::{Candidates, automaton, indicator};
+use crate::indicator::CompiledIndicator;
+
+/// The fewest undecided guarded CEL members of a message for which the message's strings are
+/// searched for their needles (D-95): below it, evaluating them costs less than the search.
+const MIN_GUARDED_CEL: usize = 8;
+
+/// Deeper messages than this are not searched for needles: their guarded members are evaluated.
+const MAX_NEEDLE_DEPTH: usize = 512;
+
+/// The CEL members of a class whose programs have a literal guard (D-95): one automaton over
+/// their needles, searched once over every string of a message; a member none of whose needles
+/// occurs is decided by its residual, evaluated once per message for all the members that share
+/// it, and ruled out when the residual is `false`.
+#[derive(Debug)]
+pub(crate) struct CelPlan {
+    /// The members' slots.
+    members: Box<[u32]>,
+    /// Per member: its residual (an index into `representatives`).
+    residual_of: Box<[u32]>,
+    /// Per residual: the indicator whose program evaluates it.
+    representatives: Box<[u32]>,
+    /// The needles, exactly (not case-insensitively: CEL's `contains` and `in` are exact).
+    automaton: AhoCorasick,
+    /// Per automaton pattern: the members (positions in `members`) whose needle it is.
+    pattern_members: Box<[Box<[u32]>]>,
+}
+
+impl CelPlan {
+    /// The plan of `members` (slot, indicator), each with a guarded program; `None` when the
+    /// automaton cannot be built (the members are then evaluated in full).
+    pub(crate) fn new(attack: &CompiledAttack, members: &[(u32, u32)]) -> Option<CelPlan> {
+        let mut patterns: Vec<&str> = Vec::new();
+        let mut pattern_members: Vec<Vec<u32>> = Vec::new();
+        let mut known: HashMap<&str, usize> = HashMap::new();
+        let mut keys: HashMap<&str, u32> = HashMap::new();
+        let mut representatives = Vec::new();
+        let mut residual_of = Vec::with_capacity(members.len());
+        for (position, &(_, index)) in members.iter().enumerate() {
+            let position = u32::try_from(position).ok()?;
+            let guard = indicator(attack, index)?.cel_guarded()?.literal_guard()?;
+            for needle in guard.needles {
+                match known.entry(needle.as_str()) {
+                    Entry::Occupied(p) => {
+                        if let Some(list) = pattern_members.get_mut(*p.get()) {
+                            list.push(position);
+                        }
+                    }
+                    Entry::Vacant(v) => {
+                        v.insert(patterns.len());
+                        patterns.push(needle);
+                        pattern_members.push(vec![position]);
+                    }
+                }
+            }
+            let next = u32::try_from(representatives.len()).ok()?;
+            let residual = *keys.entry(guard.key).or_insert_with(|| {
+                representatives.push(index);
+                next
+            });
+            residual_of.push(residual);
+        }
+        let automaton = automaton(&patterns, false)?;
+        Some(CelPlan {
+            members: members.iter().map(|(slot, _)| *slot).collect(),
+            residual_of: residual_of.into_boxed_slice(),
+            representatives: representatives.into_boxed_slice(),
+            automaton,
+            pattern_members: pattern_members
+                .into_iter()
+                .map(Vec::into_boxed_slice)
+                .collect(),
+        })
+    }
+
+    /// Lists in `candidates` the members to evaluate on a message with `content`.
+    pub(crate) fn decide(
+        &self,
+        attack: &CompiledAttack,
+        content: &Value,
+        candidates: &mut Candidates<'_>,
+        (present, residuals): (&mut Vec<bool>, &mut Vec<Option<Option<bool>>>),
+    ) {
+        let live = self
+            .members
+            .iter()
+            .filter(|&&slot| candidates.wanted(slot))
+            .count();
+        if live == 0 {
+            return;
+        }
+        present.clear();
+        present.resize(self.members.len(), false);
+        if live < MIN_GUARDED_CEL || !self.search(content, present, 0) {
+            for &slot in &*self.members {
+                candidates.list(slot);
+            }
+            return;
+        }
+        residuals.clear();
+        residuals.resize(self.representatives.len(), None);
+        for (position, &slot) in self.members.iter().enumerate() {
+            if !candidates.wanted(slot) {
+                continue;
+            }
+            if present.get(position).copied().unwrap_or(true) {
+                candidates.list(slot);
+                continue;
+            }
+            let residual = self
+                .residual_of
+                .get(position)
+                .and_then(|&r| Some((r, *self.representatives.get(r as usize)?)));
+            let answer = residual.and_then(|(r, representative)| {
+                *residuals.get_mut(r as usize)?.get_or_insert_with(|| {
+                    indicator(attack, representative)
+                        .and_then(CompiledIndicator::cel_guarded)
+                        .and_then(|program| program.evaluate_residual(content))
+                })
+            });
+            if answer != Some(false) {
+                candidates.list(slot);
+            }
+        }
+    }
+
+    /// Marks in `present` the members whose needles occur in a string of `value` (object keys
+    /// and string values, at any depth); `false` when the value is too deep or a search fails.
+    fn search(&self, value: &Value, present: &mut [bool], depth: usize) -> bool {
+        if depth > MAX_NEEDLE_DEPTH {
+            return false;
+        }
+        match value {
+            Value::String(s) => self.mark(s, present),
+            Value::Array(items) => items
+                .iter()
+                .all(|item| self.search(item, present, depth + 1)),
+            Value::Object(map) => map.iter().all(|(key, item)| {
+                self.mark(key, present) && self.search(item, present, depth + 1)
+            }),
+            _ => true,
+        }
+    }
+
+    fn mark(&self, text: &str, present: &mut [bool]) -> bool {
+        let Ok(matches) = self.automaton.try_find_overlapping_iter(Input::new(text)) else {
+            return false;
+        };
+        for found in matches {
+            for &member in self
+                .pattern_members
+                .get(found.pattern().as_usize())
+                .map_or(&[][..], |m| &**m)
+            {
+                if let Some(flag) = present.get_mut(member as usize) {
+                    *flag = true;
+                }
+            }
+        }
+        true
+    }
+}
+
+impl CelPlan {
+    /// The heap bytes of the plan.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        size_of::<CelPlan>()
+            + self.automaton.memory_usage()
+            + (self.members.len() + self.residual_of.len() + self.representatives.len())
+                * size_of::<u32>()
+            + self
+                .pattern_members
+                .iter()
+                .map(|m| size_of::<Box<[u32]>>() + m.len() * size_of::<u32>())
+                .sum::<usize>()
+    }
+}
