@@ -51,6 +51,18 @@ impl Default for RegexLimits {
 }
 
 impl RegexLimits {
+    /// The syntax tree of `pattern` as `regex` reads it under these limits (UTF-8, the nesting
+    /// limit): the one tree every analysis of a pattern (literals, branches, required runs, the
+    /// size check) works on.
+    pub(crate) fn parse(&self, pattern: &str) -> Option<regex_syntax::hir::Hir> {
+        regex_syntax::ParserBuilder::new()
+            .nest_limit(self.nest_limit)
+            .utf8(true)
+            .build()
+            .parse(pattern)
+            .ok()
+    }
+
     /// Compiles `pattern` within these limits.
     pub fn compile(&self, pattern: &str) -> Result<Regex, ConditionError> {
         RegexBuilder::new(pattern)
@@ -105,12 +117,8 @@ impl LazyRegex {
     /// build cannot fail (otherwise the build's error is the answer, as without the check).
     pub(crate) fn is_match(&self, text: &str) -> Result<bool, ConditionError> {
         let run = self.run.get_or_init(|| {
-            regex_syntax::ParserBuilder::new()
-                .nest_limit(self.limits.nest_limit)
-                .utf8(true)
-                .build()
+            self.limits
                 .parse(&self.pattern)
-                .ok()
                 .and_then(|hir| RequiredRun::of(&hir))
         });
         if run.is_some_and(|run| !run.holds(text.as_bytes())) && !self.may_fail_to_build() {
@@ -148,12 +156,7 @@ impl LazyRegex {
             return built.is_err();
         }
         !*self.reverse_fits.get_or_init(|| {
-            let Ok(hir) = regex_syntax::ParserBuilder::new()
-                .nest_limit(self.limits.nest_limit)
-                .utf8(true)
-                .build()
-                .parse(&self.pattern)
-            else {
+            let Some(hir) = self.limits.parse(&self.pattern) else {
                 return false;
             };
             thompson::Compiler::new()
@@ -172,12 +175,7 @@ impl LazyRegex {
 
     /// The required literals of the pattern (`crate::literals`), from its syntax tree.
     pub(crate) fn literals(&self) -> Option<Vec<Vec<u8>>> {
-        let hir = regex_syntax::ParserBuilder::new()
-            .nest_limit(self.limits.nest_limit)
-            .utf8(true)
-            .build()
-            .parse(&self.pattern)
-            .ok()?;
+        let hir = self.limits.parse(&self.pattern)?;
         crate::literals::regex_literals(&hir)
     }
 
@@ -185,12 +183,7 @@ impl LazyRegex {
     /// under the same limits (`crate::literals::regex_branches`, D-90); `None` when the pattern
     /// does not parse (it then fails to build, and is never ruled out).
     pub(crate) fn branches(&self) -> Option<(Vec<Vec<u8>>, Vec<RegexBranch>)> {
-        let hir = regex_syntax::ParserBuilder::new()
-            .nest_limit(self.limits.nest_limit)
-            .utf8(true)
-            .build()
-            .parse(&self.pattern)
-            .ok()?;
+        let hir = self.limits.parse(&self.pattern)?;
         let (literals, branches) = crate::literals::regex_branches(&hir, &self.pattern);
         let branches = branches
             .into_iter()
@@ -215,13 +208,7 @@ pub struct RegexBranch {
 
 impl RegexBranch {
     fn new(pattern: Box<str>, limits: RegexLimits) -> Self {
-        let run = regex_syntax::ParserBuilder::new()
-            .nest_limit(limits.nest_limit)
-            .utf8(true)
-            .build()
-            .parse(&pattern)
-            .ok()
-            .and_then(|hir| RequiredRun::of(&hir));
+        let run = limits.parse(&pattern).and_then(|hir| RequiredRun::of(&hir));
         RegexBranch {
             pattern,
             limits,
@@ -304,12 +291,7 @@ impl Eq for RegexBranch {}
 /// Whether `pattern` parses with `regex`'s syntax options and its forward Thompson NFA fits in
 /// `limits.size_limit` (the configuration `regex` builds it with: UTF-8, all captures, unshrunk).
 fn fits(pattern: &str, limits: &RegexLimits) -> bool {
-    let Ok(hir) = regex_syntax::ParserBuilder::new()
-        .nest_limit(limits.nest_limit)
-        .utf8(true)
-        .build()
-        .parse(pattern)
-    else {
+    let Some(hir) = limits.parse(pattern) else {
         return false;
     };
     thompson::Compiler::new()

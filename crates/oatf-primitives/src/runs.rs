@@ -286,11 +286,7 @@ mod tests {
     use super::*;
 
     fn run(pattern: &str) -> Option<RequiredRun> {
-        let hir = regex_syntax::ParserBuilder::new()
-            .utf8(true)
-            .build()
-            .parse(pattern)
-            .unwrap();
+        let hir = crate::RegexLimits::default().parse(pattern).unwrap();
         RequiredRun::of(&hir)
     }
 
