@@ -12,6 +12,8 @@
 //! Options: `--rounds N` (default 15), `--messages N` (trace length of `trace`, default 20000),
 //! `--reference-messages N` (trace length of `thoughtjack`, default 500), `--sample-ms N` (least
 //! time of one sample, default 40), `--memory-lengths A,B,C` (default 10000,100000,1000000).
+//! `paired profile-scaling INDICATORS CEL SECONDS` runs one scaling contender in a loop (for
+//! `perf record -g`) and prints its time per message.
 //!
 //! Each ratio row is the median of per-round ratios, with the interquartile range and min–max, and
 //! the ratio of the two contenders' fastest samples (the least disturbed estimate on a busy machine).
