@@ -1,4 +1,4 @@
-//! The budgets of one evaluation (iterations, produced bytes, cost, `matches` compilations), kept
+//! The budgets of one evaluation (iterations, produced bytes, cost, `matches` patterns), kept
 //! per thread so that the functions charging them are registered once per program instead of into
 //! a new context for every evaluation.
 //!
@@ -6,6 +6,7 @@
 //! counters of a thread belong to the one evaluation running on it; [`reset`] starts each evaluation
 //! from zero.
 
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// One budget of an evaluation.
@@ -17,15 +18,12 @@ pub(crate) enum Counter {
     Produced,
     /// Cost by operand size (`CelLimits::max_cost`).
     Cost,
-    /// Regex compilations by `matches` (`CelLimits::max_regex_compiles`).
-    RegexCompiles,
 }
 
 struct Counters {
     iterations: AtomicUsize,
     produced: AtomicUsize,
     cost: AtomicUsize,
-    regex_compiles: AtomicUsize,
 }
 
 thread_local! {
@@ -34,18 +32,25 @@ thread_local! {
             iterations: AtomicUsize::new(0),
             produced: AtomicUsize::new(0),
             cost: AtomicUsize::new(0),
-            regex_compiles: AtomicUsize::new(0),
         }
     };
+    /// The distinct `matches` patterns of the evaluation (`CelLimits::max_regex_compiles`, D-96).
+    static PATTERNS: RefCell<Vec<Box<str>>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Sets every budget of this thread's next evaluation to zero spent.
 pub(crate) fn reset() {
     SPENT.with(|s| {
-        for counter in [&s.iterations, &s.produced, &s.cost, &s.regex_compiles] {
+        for counter in [&s.iterations, &s.produced, &s.cost] {
             counter.store(0, Ordering::Relaxed);
         }
     });
+    PATTERNS.with(|p| p.borrow_mut().clear());
+}
+
+/// Runs `f` with the distinct `matches` patterns of the evaluation running on this thread.
+pub(crate) fn with_patterns<R>(f: impl FnOnce(&RefCell<Vec<Box<str>>>) -> R) -> R {
+    PATTERNS.with(f)
 }
 
 /// Runs `f` with the counter of `counter` of the evaluation running on this thread.
@@ -55,7 +60,6 @@ pub(crate) fn with<R>(counter: Counter, f: impl FnOnce(&AtomicUsize) -> R) -> R 
             Counter::Iterations => &s.iterations,
             Counter::Produced => &s.produced,
             Counter::Cost => &s.cost,
-            Counter::RegexCompiles => &s.regex_compiles,
         })
     })
 }

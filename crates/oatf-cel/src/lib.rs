@@ -71,7 +71,8 @@
 //! - The work of calls is bounded by [`CelLimits::max_cost`] (100,000,000): every argument is charged
 //!   its size, as in cel-go's cost model, so `size(s)`, `s.contains(t)` and `x in xs` on large
 //!   operands cost what they scan, not one step; [`CelLimits::max_regex_compiles`] (64) bounds the
-//!   `matches` patterns taken from the message that one evaluation compiles.
+//!   distinct `matches` patterns one evaluation uses (counted whether or not they were compiled
+//!   before, so the outcome does not depend on earlier evaluations).
 //! - Every budget error is a `cel_error` naming the limit, its value and the `CelLimits` field.
 //!
 //! Tests: unit tests in `src/tests.rs` and `src/reads.rs`; the `evaluate/` conformance corpus is run by `oatf-conformance`.

@@ -24,8 +24,10 @@ pub struct CelLimits {
     /// anything else 1), as cel-go's cost model does, so `size(s)`, `s.contains(t)` and `x in xs` on
     /// large operands inside a comprehension are bounded by their operands, not by steps alone.
     pub max_cost: usize,
-    /// The most distinct `matches` patterns one evaluation may compile (default 64): patterns taken
-    /// from the message are compiled (and cached) once each, within this budget.
+    /// The most distinct `matches` patterns one evaluation may use (default 64). Each is compiled
+    /// once per engine and cached; the budget counts the patterns of the evaluation whether or not
+    /// the cache already holds them, so that an evaluation's outcome does not depend on what
+    /// earlier evaluations, on any thread, compiled (D-96).
     pub max_regex_compiles: usize,
     /// Bounds of the regexes of `matches`.
     pub regex: RegexLimits,

@@ -180,9 +180,7 @@ pub(crate) fn root_context(
     let regexes = Arc::clone(regexes);
     let max_compiles = limits.max_regex_compiles;
     let matches = move |This(text): This<Arc<String>>, pattern: Arc<String>| {
-        budget::with(budget::Counter::RegexCompiles, |compiles| {
-            regexes.is_match(&text, &pattern, compiles, max_compiles)
-        })
+        budget::with_patterns(|used| regexes.is_match(&text, &pattern, used, max_compiles))
     };
     if context.add_function("matches", matches).is_err() {
         return Err(EvaluationError::new(

@@ -1,7 +1,7 @@
 //! The per-engine cache of compiled, size-limited regexes behind `matches`.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cel::ExecutionError;
@@ -28,23 +28,28 @@ impl RegexCache {
     fn get(
         &self,
         pattern: &str,
-        compiles: &AtomicUsize,
+        used: &RefCell<Vec<Box<str>>>,
         max_compiles: usize,
     ) -> Result<Arc<Regex>, ExecutionError> {
+        // The budget counts the distinct patterns of this evaluation, cached or not (D-96): what
+        // earlier evaluations compiled, on this thread or another, does not change the outcome.
+        let new = !used.borrow().iter().any(|p| **p == *pattern);
+        if new {
+            if used.borrow().len() >= max_compiles {
+                return Err(ExecutionError::function_error(
+                    "matches",
+                    format!(
+                        "the expression needs more than the limit of {max_compiles} regex \
+                         compilations in one evaluation (CelLimits::max_regex_compiles)"
+                    ),
+                ));
+            }
+            used.borrow_mut().push(pattern.into());
+        }
         if let Ok(map) = self.compiled.lock()
             && let Some(regex) = map.get(pattern)
         {
             return Ok(Arc::clone(regex));
-        }
-        // Patterns taken from the message: each new one costs a compilation.
-        if compiles.fetch_add(1, Ordering::Relaxed) >= max_compiles {
-            return Err(ExecutionError::function_error(
-                "matches",
-                format!(
-                    "the expression needs more than the limit of {max_compiles} regex compilations \
-                     in one evaluation (CelLimits::max_regex_compiles)"
-                ),
-            ));
         }
         let regex = Arc::new(
             self.limits
@@ -64,7 +69,7 @@ impl RegexCache {
         &self,
         text: &str,
         pattern: &str,
-        compiles: &AtomicUsize,
+        used: &RefCell<Vec<Box<str>>>,
         max_compiles: usize,
     ) -> Result<bool, ExecutionError> {
         if text.len() > self.limits.max_input_len {
@@ -77,6 +82,6 @@ impl RegexCache {
                 ),
             ));
         }
-        Ok(self.get(pattern, compiles, max_compiles)?.is_match(text))
+        Ok(self.get(pattern, used, max_compiles)?.is_match(text))
     }
 }

@@ -33,7 +33,7 @@
 //! The randomized differential test `direct::tests::direct_path_agrees_with_the_interpreter`
 //! compares both paths on generated expressions and messages.
 
-use std::sync::atomic::AtomicUsize;
+use std::cell::RefCell;
 
 use cel::common::ast::{CallExpr, ComprehensionExpr, Expr, IdedExpr, LiteralValue, operators};
 use memchr::memmem::Finder;
@@ -497,7 +497,7 @@ impl Direct {
             iterations: 0,
             limits,
             regexes,
-            compiles: AtomicUsize::new(0),
+            patterns: RefCell::new(Vec::new()),
         };
         match run.eval(root)? {
             V::Bool(b) => Some(b),
@@ -597,7 +597,8 @@ struct Run<'a, 'l> {
     iterations: usize,
     limits: &'l CelLimits,
     regexes: &'l RegexCache,
-    compiles: AtomicUsize,
+    /// The distinct `matches` patterns of the evaluation (D-96).
+    patterns: RefCell<Vec<Box<str>>>,
 }
 
 impl<'a> Run<'a, '_> {
@@ -751,7 +752,7 @@ impl<'a> Run<'a, '_> {
                     Method::EndsWith => text.ends_with(needle),
                     Method::Matches => self
                         .regexes
-                        .is_match(text, needle, &self.compiles, self.limits.max_regex_compiles)
+                        .is_match(text, needle, &self.patterns, self.limits.max_regex_compiles)
                         .ok()?,
                 })
             }

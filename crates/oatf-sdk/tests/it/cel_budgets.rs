@@ -238,3 +238,33 @@ fn patterns_from_the_message_have_a_compile_budget() {
         Some(true)
     );
 }
+
+/// The `matches` budget counts the distinct patterns of the evaluation, whether or not the
+/// engine compiled them before (D-96): the same message gives the same answer on a fresh engine,
+/// after an evaluation that compiled some of its patterns, and from another thread.
+#[test]
+fn the_matches_budget_does_not_depend_on_earlier_evaluations() {
+    let mut limits = CelLimits::default();
+    limits.max_regex_compiles = 2;
+    let engine = CelEngine::with_limits(limits);
+    let program = engine
+        .compile("message.ps.exists(p, message.s.matches(p))", &[])
+        .unwrap();
+    let three = json!({"s": "nothing", "ps": ["^a$", "^b$", "^c$"]});
+    let fresh = program.evaluate(&three, &[]);
+    let error = fresh.as_ref().expect_err("three patterns, a budget of two");
+    assert!(error.message().contains("max_regex_compiles"), "{error}");
+    // Two of the three patterns compiled and cached by an evaluation within the budget.
+    let two = json!({"s": "nothing", "ps": ["^a$", "^b$"]});
+    assert_eq!(program.evaluate(&two, &[]).ok(), Some(false));
+    let warmed = program.evaluate(&three, &[]);
+    assert_eq!(
+        warmed.as_ref().map_err(EvaluationError::kind),
+        fresh.as_ref().map_err(EvaluationError::kind)
+    );
+    let threaded = std::thread::scope(|s| s.spawn(|| program.evaluate(&three, &[])).join());
+    assert!(threaded.unwrap().is_err());
+    // A pattern used many times counts once.
+    let repeated = json!({"s": "nothing", "ps": ["^a$", "^a$", "^a$", "^b$", "^a$"]});
+    assert_eq!(program.evaluate(&repeated, &[]).ok(), Some(false));
+}
