@@ -197,3 +197,56 @@ fn guarded_expressions_give_the_straightforward_verdicts() {
         "matched {matched}, errors {errors}, not matched {not_matched}"
     );
 }
+
+/// An expression that takes more `matches` patterns than `max_regex_compiles` allows fails the
+/// same way whether or not a guarded expression's residual compiled one of its patterns earlier in
+/// the message (found in review: the budget counted only patterns missing from the engine's cache,
+/// D-96). Each run has its own compiled attack, so its own cache.
+#[test]
+fn a_residual_calling_matches_does_not_change_another_expressions_budget() {
+    let patterns: Vec<String> = (0..65).map(|i| format!("'p{i:03}'")).collect();
+    let mut indicators = vec![json!({
+        "id": "OATF-903-01",
+        "surface": "tools/call",
+        "target": "arguments",
+        "expression": {"cel": format!("[{}].exists(r, message.t.matches(r))", patterns.join(", "))},
+    })];
+    // Enough guarded expressions sharing one residual for the guard to search the message.
+    for i in 1..12 {
+        indicators.push(json!({
+            "id": format!("OATF-903-{:02}", i + 1),
+            "surface": "tools/call",
+            "target": "arguments",
+            "expression": {"cel": format!("message.t.contains('n{i}') || message.t.matches('p000')")},
+        }));
+    }
+    let document: Document = serde_json::from_value(json!({
+        "oatf": "0.1",
+        "attack": {
+            "id": "OATF-903",
+            "execution": {"mode": "mcp_server", "state": {"tools": []}},
+            "indicators": indicators,
+        }
+    }))
+    .unwrap();
+    let message: oatf::TraceMessage = serde_json::from_value(json!({
+        "seq": 1, "direction": "incoming", "method": "tools/call", "content": {"t": "zzz"}
+    }))
+    .unwrap();
+    let run = |prefiltered: bool| {
+        let attack = CompiledAttack::new(&document, &oatf::default_eval_options());
+        let mut evaluator = if prefiltered {
+            TraceEvaluator::new(&attack)
+        } else {
+            TraceEvaluator::without_prefilter(&attack)
+        };
+        evaluator.push(&message);
+        evaluator.finish()
+    };
+    let (fast, reference) = (run(true), run(false));
+    assert!(same(&fast, &reference), "{fast:#?}\n{reference:#?}");
+    assert_eq!(
+        reference.indicator_verdicts.first().map(|v| v.result),
+        Some(oatf::IndicatorResult::Error)
+    );
+}
