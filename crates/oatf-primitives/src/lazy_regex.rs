@@ -112,14 +112,24 @@ impl LazyRegex {
         })
     }
 
-    /// Whether the regex matches anywhere in `text`, building it on the first call. A text
-    /// without a run of bytes every match holds (D-94) is `false` without a search, when the
-    /// build cannot fail (otherwise the build's error is the answer, as without the check).
+    /// Whether the regex matches anywhere in `text`, building it on the first call. For a regex
+    /// without useful literals, a text without a run of bytes every match holds (D-94) is `false`
+    /// without a search, when the build cannot fail (otherwise the build's error is the answer,
+    /// as without the check).
     pub(crate) fn is_match(&self, text: &str) -> Result<bool, ConditionError> {
         let run = self.run.get_or_init(|| {
-            self.limits
-                .parse(&self.pattern)
-                .and_then(|hir| RequiredRun::of(&hir))
+            let hir = self.limits.parse(&self.pattern)?;
+            // A regex with useful literals has the `regex` crate's own literal prefilter, faster
+            // than the run check (a memchr search against a skip loop): the check is for the
+            // regexes without one.
+            let literals = crate::literals::regex_literals(&hir);
+            if literals.is_some_and(|set| {
+                set.iter()
+                    .all(|l| l.len() >= crate::literals::MIN_USEFUL_LITERAL)
+            }) {
+                return None;
+            }
+            RequiredRun::of(&hir)
         });
         if run.is_some_and(|run| !run.holds(text.as_bytes())) && !self.may_fail_to_build() {
             return Ok(false);
