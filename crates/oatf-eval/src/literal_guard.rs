@@ -14,14 +14,12 @@
 //! straightforward engine).
 
 use std::collections::HashMap;
-use std::collections::hash_map::Entry;
 use std::mem::size_of;
 
-use aho_corasick::{AhoCorasick, Input};
 use serde_json::Value;
 
 use crate::attack::CompiledAttack;
-use crate::candidates::{Candidates, automaton, indicator};
+use crate::candidates::{Candidates, Patterns, PatternsBuilder, indicator};
 use crate::indicator::CompiledIndicator;
 
 /// How many bytes of a message's strings the needle search may read per evaluation it saves: the
@@ -45,19 +43,16 @@ pub(crate) struct CelPlan {
     residual_of: Box<[u32]>,
     /// Per residual: the indicator whose program evaluates it.
     representatives: Box<[u32]>,
-    /// The needles, exactly (not case-insensitively: CEL's `contains` and `in` are exact).
-    automaton: AhoCorasick,
-    /// Per automaton pattern: the members (positions in `members`) whose needle it is.
-    pattern_members: Box<[Box<[u32]>]>,
+    /// The needles, exactly (not case-insensitively: CEL's `contains` and `in` are exact), each
+    /// with the members (positions in `members`) whose needle it is.
+    needles: Patterns,
 }
 
 impl CelPlan {
     /// The plan of `members` (slot, indicator), each with a guarded program; `None` when the
     /// automaton cannot be built (the members are then evaluated in full).
     pub(crate) fn new(attack: &CompiledAttack, members: &[(u32, u32)]) -> Option<CelPlan> {
-        let mut patterns: Vec<&str> = Vec::new();
-        let mut pattern_members: Vec<Vec<u32>> = Vec::new();
-        let mut known: HashMap<&str, usize> = HashMap::new();
+        let mut needles = PatternsBuilder::default();
         let mut keys: HashMap<&str, u32> = HashMap::new();
         let mut representatives = Vec::new();
         let mut residual_of = Vec::with_capacity(members.len());
@@ -65,18 +60,7 @@ impl CelPlan {
             let position = u32::try_from(position).ok()?;
             let guard = indicator(attack, index)?.cel_guarded()?.literal_guard()?;
             for needle in guard.needles {
-                match known.entry(needle.as_str()) {
-                    Entry::Occupied(p) => {
-                        if let Some(list) = pattern_members.get_mut(*p.get()) {
-                            list.push(position);
-                        }
-                    }
-                    Entry::Vacant(v) => {
-                        v.insert(patterns.len());
-                        patterns.push(needle);
-                        pattern_members.push(vec![position]);
-                    }
-                }
+                needles.add(needle.as_bytes(), position);
             }
             let next = u32::try_from(representatives.len()).ok()?;
             let residual = *keys.entry(guard.key).or_insert_with(|| {
@@ -85,16 +69,12 @@ impl CelPlan {
             });
             residual_of.push(residual);
         }
-        let automaton = automaton(&patterns, false)?;
+        let needles = needles.build(false)?;
         Some(CelPlan {
             members: members.iter().map(|(slot, _)| *slot).collect(),
             residual_of: residual_of.into_boxed_slice(),
             representatives: representatives.into_boxed_slice(),
-            automaton,
-            pattern_members: pattern_members
-                .into_iter()
-                .map(Vec::into_boxed_slice)
-                .collect(),
+            needles,
         })
     }
 
@@ -184,21 +164,11 @@ impl CelPlan {
     }
 
     fn mark(&self, text: &str, present: &mut [bool]) -> bool {
-        let Ok(matches) = self.automaton.try_find_overlapping_iter(Input::new(text)) else {
-            return false;
-        };
-        for found in matches {
-            for &member in self
-                .pattern_members
-                .get(found.pattern().as_usize())
-                .map_or(&[][..], |m| &**m)
-            {
-                if let Some(flag) = present.get_mut(member as usize) {
-                    *flag = true;
-                }
+        self.needles.each_member(text.as_bytes(), |member| {
+            if let Some(flag) = present.get_mut(member as usize) {
+                *flag = true;
             }
-        }
-        true
+        })
     }
 }
 
@@ -224,13 +194,8 @@ impl CelPlan {
     /// The heap bytes of the plan.
     pub(crate) fn heap_bytes(&self) -> usize {
         size_of::<CelPlan>()
-            + self.automaton.memory_usage()
+            + self.needles.heap_bytes()
             + (self.members.len() + self.residual_of.len() + self.representatives.len())
                 * size_of::<u32>()
-            + self
-                .pattern_members
-                .iter()
-                .map(|m| size_of::<Box<[u32]>>() + m.len() * size_of::<u32>())
-                .sum::<usize>()
     }
 }

@@ -29,18 +29,15 @@
 //! message grows with the candidates, not with the indicators. The differential test
 //! (`prefilter_tests`) checks the two engines against each other on generated attacks and traces.
 
-use std::collections::HashMap;
-use std::collections::hash_map::Entry;
 use std::mem::size_of;
 use std::sync::{Arc, OnceLock};
 
-use aho_corasick::{AhoCorasick, Input};
 use oatf_primitives::{PrefilterNeeds, RegexBranch, WildcardPath, text_defeats_literals};
 use serde_json::Value;
 
 use crate::accumulator::Accumulator;
 use crate::attack::CompiledAttack;
-use crate::candidates::{Candidates, automaton, indicator};
+use crate::candidates::{Candidates, Patterns, PatternsBuilder, indicator};
 use crate::indicator::{CompiledIndicator, MessageTexts};
 use crate::literal_guard::CelPlan;
 
@@ -83,10 +80,9 @@ struct Group {
     indicator: u32,
     /// The slots of the members.
     members: Box<[u32]>,
-    /// The automaton over the members' literals, when any member has literals.
-    automaton: Option<AhoCorasick>,
-    /// Per automaton pattern: the slots whose literal it is.
-    pattern_slots: Box<[Box<[u32]>]>,
+    /// The automaton over the members' literals and, per literal, the slots that have it, when
+    /// any member has literals.
+    literals: Option<Patterns>,
     /// The distinct regex branches the members need searched (D-90), each searched at most once
     /// per text: where it is (an indicator, the position in its needs' branches) and the slots of
     /// the members that have it.
@@ -249,11 +245,7 @@ impl Prefilter {
                         .map(|g| {
                             size_of::<Group>()
                                 + g.members.len() * size_of::<u32>()
-                                + g.automaton.as_ref().map_or(0, AhoCorasick::memory_usage)
-                                + g.pattern_slots
-                                    .iter()
-                                    .map(|s| size_of::<Box<[u32]>>() + s.len() * size_of::<u32>())
-                                    .sum::<usize>()
+                                + g.literals.as_ref().map_or(0, Patterns::heap_bytes)
                                 + g.branches
                                     .iter()
                                     .map(|b| size_of::<Branch>() + b.slots.len() * size_of::<u32>())
@@ -348,25 +340,12 @@ impl Plan {
             if members.is_empty() {
                 continue;
             }
-            let mut patterns: Vec<&[u8]> = Vec::new();
-            let mut pattern_slots: Vec<Vec<u32>> = Vec::new();
-            let mut known: HashMap<&[u8], usize> = HashMap::new();
+            let mut literals = PatternsBuilder::default();
             // The distinct branches: the branch itself, where it is, and its slots.
             let mut branches: Vec<(&RegexBranch, u32, u32, Vec<u32>)> = Vec::new();
             for &(slot, index, needs, _) in &members {
                 for literal in &needs.literals {
-                    match known.entry(literal.as_slice()) {
-                        Entry::Occupied(p) => {
-                            if let Some(slots) = pattern_slots.get_mut(*p.get()) {
-                                slots.push(slot);
-                            }
-                        }
-                        Entry::Vacant(v) => {
-                            v.insert(patterns.len());
-                            patterns.push(literal);
-                            pattern_slots.push(vec![slot]);
-                        }
-                    }
+                    literals.add(literal, slot);
                 }
                 for (position, branch) in needs.branches.iter().enumerate() {
                     let Ok(position) = u32::try_from(position) else {
@@ -378,11 +357,11 @@ impl Plan {
                     }
                 }
             }
-            let automaton = if patterns.is_empty() {
+            let literals = if literals.is_empty() {
                 None
             } else {
-                match automaton(&patterns, true) {
-                    Some(automaton) => Some(automaton),
+                match literals.build(true) {
+                    Some(literals) => Some(literals),
                     None => {
                         // Cannot prefilter: the members keep the full evaluation.
                         full.extend(members.iter().map(|(slot, _, _, _)| *slot));
@@ -395,11 +374,7 @@ impl Plan {
                 indicator,
                 union,
                 members: members.iter().map(|(slot, _, _, _)| *slot).collect(),
-                automaton,
-                pattern_slots: pattern_slots
-                    .into_iter()
-                    .map(Vec::into_boxed_slice)
-                    .collect(),
+                literals,
                 branches: branches
                     .into_iter()
                     .map(|(_, indicator, position, slots)| Branch {
@@ -463,20 +438,11 @@ impl Group {
                 all = true;
                 return ControlFlow::Break(());
             }
-            if let Some(automaton) = &self.automaton {
-                let Ok(matches) = automaton.try_find_overlapping_iter(Input::new(bytes)) else {
-                    all = true;
-                    return ControlFlow::Break(());
-                };
-                for found in matches {
-                    for &slot in self
-                        .pattern_slots
-                        .get(found.pattern().as_usize())
-                        .map_or(&[][..], |s| &**s)
-                    {
-                        candidates.list(slot);
-                    }
-                }
+            if let Some(literals) = &self.literals
+                && !literals.each_member(bytes, |slot| candidates.list(slot))
+            {
+                all = true;
+                return ControlFlow::Break(());
             }
             let regex_branch = |branch: &Branch| {
                 indicator(attack, branch.indicator)
