@@ -219,10 +219,11 @@ pub(crate) fn read_source(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult
 /// `oatf.load("missing.yaml")` or `oatf.load("attacks/tool-poisoning")` says the file is missing
 /// rather than that the document root is a string (D-135): a single line ending in `.yaml`, `.yml`
 /// or `.json`, or a single line that YAML cannot read as a mapping (no `: `, no `:` at its end, not
-/// starting with a YAML indicator such as `{`, `[`, `-`, `#` or a quote), which no document is.
+/// starting with a YAML indicator such as `{`, `[`, `-`, `#` or a quote, no control character or
+/// byte order mark), which no document is.
 fn looks_like_file_name(text: &str) -> bool {
     let trimmed = text.trim();
-    if trimmed.is_empty() || text.contains(['\n', '\r']) {
+    if trimmed.is_empty() || text.chars().any(|c| c.is_control() || c == '\u{feff}') {
         return false;
     }
     let lower = trimmed.to_ascii_lowercase();
