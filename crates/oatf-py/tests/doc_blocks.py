@@ -102,7 +102,7 @@ def check_marker(block: Block) -> Optional[str]:
     if marker.startswith("skip:") and marker[len("skip:") :].strip():
         return marker[len("skip:") :].strip()
     if marker == "dask":
-        return "run by the Dask step (crates/oatf-py/tests-dask/test_docs.py)"
+        return "run by the Dask step (crates/oatf-py/tests-dask/test_docs_dask.py)"
     if marker.startswith("requires "):
         module = marker[len("requires ") :].strip()
         if importlib.util.find_spec(module) is None:

@@ -1,6 +1,6 @@
 """docs/python.md and docs/scale-out.md run: every code block is executed with its shown output compared, or
 carries a marker saying why not (conventions and harness: doc_blocks.py, decision D-139). The Dask-marked
-blocks run in crates/oatf-py/tests-dask/test_docs.py."""
+blocks run in crates/oatf-py/tests-dask/test_docs_dask.py."""
 
 import pytest
 
