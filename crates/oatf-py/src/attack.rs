@@ -22,8 +22,8 @@ use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
 use serde_json::Value;
 
 use crate::convert::{to_json, to_py};
-use crate::trace_error;
 use crate::document::{Source, load, read_source};
+use crate::trace_error;
 
 /// The verdict of one indicator (SDK §2.19).
 #[pyclass(frozen, module = "oatf", name = "IndicatorVerdict")]

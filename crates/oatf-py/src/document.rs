@@ -195,7 +195,11 @@ pub(crate) fn read_source(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult
         if looks_like_file_name(&text) {
             if path.is_dir() {
                 // errno 21 is EISDIR: IsADirectoryError.
-                return Err(PyOSError::new_err((21, "Is a directory, not a document", text)));
+                return Err(PyOSError::new_err((
+                    21,
+                    "Is a directory, not a document",
+                    text,
+                )));
             }
             // errno 2 is ENOENT on every platform; `filename` makes the message name the file.
             return Err(PyFileNotFoundError::new_err((
