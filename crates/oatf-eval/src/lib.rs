@@ -85,7 +85,7 @@ pub use oatf_model::{
 pub use oatf_primitives::RegexLimits;
 pub use trace::{
     DEFAULT_MAX_LINE_LEN, DEFAULT_MAX_LINE_NODES, JsonlTraceReader, TraceDirection, TraceError,
-    TraceErrorKind, TraceEvaluator, TraceMessage, evaluate_trace,
+    TraceErrorKind, TraceEvaluator, TraceMessage, describe_json_error, evaluate_trace,
 };
 pub use verdict::{
     AttackResult, AttackVerdict, EvaluationSummary, IndicatorResult, IndicatorVerdict,

@@ -53,6 +53,7 @@ use crate::warning::TraceWarning;
 
 pub use reader::{
     DEFAULT_MAX_LINE_LEN, DEFAULT_MAX_LINE_NODES, JsonlTraceReader, TraceError, TraceErrorKind,
+    describe_json_error,
 };
 
 /// One observed protocol message (`docs/trace-format.md`).

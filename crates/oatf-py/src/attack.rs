@@ -1,7 +1,7 @@
 //! Compiled attacks, verdicts, trace evaluation and the Python semantic evaluator.
 
 use std::fs::File;
-use std::io::BufReader;
+use std::io::{BufRead, BufReader, Cursor};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -15,14 +15,15 @@ use oatf::SemanticEvaluator;
 use oatf::TraceMessage;
 use oatf::TraceWarning;
 use oatf::report::{FinishedRun, ReadStep, TraceRun};
-use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyString};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
 use serde_json::Value;
 
-use crate::TraceError;
 use crate::convert::{to_json, to_py};
 use crate::document::{Source, load, read_source};
+use crate::trace_error;
 
 /// The verdict of one indicator (SDK §2.19).
 #[pyclass(frozen, module = "oatf", name = "IndicatorVerdict")]
@@ -331,7 +332,8 @@ impl SemanticEvaluator for PySemanticEvaluator {
                     .map(|e| serde_json::to_value(e).unwrap_or(Value::Null))
                     .unwrap_or(Value::Null);
                 kwargs.set_item("examples", to_py(py, &examples)?)?;
-                self.callable.bind(py).call((), Some(&kwargs))
+                // Through `oatf._judges.call`, which awaits what an `async def` judge returns (D-138).
+                judges(py, "call")?.call1((self.callable.bind(py), kwargs))
             };
             let score = match call() {
                 Ok(score) => score,
@@ -352,12 +354,44 @@ impl SemanticEvaluator for PySemanticEvaluator {
                 Ok(score) => Err(failed(format!(
                     "the semantic evaluator returned {score}, not a score between 0.0 and 1.0"
                 ))),
-                Err(_) => Err(failed(
-                    "the semantic evaluator returned something that is not a number".to_owned(),
-                )),
+                Err(_) => {
+                    let kind = score
+                        .get_type()
+                        .name()
+                        .map(|n| n.to_string())
+                        .unwrap_or_else(|_| "an object".to_owned());
+                    Err(failed(format!(
+                        "the semantic evaluator returned a {kind}, not a number between 0.0 and 1.0"
+                    )))
+                }
             }
         })
     }
+}
+
+/// A function of the Python module `oatf._judges` (async judges and the `*_async` methods, D-138).
+fn judges<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+    static MODULE: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
+    MODULE
+        .get_or_try_init(py, || Ok::<_, PyErr>(py.import("oatf._judges")?.unbind()))?
+        .bind(py)
+        .getattr(name)
+}
+
+/// A coroutine that runs the sync method `method` in a worker thread of the running event loop,
+/// where an `async def` judge runs on that loop (`oatf._judges.in_thread`, D-138). The arguments
+/// are checked against the method's signature at once.
+fn in_thread<'py>(
+    method: Bound<'py, PyAny>,
+    args: &Bound<'py, PyTuple>,
+    kwargs: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = method.py();
+    let kwargs = match kwargs {
+        Some(kwargs) => kwargs.clone(),
+        None => PyDict::new(py),
+    };
+    judges(py, "in_thread")?.call1((method, args, kwargs))
 }
 
 /// What `Attack.__reduce__` returns: `_attack_from_yaml` and its arguments (the text, the evaluator).
@@ -449,16 +483,40 @@ impl PyAttack {
             .collect()
     }
 
-    /// Evaluates every indicator against one message (SDK §4.1: the message indicators see) and
-    /// computes the verdict.
+    /// Evaluates every indicator against one message's content (SDK §4.1: the value indicators
+    /// see), without the trace filters, and computes the verdict. `message` is a Python value or its
+    /// JSON text (str or bytes); a whole trace line raises `ValueError` saying what to pass (D-135).
     fn evaluate_message(&self, py: Python<'_>, message: &Bound<'_, PyAny>) -> PyResult<PyVerdict> {
-        let message = to_json(message)?;
+        let message = message_content(message)?;
         let attack = &self.attack;
         Ok(PyVerdict::new(py.detach(|| attack.evaluate(&message))))
     }
 
-    /// Evaluates a whole trace (format §6): a JSON Lines file (a path), or an iterable of messages
-    /// (dicts in the trace format, or JSON strings). Streams: memory does not grow with the trace.
+    /// `await attack.evaluate_message_async(message)`: `evaluate_message` in a worker thread, with
+    /// `async def` judges run on the caller's event loop (D-138).
+    #[pyo3(signature = (*args, **kwargs))]
+    fn evaluate_message_async<'py>(
+        slf: &Bound<'py, Self>,
+        args: &Bound<'py, PyTuple>,
+        kwargs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        in_thread(slf.getattr("evaluate_message")?, args, kwargs)
+    }
+
+    /// `await attack.evaluate_trace_async(trace, ...)`: `evaluate_trace` in a worker thread, with
+    /// `async def` judges run on the caller's event loop (D-138).
+    #[pyo3(signature = (*args, **kwargs))]
+    fn evaluate_trace_async<'py>(
+        slf: &Bound<'py, Self>,
+        args: &Bound<'py, PyTuple>,
+        kwargs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        in_thread(slf.getattr("evaluate_trace")?, args, kwargs)
+    }
+
+    /// Evaluates a whole trace (format §6): a JSON Lines file (a path), JSON Lines text (bytes, or a
+    /// str that has a line break or starts with `{`, D-135), or an iterable of messages (dicts in the
+    /// trace format, or JSON strings). Streams: memory does not grow with the trace.
     #[pyo3(signature = (trace, *, strict = false, max_line_len = None))]
     fn evaluate_trace(
         &self,
@@ -467,6 +525,10 @@ impl PyAttack {
         strict: bool,
         max_line_len: Option<usize>,
     ) -> PyResult<PyVerdict> {
+        if let Some(text) = jsonl_text(trace)? {
+            let input = Cursor::new(text);
+            return self.evaluate_input(py, input, "<text>".to_owned(), strict, max_line_len);
+        }
         if trace.is_instance_of::<PyString>() || !trace.hasattr("__iter__")? {
             let path: PathBuf = trace.extract().map_err(|_| {
                 PyTypeError::new_err(
@@ -475,10 +537,11 @@ impl PyAttack {
             })?;
             return self.evaluate_file(py, path, strict, max_line_len);
         }
-        if trace.is_instance_of::<PyBytes>() || trace.is_instance_of::<PyDict>() {
+        if trace.is_instance_of::<PyDict>() {
             return Err(PyTypeError::new_err(
-                "trace must be a path or an iterable of messages (for one message, use \
-                 evaluate_message)",
+                "trace must be a path, JSON Lines text or an iterable of messages, not a dict (for \
+                 one message, use evaluate_trace([message]), or evaluate_message(message[\"content\"]) \
+                 without the trace filters)",
             ));
         }
         let attack = &*self.attack;
@@ -497,8 +560,8 @@ impl PyAttack {
                 }
             }
             let outcome = py.detach(|| push_all(&mut run, batch.drain(..), strict));
-            if let Err(error) = outcome {
-                return Err(TraceError::new_err(error));
+            if let Err(malformed) = outcome {
+                return Err(malformed.into_py_err(py));
             }
             if ended {
                 break;
@@ -548,16 +611,84 @@ impl PyAttack {
         max_line_len: Option<usize>,
     ) -> PyResult<PyVerdict> {
         let file = File::open(&path).map_err(|e| crate::document::os_error(&path, &e))?;
-        let attack = &*self.attack;
         let name = path.display().to_string();
         let input = BufReader::with_capacity(1 << 16, file);
+        self.evaluate_input(py, input, name, strict, max_line_len)
+    }
+
+    /// Streams JSON Lines from `input` (a file, or text held in memory).
+    fn evaluate_input(
+        &self,
+        py: Python<'_>,
+        input: impl BufRead + Send,
+        name: String,
+        strict: bool,
+        max_line_len: Option<usize>,
+    ) -> PyResult<PyVerdict> {
+        let attack = &*self.attack;
         let outcome = py.detach(move || read_trace(attack, input, name, strict, max_line_len));
         match outcome {
             Ok(run) => Ok(PyVerdict::of_run(run.finish())),
             Err(Failure::Io(message)) => Err(pyo3::exceptions::PyOSError::new_err(message)),
-            Err(Failure::Malformed(message)) => Err(TraceError::new_err(message)),
+            Err(Failure::Malformed(malformed)) => Err(malformed.into_py_err(py)),
         }
     }
+}
+
+/// The JSON Lines text `trace` holds, when it is text rather than a path or an iterable (D-135):
+/// bytes, or a str with a line break or whose first non-blank character is `{` (a file name has
+/// neither; a message has both).
+fn jsonl_text(trace: &Bound<'_, PyAny>) -> PyResult<Option<Vec<u8>>> {
+    if let Ok(bytes) = trace.cast::<PyBytes>() {
+        return Ok(Some(bytes.as_bytes().to_vec()));
+    }
+    let Ok(text) = trace.cast::<PyString>() else {
+        return Ok(None);
+    };
+    let text: String = text.extract()?;
+    let is_text = text.contains(['\n', '\r']) || text.trim_start().starts_with('{');
+    Ok(is_text.then(|| text.into_bytes()))
+}
+
+/// The content `evaluate_message` evaluates: a Python value, or JSON text (str or bytes) parsed
+/// (D-135). A whole trace line (an object with `direction` and `content`) is refused with what to
+/// pass instead: evaluated as content it would match nothing, silently.
+fn message_content(message: &Bound<'_, PyAny>) -> PyResult<Value> {
+    let parsed = |text: &str| {
+        serde_json::from_str::<Value>(text).map_err(|e| {
+            PyValueError::new_err(format!(
+                "the message is {}",
+                oatf::trace::describe_json_error(&e)
+            ))
+        })
+    };
+    let value = if let Ok(text) = message.cast::<PyString>() {
+        parsed(&text.extract::<String>()?)?
+    } else if let Ok(bytes) = message.cast::<PyBytes>() {
+        let text = std::str::from_utf8(bytes.as_bytes()).map_err(|e| {
+            PyValueError::new_err(format!(
+                "the message is not valid UTF-8 at byte {}",
+                e.valid_up_to() + 1
+            ))
+        })?;
+        parsed(text)?
+    } else {
+        to_json(message)?
+    };
+    let is_trace_line = value
+        .get("direction")
+        .and_then(Value::as_str)
+        .is_some_and(|d| d == "incoming" || d == "outgoing")
+        && value.get("content").is_some();
+    if is_trace_line {
+        return Err(PyValueError::new_err(
+            "evaluate_message takes a message's content, and this is a whole trace line (it has \
+             `direction` and `content`): pass message[\"content\"] to evaluate the content without \
+             the trace filters, or use evaluate_trace([message]) to apply them (protocol, surface, \
+             actor, direction)",
+        ));
+    }
+    Ok(value)
 }
 
 /// Streams a JSON Lines trace through a [`TraceRun`], as `oatf evaluate` reads one: a malformed line
@@ -577,7 +708,12 @@ pub(crate) fn read_trace(
     while let Some(step) = run.read_next(&mut reader) {
         match step {
             Ok(ReadStep::Malformed(error)) if strict => {
-                return Err(Failure::Malformed(format!("{}: {error}", run.name())));
+                return Err(Failure::Malformed(Malformed {
+                    shown: format!("{}: {error}", run.name()),
+                    trace: run.name().to_owned(),
+                    line: error.line(),
+                    message: error.message().to_owned(),
+                }));
             }
             Err(error) => return Err(Failure::Io(format!("{}: {error}", run.name()))),
             Ok(_) => {}
@@ -589,7 +725,34 @@ pub(crate) fn read_trace(
 /// Why a trace has no verdict.
 pub(crate) enum Failure {
     Io(String),
-    Malformed(String),
+    Malformed(Malformed),
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Io(message) => f.write_str(message),
+            Failure::Malformed(malformed) => f.write_str(&malformed.shown),
+        }
+    }
+}
+
+/// A malformed trace entry that ends a strict evaluation (or a `push`): `oatf.TraceError`.
+pub(crate) struct Malformed {
+    /// The trace's name.
+    trace: String,
+    /// The line of the file, or the position of the entry (from 1).
+    line: u64,
+    /// What is wrong.
+    message: String,
+    /// The error's text.
+    shown: String,
+}
+
+impl Malformed {
+    fn into_py_err(self, py: Python<'_>) -> PyErr {
+        trace_error(py, &self.trace, self.line, &self.message, self.shown)
+    }
 }
 
 /// Messages of an iterable converted under the GIL, then evaluated without it, this many at a time.
@@ -598,25 +761,37 @@ const BATCH: usize = 256;
 /// One entry of a trace: a message with its position, or why it is not one.
 type Item = Result<(TraceMessage, u64), (u64, String)>;
 
-/// A trace entry given by Python: a dict in the trace format, or one JSON line (str or bytes).
+/// A trace entry given by Python: a dict in the trace format, or one JSON line (str or bytes), read
+/// with the trace reader's rules and words (`TraceMessage::from_json`, D-137). A value that is not
+/// JSON data (a NaN, a set) makes the entry malformed, as a line that is not JSON is; an entry of
+/// another type raises `TypeError`.
 fn message_of(item: &Bound<'_, PyAny>, position: u64) -> PyResult<Item> {
     let parsed = if let Ok(text) = item.cast::<PyString>() {
-        serde_json::from_str::<TraceMessage>(&text.extract::<String>()?)
+        TraceMessage::from_json(&text.extract::<String>()?)
     } else if let Ok(bytes) = item.cast::<PyBytes>() {
-        serde_json::from_slice::<TraceMessage>(bytes.as_bytes())
+        match std::str::from_utf8(bytes.as_bytes()) {
+            Ok(text) => TraceMessage::from_json(text),
+            Err(e) => Err(format!("not valid UTF-8 at byte {}", e.valid_up_to() + 1)),
+        }
     } else if item.is_instance_of::<PyDict>() {
         match to_json(item) {
-            Ok(value) => serde_json::from_value::<TraceMessage>(value),
-            Err(e) => return Ok(Err((position, e.to_string()))),
+            Ok(value) => serde_json::from_value::<TraceMessage>(value)
+                .map_err(|e| format!("not a trace message: {e}")),
+            Err(e) => Err(format!("not JSON data: {}", e.value(item.py()))),
         }
     } else {
+        let kind = item
+            .get_type()
+            .name()
+            .map(|n| n.to_string())
+            .unwrap_or_else(|_| "an object".to_owned());
         return Err(PyTypeError::new_err(format!(
-            "trace entry {position} is not a message: expected a dict or a JSON string"
+            "trace entry {position} is a {kind}, not a message: expected a dict or a JSON string"
         )));
     };
     Ok(parsed
         .map(|message| (message, position))
-        .map_err(|e| (position, format!("not a trace message: {e}"))))
+        .map_err(|e| (position, e)))
 }
 
 /// Pushes entries; in strict mode the first malformed one ends the run with its description.
@@ -624,12 +799,17 @@ fn push_all(
     run: &mut TraceRun<'_>,
     items: impl Iterator<Item = Item>,
     strict: bool,
-) -> Result<(), String> {
+) -> Result<(), Malformed> {
     for item in items {
         match item {
             Ok((message, line)) => run.push(&message, line),
             Err((line, error)) if strict => {
-                return Err(format!("{}: entry {line}: {error}", run.name()));
+                return Err(Malformed {
+                    shown: format!("{}: entry {line}: {error}", run.name()),
+                    trace: run.name().to_owned(),
+                    line,
+                    message: error,
+                });
             }
             Err((line, error)) => run.push_malformed(line, error),
         }
@@ -648,11 +828,14 @@ self_cell::self_cell!(
     }
 );
 
-/// Evaluates a trace one message at a time: `push(message)` each, then `finish()`.
+/// Evaluates a trace one message at a time: `push(message)` each, then `finish()`; or in a `with`
+/// block, which finishes it at the end (its verdict is then `verdict`).
 #[pyclass(module = "oatf", name = "TraceEvaluator")]
 pub(crate) struct PyTraceEvaluator {
     run: LiveRun,
     position: u64,
+    /// The verdict, once finished.
+    verdict: Option<Py<PyVerdict>>,
 }
 
 #[pymethods]
@@ -664,12 +847,47 @@ impl PyTraceEvaluator {
                 Some(TraceRun::new(attack, "<push>"))
             }),
             position: 0,
+            verdict: None,
         }
     }
 
+    fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    /// Finishes the evaluation (unless `finish()` was called in the block); never suppresses an
+    /// exception of the block.
+    #[pyo3(signature = (*_exception))]
+    fn __exit__(&mut self, py: Python<'_>, _exception: &Bound<'_, PyTuple>) -> PyResult<bool> {
+        if self.verdict.is_none() {
+            self.finish(py)?;
+        }
+        Ok(false)
+    }
+
+    /// The verdict, once `finish()` was called or the `with` block ended; else `None`.
+    #[getter]
+    fn verdict(&self, py: Python<'_>) -> Option<Py<PyVerdict>> {
+        self.verdict.as_ref().map(|v| v.clone_ref(py))
+    }
+
+    /// `await evaluator.push_async(message)`: `push` in a worker thread, with `async def` judges run
+    /// on the caller's event loop (D-138).
+    #[pyo3(signature = (*args, **kwargs))]
+    fn push_async<'py>(
+        slf: &Bound<'py, Self>,
+        args: &Bound<'py, PyTuple>,
+        kwargs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        in_thread(slf.getattr("push")?, args, kwargs)
+    }
+
     /// Evaluates one message (a dict in the trace format, or a JSON string). A malformed message
-    /// raises `TraceError` and is counted; evaluation goes on with the next one.
+    /// raises `TraceError` (a `ValueError`) and is counted; evaluation goes on with the next one.
     fn push(&mut self, py: Python<'_>, message: &Bound<'_, PyAny>) -> PyResult<()> {
+        if self.verdict.is_some() {
+            return Err(finished());
+        }
         self.position += 1;
         let item = message_of(message, self.position)?;
         let outcome = py.detach(|| {
@@ -680,14 +898,14 @@ impl PyTraceEvaluator {
         });
         match outcome {
             Ok(()) => Ok(()),
-            Err(None) => Err(PyRuntimeError::new_err("finish() was already called")),
-            Err(Some(error)) => {
+            Err(None) => Err(finished()),
+            Err(Some(malformed)) => {
                 self.run.with_dependent_mut(|_, run| {
                     if let Some(run) = run {
-                        run.push_malformed(self.position, error.clone());
+                        run.push_malformed(self.position, malformed.message.clone());
                     }
                 });
-                Err(TraceError::new_err(error))
+                Err(malformed.into_py_err(py))
             }
         }
     }
@@ -710,10 +928,23 @@ impl PyTraceEvaluator {
             .map_or(0, |run| run.evaluator().matched_count())
     }
 
-    /// The verdict of the messages pushed; the evaluator cannot be used afterwards.
-    fn finish(&mut self) -> PyResult<PyVerdict> {
-        self.run
+    /// The verdict of the messages pushed (also kept as `verdict`); the evaluator cannot be used
+    /// afterwards.
+    fn finish(&mut self, py: Python<'_>) -> PyResult<Py<PyVerdict>> {
+        let verdict = self
+            .run
             .with_dependent_mut(|_, run| run.take().map(|run| PyVerdict::of_run(run.finish())))
-            .ok_or_else(|| PyRuntimeError::new_err("finish() was already called"))
+            .ok_or_else(finished)?;
+        let verdict = Py::new(py, verdict)?;
+        self.verdict = Some(verdict.clone_ref(py));
+        Ok(verdict)
     }
+}
+
+/// The error of a `TraceEvaluator` used after it finished.
+fn finished() -> PyErr {
+    PyRuntimeError::new_err(
+        "the evaluator is finished (by finish() or at the end of its with block): its verdict is \
+         .verdict; make a new TraceEvaluator for another trace",
+    )
 }

@@ -12,7 +12,7 @@ use oatf::report::campaign::{self, Cell, RunOutcome};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 
-use crate::attack::{Failure, PyAttack, eval_options, read_trace};
+use crate::attack::{PyAttack, eval_options, read_trace};
 use crate::document::PyDocument;
 
 /// Compiled attacks this process keeps, by YAML text. Past this many, the cache starts over: a
@@ -152,7 +152,7 @@ pub(crate) fn evaluate_run<'py>(
         };
         match read_trace(compiled, input, trace.to_owned(), false, max_line_len) {
             Ok(run) => Ok(run.finish()),
-            Err(Failure::Io(message) | Failure::Malformed(message)) => Err((false, message)),
+            Err(failure) => Err((false, failure.to_string())),
         }
     });
     let cells = match &outcome {
@@ -179,6 +179,14 @@ pub(crate) fn evaluate_run<'py>(
         ),
     };
     row(py, cells)
+}
+
+/// Why the local trace file `path` cannot be read, in the words of a campaign row (the checks of
+/// `oatf::report::open_regular_file`: it opens, and is a regular file), or `None`. `oatf.campaign`
+/// asks before opening a compressed trace itself (D-139).
+#[pyfunction]
+pub(crate) fn trace_file_problem(py: Python<'_>, path: &str) -> Option<String> {
+    py.detach(|| oatf::report::open_regular_file(Path::new(path)).err())
 }
 
 /// The row of a run without a verdict. With `attack`, the trace could not be opened (`reason`

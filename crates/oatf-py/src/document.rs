@@ -193,11 +193,19 @@ pub(crate) fn read_source(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult
             return read_file(py, path).map(Source::Text);
         }
         if looks_like_file_name(&text) {
+            if path.is_dir() {
+                // errno 21 is EISDIR: IsADirectoryError.
+                return Err(PyOSError::new_err((
+                    21,
+                    "Is a directory, not a document",
+                    text,
+                )));
+            }
             // errno 2 is ENOENT on every platform; `filename` makes the message name the file.
             return Err(PyFileNotFoundError::new_err((
                 2,
-                "No such file or directory (a one-line str ending in .yaml, .yml or .json is read \
-                 as a path)",
+                "No such file or directory (a one-line str that is not a YAML mapping is read as a \
+                 path)",
                 text,
             )));
         }
@@ -211,15 +219,26 @@ pub(crate) fn read_source(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult
     }
 }
 
-/// Whether a `str` argument that is not an existing file was meant as one: a single line ending in
-/// `.yaml`, `.yml` or `.json` (issue 22: `oatf.load("missing.yaml")` says the file is missing, not
-/// that the document root is a string).
+/// Whether a `str` argument that is not an existing file was meant as one, so that
+/// `oatf.load("missing.yaml")` or `oatf.load("attacks/tool-poisoning")` says the file is missing
+/// rather than that the document root is a string (D-135): a single line ending in `.yaml`, `.yml`
+/// or `.json`, or a single line that YAML cannot read as a mapping (no `: `, no `:` at its end, not
+/// starting with a YAML indicator such as `{`, `[`, `-`, `#` or a quote, no control character or
+/// byte order mark), which no document is.
 fn looks_like_file_name(text: &str) -> bool {
-    let lower = text.trim_end().to_ascii_lowercase();
-    !text.contains(['\n', '\r'])
-        && [".yaml", ".yml", ".json"]
-            .iter()
-            .any(|ext| lower.len() > ext.len() && lower.ends_with(ext))
+    let trimmed = text.trim();
+    if trimmed.is_empty() || text.chars().any(|c| c.is_control() || c == '\u{feff}') {
+        return false;
+    }
+    let lower = trimmed.to_ascii_lowercase();
+    let named = [".yaml", ".yml", ".json"]
+        .iter()
+        .any(|ext| lower.len() > ext.len() && lower.ends_with(ext));
+    let mapping = trimmed.contains(": ") || trimmed.contains(":\t") || trimmed.ends_with(':');
+    let indicator = trimmed.starts_with([
+        '{', '[', '-', '#', '"', '\'', '!', '&', '*', '|', '>', '%', '@', '`', '?', ',',
+    ]);
+    named || !(mapping || indicator)
 }
 
 /// An `OSError` of the right subclass (`FileNotFoundError`, `PermissionError`, …) for `error`, with

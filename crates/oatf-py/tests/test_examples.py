@@ -128,28 +128,3 @@ def test_evaluate_message():
     verdict = attack.evaluate_message(call["content"])
     assert verdict.result == "exploited"
     assert attack.evaluate_message({"name": "format", "arguments": {"code": "x"}}).result == "not_exploited"
-
-
-def test_quick_start_of_the_guide_prints_the_verdict():
-    """The quick start of docs/python.md, run as written from the repository root."""
-    import contextlib
-    import io
-    import os
-    import re
-
-    from conftest import REPO
-
-    guide = (REPO / "docs" / "python.md").read_text()
-    section = guide.split("## Quick start", 1)[1]
-    script = re.search(r"```python\n(.*?)```", section, re.S).group(1)
-    out = io.StringIO()
-    cwd = os.getcwd()
-    os.chdir(REPO)
-    try:
-        with contextlib.redirect_stdout(out):
-            exec(compile(script, "docs/python.md", "exec"), {})
-    finally:
-        os.chdir(cwd)
-    lines = out.getvalue().splitlines()
-    assert lines[0] == "exploited"
-    assert lines[1].startswith("OATF-EX-001-01 matched seq 10 (tools/call)")

@@ -36,9 +36,9 @@ def test_stub_classes_have_the_runtime_members():
             continue
         runtime = getattr(oatf, node.name)
         stubbed = {
-            item.name if isinstance(item, ast.FunctionDef) else item.target.id
+            item.name if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) else item.target.id
             for item in node.body
-            if isinstance(item, (ast.FunctionDef, ast.AnnAssign))
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.AnnAssign))
         }
         if issubclass(runtime, BaseException):
             continue  # their fields are set on each instance

@@ -278,7 +278,10 @@ pub mod eval {
 /// Reading traces (`docs/trace-format.md`): what can go wrong with a line and the default bounds of
 /// [`JsonlTraceReader`].
 pub mod trace {
-    pub use oatf_eval::{DEFAULT_MAX_LINE_LEN, DEFAULT_MAX_LINE_NODES, TraceError, TraceErrorKind};
+    pub use oatf_eval::{
+        DEFAULT_MAX_LINE_LEN, DEFAULT_MAX_LINE_NODES, TraceError, TraceErrorKind,
+        describe_json_error,
+    };
 }
 
 /// Execution primitives (SDK §5.1–§5.4, §5.9): dot-paths, durations, conditions, predicates.

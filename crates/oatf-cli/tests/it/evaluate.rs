@@ -54,7 +54,7 @@ fn malformed_lines_are_reported_counted_and_the_rest_evaluated() {
     );
     let stderr = text(&output.stderr);
     assert!(
-        stderr.contains("malformed.jsonl: line 2: not a trace message"),
+        stderr.contains("malformed.jsonl: line 2: not JSON (key must be a string at column 2)"),
         "{stderr}"
     );
     assert!(

@@ -272,16 +272,8 @@ impl<R: BufRead> JsonlTraceReader<R> {
 
     /// The trace message of the checked line `text`, or why it is not one.
     fn parse_text(&self, text: &str) -> Result<TraceMessage, TraceError> {
-        serde_json::from_str(text).map_err(|e| {
-            let full = e.to_string();
-            let suffix = format!(" at line {} column {}", e.line(), e.column());
-            let what = full.strip_suffix(&suffix).unwrap_or(&full);
-            TraceError::new(
-                self.line,
-                TraceErrorKind::Malformed,
-                format!("not a trace message: {what} (column {})", e.column()),
-            )
-        })
+        TraceMessage::from_json(text)
+            .map_err(|message| TraceError::new(self.line, TraceErrorKind::Malformed, message))
     }
 
     fn parse_buffer(&self) -> Result<TraceMessage, TraceError> {
@@ -458,6 +450,61 @@ impl<R: BufRead> Iterator for JsonlTraceReader<R> {
             Ok(()) => Some(self.parse_buffer()),
             Err(error) => Some(Err(error)),
         }
+    }
+}
+
+impl TraceMessage {
+    /// One trace line (the JSON text of one message) as a message, with the rules and the words of
+    /// [`JsonlTraceReader`] for each of its lines (without its length and node limits): the error says
+    /// `not JSON (…)` for text that is not JSON and `not a trace message: …` for JSON of another shape
+    /// (decision D-137).
+    ///
+    /// ```
+    /// use oatf_eval::TraceMessage;
+    ///
+    /// let message = TraceMessage::from_json(r#"{"direction": "incoming", "content": {}}"#);
+    /// assert!(message.is_ok());
+    /// assert_eq!(
+    ///     TraceMessage::from_json("nope").unwrap_err(),
+    ///     "not JSON (expected ident at column 2)"
+    /// );
+    /// assert_eq!(
+    ///     TraceMessage::from_json(r#"{"seq": 2}"#).unwrap_err(),
+    ///     "not a trace message: missing field `direction` (column 10)"
+    /// );
+    /// ```
+    pub fn from_json(text: &str) -> Result<TraceMessage, String> {
+        serde_json::from_str(text).map_err(|e| describe_json_error(&e))
+    }
+}
+
+/// What a JSON parse error means, in the words of the trace reader (decision D-137): `not JSON (what
+/// at column N)` when the text is not JSON (a syntax error or an early end), else `not a trace
+/// message: what (column N)` (JSON, but not the shape wanted). The position is the column alone:
+/// the text is one line.
+///
+/// ```
+/// let error = serde_json::from_str::<serde_json::Value>("{'a': 1}").unwrap_err();
+/// assert_eq!(
+///     oatf_eval::describe_json_error(&error),
+///     "not JSON (key must be a string at column 2)"
+/// );
+/// ```
+pub fn describe_json_error(error: &serde_json::Error) -> String {
+    let full = error.to_string();
+    let suffix = format!(" at line {} column {}", error.line(), error.column());
+    let what = full.strip_suffix(&suffix).unwrap_or(&full);
+    if what == "recursion limit exceeded" {
+        return format!(
+            "not read: nests deeper than the limit of 128 levels (column {})",
+            error.column()
+        );
+    }
+    match error.classify() {
+        serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
+            format!("not JSON ({what} at column {})", error.column())
+        }
+        _ => format!("not a trace message: {what} (column {})", error.column()),
     }
 }
 

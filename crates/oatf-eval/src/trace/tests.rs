@@ -609,6 +609,20 @@ fn reader_reports_malformed_lines_and_goes_on() {
         shown,
         "line 1: not a trace message: missing field `direction` (column 9)"
     );
+    // Text that is not JSON says so (D-137), and so does the end of a line inside a value.
+    let errors: Vec<String> =
+        JsonlTraceReader::new("nope\n{\"direction\": \"incoming\"\n{\"a\" 1}\n".as_bytes())
+            .filter_map(Result::err)
+            .map(|e| e.to_string())
+            .collect();
+    assert_eq!(
+        errors,
+        [
+            "line 1: not JSON (expected ident at column 2)",
+            "line 2: not JSON (EOF while parsing an object at column 24)",
+            "line 3: not JSON (expected `:` at column 6)",
+        ]
+    );
     let bad_utf8: &[u8] = b"{\"direction\":\"incoming\",\"x\":\"\xff\"}\n";
     assert_eq!(
         read_all(JsonlTraceReader::new(bad_utf8)),
@@ -625,6 +639,11 @@ fn reader_bounds_depth() {
     );
     let items = read_all(JsonlTraceReader::new(deep.as_bytes()));
     assert_eq!(items, [Err((1, TraceErrorKind::Malformed))]);
+    let error = JsonlTraceReader::new(deep.as_bytes()).find_map(Result::err);
+    assert!(error.is_some_and(|e| {
+        e.message()
+            .starts_with("not read: nests deeper than the limit of 128")
+    }),);
 }
 
 #[test]

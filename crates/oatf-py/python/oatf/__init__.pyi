@@ -2,7 +2,8 @@
 
 import datetime
 import os
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Protocol, Tuple, Union
+from types import TracebackType
+from typing import Any, Awaitable, Dict, Iterable, List, Mapping, Optional, Protocol, Tuple, Type, Union
 
 __version__: str
 
@@ -28,8 +29,16 @@ class LoadError(OATFError):
     column: Optional[int]
     message: Optional[str]
 
-class TraceError(OATFError):
-    """A trace entry that is not a message (TraceEvaluator.push, or evaluate_trace(strict=True))."""
+class TraceError(OATFError, ValueError):
+    """A trace entry that is not a message: not JSON, or JSON that is not a trace message
+    (TraceEvaluator.push, or evaluate_trace(strict=True)). Also a ValueError."""
+
+    line: int
+    """The line of the file, or the position of the entry (from 1)."""
+    trace: str
+    """The trace's name: its path, `<text>`, `<iterable>` or `<push>`."""
+    message: str
+    """What is wrong, without the line."""
 
 class Diagnostic:
     """One finding: a parse error, a validation error (V-…) or a warning (W-…)."""
@@ -142,7 +151,8 @@ class Verdict:
         """The JSON verdict document, as `oatf evaluate --format json` writes it."""
 
 class SemanticEvaluator(Protocol):
-    """A judge: called with keyword arguments, returns a score between 0.0 and 1.0."""
+    """A judge: called with keyword arguments, returns a score between 0.0 and 1.0, or an awaitable of one
+    (an `async def` judge: use the `*_async` methods from async code)."""
 
     def __call__(
         self,
@@ -152,7 +162,7 @@ class SemanticEvaluator(Protocol):
         intent_class: Optional[str],
         threshold: Optional[float],
         examples: Optional[Dict[str, List[str]]],
-    ) -> float: ...
+    ) -> Union[float, Awaitable[float]]: ...
 
 class Attack:
     """A compiled attack: immutable and safe to share between threads."""
@@ -161,20 +171,47 @@ class Attack:
     def attack_id(self) -> Optional[str]: ...
     @property
     def indicator_ids(self) -> List[str]: ...
-    def evaluate_message(self, message: Mapping[str, Any]) -> Verdict: ...
+    def evaluate_message(self, message: Union[JSON, str, bytes]) -> Verdict:
+        """One message's content (a value, or its JSON text), without the trace filters."""
     def evaluate_trace(
         self,
-        trace: Union[str, "os.PathLike[str]", Iterable[TraceEntry]],
+        trace: Union[str, bytes, "os.PathLike[str]", Iterable[TraceEntry]],
         *,
         strict: bool = False,
         max_line_len: Optional[int] = None,
-    ) -> Verdict: ...
+    ) -> Verdict:
+        """A path, JSON Lines text (bytes, or a str with a line break or starting with `{`), or an iterable
+        of messages."""
+    async def evaluate_message_async(self, message: Union[JSON, str, bytes]) -> Verdict:
+        """`evaluate_message` in a worker thread; async judges run on the caller's event loop."""
+    async def evaluate_trace_async(
+        self,
+        trace: Union[str, bytes, "os.PathLike[str]", Iterable[TraceEntry]],
+        *,
+        strict: bool = False,
+        max_line_len: Optional[int] = None,
+    ) -> Verdict:
+        """`evaluate_trace` in a worker thread; async judges run on the caller's event loop."""
     def compute_verdict(self, verdicts: Iterable[Mapping[str, Any]]) -> Verdict: ...
 
 class TraceEvaluator:
+    """Evaluates a trace one message at a time; in a `with` block, finished at its end."""
+
     def __init__(self, attack: Attack) -> None: ...
+    def __enter__(self) -> "TraceEvaluator": ...
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        traceback: Optional[TracebackType],
+    ) -> bool: ...
     def push(self, message: TraceEntry) -> None: ...
+    async def push_async(self, message: TraceEntry) -> None:
+        """`push` in a worker thread; async judges run on the caller's event loop."""
     def finish(self) -> Verdict: ...
+    @property
+    def verdict(self) -> Optional[Verdict]:
+        """The verdict once finished (by `finish()` or the end of the `with` block), else None."""
     @property
     def messages(self) -> int: ...
     @property

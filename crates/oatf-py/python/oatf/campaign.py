@@ -10,13 +10,17 @@ in the same order, as ``oatf evaluate --manifest FILE --format csv``, plus ``wal
     print(oc.summary(rows))
 
 Traces are local paths, directories, globs, or fsspec URLs (``s3://``, ``gcs://``, ``file://``,
-``memory://``; fsspec is needed only for URLs). A trace is opened and streamed where its run is evaluated,
-never read by the planner. A trace that cannot be read or parsed gives a row with its error.
+``memory://``; fsspec is needed only for URLs), plain or compressed (``.gz``, ``.bz2``, ``.xz``, ``.zst``:
+decompressed by extension, local files and URLs alike). A trace is opened and streamed where its run is
+evaluated, never read by the planner. A trace that cannot be read or parsed gives a row with its error.
 """
 
 from __future__ import annotations
 
+import bz2
 import glob as _glob
+import gzip
+import lzma
 import os
 import pathlib
 import time
@@ -29,11 +33,13 @@ from ._oatf import Attack, Document
 
 __all__ = [
     "COLUMNS",
+    "COMPRESSIONS",
     "COUNT_COLUMNS",
     "Run",
     "evaluate_runs",
     "load_documents",
     "expand_traces",
+    "is_trace_name",
     "plan",
     "plan_manifest",
     "summary",
@@ -46,8 +52,11 @@ COLUMNS: tuple = tuple(name for name, _ in _COLUMN_KINDS) + ("wall_time",)
 #: The columns holding counts (an int, or None in a run without a verdict).
 COUNT_COLUMNS: tuple = tuple(name for name, is_count in _COLUMN_KINDS if is_count)
 
-#: What a directory of traces contributes (as the CLI: JSON Lines by extension).
+#: What a directory of traces contributes: JSON Lines by extension (as the CLI), each also compressed.
 TRACE_EXTENSIONS = (".jsonl", ".ndjson")
+#: Compressed traces, by their last extension: decompressed on the fly (one owner, ``_open_trace``, for
+#: local files and URLs alike; decision D-139). ``.zst`` needs Python 3.14 or the ``zstandard`` package.
+COMPRESSIONS = (".gz", ".bz2", ".xz", ".zst")
 #: Directories nested deeper than this under a trace directory are not walked (as the CLI).
 MAX_WALK_DEPTH = 32
 
@@ -67,6 +76,24 @@ def _is_url(text: str) -> bool:
 
 def _has_magic(text: str) -> bool:
     return any(c in text for c in "*?[")
+
+
+def _compression(name: str) -> Optional[str]:
+    lower = name.lower()
+    return next((ext for ext in COMPRESSIONS if lower.endswith(ext)), None)
+
+
+def is_trace_name(name: str) -> bool:
+    """Whether a directory listing takes ``name`` as a trace: ``*.jsonl`` or ``*.ndjson``, plain or
+    compressed (``COMPRESSIONS``)."""
+    compression = _compression(name)
+    if compression is not None:
+        name = name[: -len(compression)]
+    return name.endswith(TRACE_EXTENSIONS)
+
+
+def _no_trace_file(where: str) -> ValueError:
+    return ValueError(f"no trace file (*.jsonl, *.ndjson, plain or {', '.join(COMPRESSIONS)}) under {where}")
 
 
 def _path_key(path: str):
@@ -89,7 +116,7 @@ def _walk(root: str) -> list:
                 if entry.is_dir(follow_symlinks=False):
                     if depth < MAX_WALK_DEPTH:
                         stack.append((path, depth + 1))
-                elif entry.name.endswith(TRACE_EXTENSIONS):
+                elif is_trace_name(entry.name):
                     found.append(path)
     return sorted(found, key=_path_key)
 
@@ -105,8 +132,8 @@ def _fs(url: str, storage_options: Optional[dict]):
 
 def expand_traces(traces: Iterable[Any], *, storage_options: Optional[dict] = None) -> list:
     """Trace names for ``traces``: each a file (kept as given, even when missing: its run reports it),
-    a directory (every ``*.jsonl``/``*.ndjson`` under it), a glob, or an fsspec URL of any of these.
-    Only listings are read here, never a trace."""
+    a directory (every ``*.jsonl``/``*.ndjson`` under it, plain or compressed), a glob, or an fsspec URL of
+    any of these. Only listings are read here, never a trace."""
     out = []
     for trace in traces:
         trace = os.fspath(trace)
@@ -115,9 +142,9 @@ def expand_traces(traces: Iterable[Any], *, storage_options: Optional[dict] = No
             if _has_magic(path):
                 names = fs.glob(path)
             elif fs.isdir(path):
-                names = [p for p in fs.find(path) if p.endswith(TRACE_EXTENSIONS)]
+                names = [p for p in fs.find(path) if is_trace_name(p)]
                 if not names:
-                    raise ValueError(f"no trace file (*.jsonl, *.ndjson) under {trace}")
+                    raise _no_trace_file(trace)
             else:
                 out.append(trace)
                 continue
@@ -127,7 +154,7 @@ def expand_traces(traces: Iterable[Any], *, storage_options: Optional[dict] = No
         elif os.path.isdir(trace):
             found = _walk(trace)
             if not found:
-                raise ValueError(f"no trace file (*.jsonl, *.ndjson) under {trace}")
+                raise _no_trace_file(trace)
             out.extend(found)
         else:
             out.append(trace)
@@ -231,34 +258,101 @@ def evaluate_runs(
     max_line_len: Optional[int] = None,
 ) -> list:
     """Evaluates runs (``Run`` or ``(document name, Attack or None, trace)``) one after the other and
-    returns one row (a tuple, columns ``COLUMNS``) per run. Local traces are streamed by the Rust
-    reader; URLs through fsspec (compression inferred from the extension). Never raises for a trace:
-    one that cannot be opened or read gives a row with ``result`` ``error`` and the reason."""
+    returns one row (a tuple, columns ``COLUMNS``) per run. Plain local traces are opened and streamed by
+    the Rust reader; URLs (through fsspec) and compressed traces (``COMPRESSIONS``, local or not) through a
+    Python file object. Never raises for a trace: one that cannot be opened or read gives a row with
+    ``result`` ``error`` and the reason."""
     rows = []
     for document, attack, trace in runs:
         started = time.perf_counter()
         if attack is None:
             row = _oatf.failed_run(document, None, trace, "")
-        elif _is_url(trace):
-            row = _evaluate_url(document, attack, trace, storage_options, max_line_len)
         else:
-            row = _oatf.evaluate_run(document, attack, trace, max_line_len=max_line_len)
+            row = _evaluate(document, attack, trace, storage_options, max_line_len)
         rows.append(row + (time.perf_counter() - started,))
     return rows
 
 
-def _evaluate_url(document, attack, trace, storage_options, max_line_len):
+def _evaluate(document, attack, trace, storage_options, max_line_len):
+    if not _is_url(trace) and _compression(trace) is None:
+        return _oatf.evaluate_run(document, attack, trace, max_line_len=max_line_len)
     try:
-        import fsspec
-
-        opened = fsspec.open(trace, "rb", compression="infer", **(storage_options or {}))
-        f = opened.open()
+        f = _open_trace(trace, storage_options)
+    except _Unreadable as e:
+        return _oatf.failed_run(document, attack, trace, str(e))
     except Exception as e:  # any failure to open is the run's error, not the campaign's
         return _oatf.failed_run(document, attack, trace, f"{type(e).__name__}: {e}")
-    try:
+    with f:
         return _oatf.evaluate_run(document, attack, trace, f, max_line_len=max_line_len)
-    finally:
-        f.close()
+
+
+class _Unreadable(Exception):
+    """A local trace that is not a regular file, or does not open (the reason, as the CLI words it)."""
+
+
+def _open_trace(trace: str, storage_options: Optional[dict]):
+    """A binary file object of the trace's messages: a URL opened through fsspec or a local file, then
+    decompressed by the trace's extension (``COMPRESSIONS``). The one place where a campaign opens a trace
+    in Python (decision D-139)."""
+    if _is_url(trace):
+        import fsspec
+
+        raw = fsspec.open(trace, "rb", compression=None, **(storage_options or {})).open()
+    else:
+        problem = _oatf.trace_file_problem(trace)
+        if problem is not None:
+            raise _Unreadable(problem)
+        raw = open(trace, "rb")
+    try:
+        return _decompressed(raw, _compression(trace))
+    except BaseException:
+        raw.close()
+        raise
+
+
+def _decompressed(raw, compression: Optional[str]):
+    """``raw`` read through the decompressor of ``compression`` (closing the result closes ``raw``)."""
+    if compression is None:
+        return raw
+    if compression == ".gz":
+        return _Closing(gzip.GzipFile(fileobj=raw, mode="rb"), raw)
+    if compression == ".bz2":
+        return _Closing(bz2.BZ2File(raw, mode="rb"), raw)
+    if compression == ".xz":
+        return _Closing(lzma.LZMAFile(raw, mode="rb"), raw)
+    try:
+        from compression import zstd  # Python 3.14
+
+        return _Closing(zstd.ZstdFile(raw, mode="rb"), raw)
+    except ImportError:
+        pass
+    try:
+        import zstandard
+    except ImportError as e:
+        raise ImportError("reading .zst traces needs Python 3.14 or the zstandard package") from e
+    return _Closing(zstandard.ZstdDecompressor().stream_reader(raw), raw)
+
+
+class _Closing:
+    """A decompressing reader that also closes the file it reads from."""
+
+    def __init__(self, reader, raw):
+        self._reader, self._raw = reader, raw
+
+    def read(self, size: int = -1) -> bytes:
+        return self._reader.read(size)
+
+    def close(self) -> None:
+        try:
+            self._reader.close()
+        finally:
+            self._raw.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_exception) -> None:
+        self.close()
 
 
 def to_pandas(rows: Iterable[Sequence[Any]]):
