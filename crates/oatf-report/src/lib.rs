@@ -38,6 +38,7 @@
 pub mod campaign;
 mod file;
 mod junit;
+pub mod matrix;
 mod run;
 mod sarif;
 #[cfg(test)]

@@ -14,7 +14,7 @@ use oatf::{AttackResult, AttackVerdict, CompiledAttack, Document, Tier};
 use rayon::prelude::*;
 use serde_json::{Value, json};
 
-use oatf::report::campaign::{self, RunOutcome};
+use oatf::report::campaign::{self, RunOutcome, severity_rank};
 use oatf::report::{TraceStats, run_exit_code};
 
 use super::trace::{EXIT_INVALID_DOCUMENT, EXIT_NO_INPUT, Format, one_line, result_with_tier};
@@ -195,23 +195,6 @@ impl Outcome {
             Ok((verdict, stats)) => run_exit_code(verdict, stats),
             Err(failure) => failure.code,
         }
-    }
-}
-
-/// How bad an exit code is, for "the exit code of the worst run": an invalid document or an
-/// unreadable input first (the campaign itself is broken), then `boundary_breach` (3),
-/// `local_action` (2), `ingested` or no tier (1), partial without tier (4), error (5),
-/// not_exploited with warnings under `--strict` (6), and not_exploited (0) last.
-fn severity_rank(code: u8) -> u8 {
-    match code {
-        EXIT_INVALID_DOCUMENT | EXIT_NO_INPUT | EXIT_USAGE => 9,
-        3 => 6,
-        2 => 5,
-        1 => 4,
-        4 => 3,
-        5 => 2,
-        oatf::report::EXIT_STRICT_WARNINGS => 1,
-        _ => 0,
     }
 }
 
