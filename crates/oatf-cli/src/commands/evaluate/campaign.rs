@@ -15,6 +15,7 @@ use rayon::prelude::*;
 use serde_json::{Value, json};
 
 use oatf::report::campaign::{self, RunOutcome, severity_rank};
+use oatf::report::matrix::{Matrix, MatrixRun};
 use oatf::report::{TraceStats, run_exit_code};
 
 use super::trace::{EXIT_INVALID_DOCUMENT, EXIT_NO_INPUT, Format, one_line, result_with_tier};
@@ -35,6 +36,8 @@ const MAX_WALK_DEPTH: usize = 32;
 struct Run {
     document: usize,
     trace: PathBuf,
+    /// The manifest's `group:` of the run (D-105).
+    group: Option<String>,
 }
 
 /// What a campaign evaluates: the documents, and the runs that refer to them by index.
@@ -56,7 +59,7 @@ impl Plan {
     }
 
     /// Adds runs of `document` for `trace`: the file itself, or every trace file under a directory.
-    fn add(&mut self, document: usize, trace: &Path) -> Result<(), String> {
+    fn add(&mut self, document: usize, trace: &Path, group: Option<&str>) -> Result<(), String> {
         if trace.as_os_str() != "-" && trace.is_dir() {
             let found = trace_files(trace)?;
             if found.is_empty() {
@@ -65,12 +68,16 @@ impl Plan {
                     trace.display()
                 ));
             }
-            self.runs
-                .extend(found.into_iter().map(|trace| Run { document, trace }));
+            self.runs.extend(found.into_iter().map(|trace| Run {
+                document,
+                trace,
+                group: group.map(str::to_owned),
+            }));
         } else {
             self.runs.push(Run {
                 document,
                 trace: trace.to_path_buf(),
+                group: group.map(str::to_owned),
             });
         }
         Ok(())
@@ -120,6 +127,9 @@ struct ManifestRun {
     trace: Option<PathBuf>,
     #[serde(default)]
     traces: Vec<PathBuf>,
+    /// The group of these runs, for example the model that produced the traces (D-105).
+    #[serde(default)]
+    group: Option<String>,
 }
 
 /// A campaign manifest (`docs/guide.md`, "Campaigns").
@@ -150,7 +160,7 @@ fn plan_from_manifest(path: &PathBuf) -> Result<Plan, String> {
                     "{name}: runs[{index}]: a manifest cannot name standard input"
                 ));
             }
-            plan.add(document, &base.join(trace))?;
+            plan.add(document, &base.join(trace), entry.group.as_deref())?;
         }
     }
     if plan.runs.is_empty() {
@@ -178,6 +188,7 @@ struct Attack {
 /// The outcome of one run.
 struct Outcome {
     document: usize,
+    group: Option<String>,
     trace: String,
     trace_path: PathBuf,
     result: Result<(AttackVerdict, TraceStats), Failure>,
@@ -225,7 +236,7 @@ pub(crate) fn run(options: &Options<'_>, out: &mut Output<'_>) -> u8 {
             options
                 .traces
                 .iter()
-                .try_for_each(|trace| plan.add(index, trace))
+                .try_for_each(|trace| plan.add(index, trace, None))
                 .map(|()| plan)
         }
         (None, None) => Err("give a document and traces, or --manifest".to_owned()),
@@ -346,6 +357,7 @@ fn evaluate_run(
     };
     let failure = |code, message: String| Outcome {
         document: run.document,
+        group: run.group.clone(),
         trace: trace.clone(),
         trace_path: run.trace.clone(),
         result: Err(Failure { code, message }),
@@ -381,6 +393,7 @@ fn evaluate_run(
         };
     Outcome {
         document: run.document,
+        group: run.group.clone(),
         trace,
         trace_path: run.trace.clone(),
         result,
@@ -559,6 +572,27 @@ impl Report<'_> {
         (counts, tiers, categories)
     }
 
+    /// The matrix attacks × groups of the runs (D-105).
+    fn matrix(&self) -> Matrix {
+        let ids: Vec<String> = self.outcomes.iter().map(|o| self.attack_id(o.document)).collect();
+        let runs: Vec<MatrixRun<'_>> = self
+            .outcomes
+            .iter()
+            .zip(&ids)
+            .map(|(o, id)| {
+                let verdict = o.result.as_ref().ok().map(|(v, _)| v);
+                MatrixRun::new(
+                    id,
+                    o.group.as_deref(),
+                    verdict.map_or(AttackResult::Error, |v| v.result),
+                    verdict.and_then(|v| v.max_tier),
+                    o.code(),
+                )
+            })
+            .collect();
+        Matrix::new(&runs)
+    }
+
     fn human(&self, quiet: bool) -> String {
         let mut text = String::new();
         let summaries = self.summaries();
@@ -628,6 +662,10 @@ impl Report<'_> {
                 ));
             }
         }
+        let matrix = self.matrix();
+        if matrix.has_groups() {
+            text.push_str(&super::groups::human(&matrix));
+        }
         let (counts, tiers, categories) = self.totals();
         text.push_str(&format!(
             "runs: {} ({} exploited, {} partial, {} not_exploited, {} error)\n",
@@ -664,6 +702,7 @@ impl Report<'_> {
                     "document": self.document_file(o.document),
                     "attack_id": self.attack_id(o.document),
                     "trace": o.trace,
+                    "group": o.group,
                     "exit_code": o.code(),
                 });
                 if let Some(object) = run.as_object_mut() {
@@ -713,6 +752,7 @@ impl Report<'_> {
                     .map(|(k, c)| (k.clone(), c.json()))
                     .collect::<serde_json::Map<String, Value>>(),
             },
+            "matrix": self.matrix().json(),
             "exit_code": worst_code(self.outcomes.iter().map(Outcome::code)),
         });
         let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
@@ -735,6 +775,7 @@ impl Report<'_> {
                 &self.document_file(o.document),
                 &self.attack_id(o.document),
                 &o.trace,
+                o.group.as_deref(),
                 outcome,
             );
             text.push_str(&campaign::csv_line(&row));

@@ -27,6 +27,7 @@ use crate::render::diagnostic::{parse_headline, render, with_path};
 use trace::{EXIT_INVALID_DOCUMENT, EXIT_NO_INPUT, Format, evaluate, one_line, result_with_tier};
 
 mod campaign;
+mod groups;
 mod trace;
 
 /// The exit codes, as `--help` shows them.
