@@ -217,9 +217,7 @@ impl Matrix {
                 cell.worst_exit_code = run.exit_code;
             }
         }
-        matrix
-            .cells
-            .sort_by_key(|cell| (cell.attack, cell.group));
+        matrix.cells.sort_by_key(|cell| (cell.attack, cell.group));
         matrix
     }
 

@@ -17,6 +17,7 @@ mod examples;
 mod exit_codes;
 mod explain;
 mod fmt;
+mod groups;
 mod input_limits;
 #[cfg(target_os = "linux")]
 mod output_errors;

@@ -574,7 +574,11 @@ impl Report<'_> {
 
     /// The matrix attacks × groups of the runs (D-105).
     fn matrix(&self) -> Matrix {
-        let ids: Vec<String> = self.outcomes.iter().map(|o| self.attack_id(o.document)).collect();
+        let ids: Vec<String> = self
+            .outcomes
+            .iter()
+            .map(|o| self.attack_id(o.document))
+            .collect();
         let runs: Vec<MatrixRun<'_>> = self
             .outcomes
             .iter()

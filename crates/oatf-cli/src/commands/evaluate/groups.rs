@@ -39,7 +39,14 @@ pub(super) fn human(matrix: &Matrix) -> String {
             ]
         })
         .collect();
-    let header = ["attack", "group", "runs", "worst", "typical tier", "consistency"];
+    let header = [
+        "attack",
+        "group",
+        "runs",
+        "worst",
+        "typical tier",
+        "consistency",
+    ];
     let mut widths = header.map(str::len);
     for row in &rows {
         for (width, cell) in widths.iter_mut().zip(row) {
