@@ -12,6 +12,7 @@ mod catalog;
 mod ci_formats;
 mod conformance;
 mod diagnostics;
+mod diff;
 mod evaluate;
 mod examples;
 mod exit_codes;
