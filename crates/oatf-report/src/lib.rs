@@ -37,6 +37,7 @@
 
 pub mod campaign;
 mod file;
+pub mod html;
 mod junit;
 pub mod matrix;
 mod run;
