@@ -15,6 +15,7 @@ use rayon::prelude::*;
 use serde_json::{Value, json};
 
 use oatf::report::campaign::{self, RunOutcome, severity_rank};
+use oatf::report::html::HtmlRun;
 use oatf::report::matrix::{Matrix, MatrixRun};
 use oatf::report::{TraceStats, run_exit_code};
 
@@ -170,11 +171,11 @@ fn plan_from_manifest(path: &PathBuf) -> Result<Plan, String> {
 }
 
 /// Whether the arguments ask for a campaign rather than one evaluation: a manifest, several traces,
-/// a directory of traces, or the CSV format.
+/// a directory of traces, or the CSV or HTML format.
 pub(crate) fn is_campaign(manifest: Option<&PathBuf>, traces: &[PathBuf], format: Format) -> bool {
     manifest.is_some()
         || traces.len() > 1
-        || format == Format::Csv
+        || matches!(format, Format::Csv | Format::Html)
         || traces.iter().any(|t| t.as_os_str() != "-" && t.is_dir())
 }
 
@@ -201,6 +202,16 @@ struct Failure {
 }
 
 impl Outcome {
+    fn run_outcome(&self) -> RunOutcome<'_> {
+        match &self.result {
+            Ok((verdict, stats)) => RunOutcome::Verdict(verdict, stats),
+            Err(failure) => RunOutcome::Failed {
+                exit_code: failure.code,
+                message: &failure.message,
+            },
+        }
+    }
+
     fn code(&self) -> u8 {
         match &self.result {
             Ok((verdict, stats)) => run_exit_code(verdict, stats),
@@ -294,6 +305,7 @@ pub(crate) fn run(options: &Options<'_>, out: &mut Output<'_>) -> u8 {
         }
         Format::Json => report.json(),
         Format::Csv => report.csv(),
+        Format::Html => report.html(),
         Format::Sarif => report.sarif(),
         Format::Junit => report.junit(),
     };
@@ -768,13 +780,7 @@ impl Report<'_> {
         let mut text = campaign::csv_header();
         text.push('\n');
         for o in self.outcomes {
-            let outcome = match &o.result {
-                Ok((verdict, stats)) => RunOutcome::Verdict(verdict, stats),
-                Err(failure) => RunOutcome::Failed {
-                    exit_code: failure.code,
-                    message: &failure.message,
-                },
-            };
+            let outcome = o.run_outcome();
             let row = campaign::campaign_row(
                 &self.document_file(o.document),
                 &self.attack_id(o.document),
@@ -786,6 +792,22 @@ impl Report<'_> {
             text.push('\n');
         }
         text
+    }
+
+    /// The self-contained HTML report (`oatf::report::html`, D-107).
+    fn html(&self) -> String {
+        let ids: Vec<String> = self
+            .outcomes
+            .iter()
+            .map(|o| self.attack_id(o.document))
+            .collect();
+        let runs: Vec<HtmlRun<'_>> = self
+            .outcomes
+            .iter()
+            .zip(&ids)
+            .map(|(o, id)| HtmlRun::new(id, o.group.as_deref(), &o.trace, o.run_outcome()))
+            .collect();
+        oatf::report::html::campaign_html("oatf campaign report", &runs)
     }
 
     /// SARIF: one run per pair (`oatf::report::campaign_sarif`), each as `oatf evaluate` writes it;

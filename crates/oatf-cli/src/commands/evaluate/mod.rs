@@ -214,8 +214,8 @@ pub(crate) fn run(args: Args, out: &mut Output<'_>) -> u8 {
         Format::Json => json_report(&verdict, &stats),
         Format::Sarif => sarif(&loaded.document, &verdict, &stats, trace),
         Format::Junit => junit(&loaded.document, &verdict, &stats),
-        // A CSV report is always a campaign's (`campaign::is_campaign`).
-        Format::Csv => String::new(),
+        // A CSV or HTML report is always a campaign's (`campaign::is_campaign`).
+        Format::Csv | Format::Html => String::new(),
     };
     let report = if color && args.format == Format::Human {
         crate::render::color::paint_verdicts(&report)
