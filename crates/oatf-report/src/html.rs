@@ -231,7 +231,7 @@ pub fn campaign_html(title: &str, runs: &[HtmlRun<'_>]) -> String {
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <title>{title}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n\
          <h1>{title}</h1>\n\
-         <p class=\"totals\">{total} runs: {} exploited, {} partial, {} not_exploited, {} error; \
+         <p class=\"totals\">runs: {total} ({} exploited, {} partial, {} not_exploited, {} error); \
          {} attacks × {} groups. Cells are coloured by their worst run; open one for its runs and evidence.</p>\n\
          <p class=\"legend\"><span class=\"t3\">boundary_breach</span><span class=\"t2\">local_action</span>\
          <span class=\"t1\">ingested</span><span class=\"t0\">exploited, no tier</span><span class=\"partial\">partial</span>\

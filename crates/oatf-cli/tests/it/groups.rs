@@ -225,3 +225,34 @@ fn runs_without_groups_have_no_matrix_in_the_human_report() {
         "{stdout}"
     );
 }
+
+#[test]
+fn the_html_report_holds_the_matrix_and_the_runs() {
+    let dir = TempDir::new("groups", "html");
+    benchmark(&dir, RUNS);
+    let (code, stdout, stderr) = oatf(
+        dir.path(),
+        &["evaluate", "--manifest", "manifest.yaml", "--format", "html"],
+    );
+    assert_eq!(code, 3, "{stderr}");
+    assert!(stdout.starts_with("<!doctype html>"), "{stdout}");
+    // Two attacks × two models, coloured by each cell's worst run.
+    assert_eq!(stdout.matches("<td class=\"t2\">").count(), 1, "{stdout}");
+    assert_eq!(stdout.matches("<td class=\"t3\">").count(), 2, "{stdout}");
+    assert_eq!(stdout.matches("<td class=\"ok\">").count(), 1, "{stdout}");
+    assert!(stdout.contains("<th>model-a</th><th>model-b</th>"), "{stdout}");
+    let start = stdout.find("type=\"application/json\">").unwrap() + "type=\"application/json\">".len();
+    let end = start + stdout[start..].find("</script>").unwrap();
+    let data = json(&stdout[start..end]);
+    assert_eq!(data["runs"].as_array().unwrap().len(), 12);
+    assert_eq!(data["cells"][0], json!([0, 0, [0, 1, 2]]));
+    assert_eq!(data["runs"][0]["verdict"], "exploited (local_action)");
+    assert_eq!(data["runs"][0]["indicators"][0][0], "KEY-001-01");
+    // One trace is also an HTML report.
+    let (code, stdout, _) = oatf(
+        dir.path(),
+        &["evaluate", "k.yaml", "runs/model-a/k-0.jsonl", "--format", "html"],
+    );
+    assert_eq!(code, 2);
+    assert!(stdout.contains("runs: 1 (1 exploited, 0 partial"), "{stdout}");
+}

@@ -1,6 +1,6 @@
 //! Comparing two campaign reports (D-106): runs are matched by attack id and trace (the n-th run
-//! with a key in one report with the n-th in the other), and a matched run changed when its result
-//! or its `max_tier` did.
+//! with a key in one report with the n-th in the other; traces compared as normalized paths), and a
+//! matched run changed when its result or its `max_tier` did.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -36,6 +36,26 @@ impl Change {
 pub(super) fn got_worse(old: &ReportRun, new: &ReportRun) -> bool {
     new.max_tier > old.max_tier
         || (new.result == AttackResult::Exploited && old.result != AttackResult::Exploited)
+}
+
+/// A trace as a key: the path with `.` segments, doubled separators and `dir/..` pairs removed, so
+/// that `bench/../runs/a.jsonl` (a trace named relative to a manifest in `bench/`) and
+/// `./runs/a.jsonl` match `runs/a.jsonl`. Lexical only: the files are never looked at.
+pub(super) fn trace_key(trace: &str) -> String {
+    let absolute = trace.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for part in trace.split('/') {
+        match part {
+            "" | "." => {}
+            ".." if parts.last().is_some_and(|p| *p != "..") => {
+                parts.pop();
+            }
+            ".." if absolute => {}
+            part => parts.push(part),
+        }
+    }
+    let joined = parts.join("/");
+    if absolute { format!("/{joined}") } else { joined }
 }
 
 /// Counts of one attack or one group.
@@ -74,14 +94,14 @@ impl Diff {
         let mut by_key: HashMap<(String, String), VecDeque<usize>> = HashMap::new();
         for (index, run) in old.iter().enumerate() {
             by_key
-                .entry((run.attack_id.clone(), run.trace.clone()))
+                .entry((run.attack_id.clone(), trace_key(&run.trace)))
                 .or_default()
                 .push_back(index);
         }
         let mut old: Vec<Option<ReportRun>> = old.into_iter().map(Some).collect();
         for run in new {
             let matched = by_key
-                .get_mut(&(run.attack_id.clone(), run.trace.clone()))
+                .get_mut(&(run.attack_id.clone(), trace_key(&run.trace)))
                 .and_then(VecDeque::pop_front)
                 .and_then(|index| old[index].take());
             match matched {
@@ -289,6 +309,26 @@ mod tests {
             diff.by_attack(),
             [("A-001".to_owned(), counts(3, 2, 1, 2, 1))]
         );
+    }
+
+    #[test]
+    fn traces_match_as_normalized_paths() {
+        for (a, b) in [
+            ("bench/../runs/a.jsonl", "runs/a.jsonl"),
+            ("./runs//a.jsonl", "runs/a.jsonl"),
+            ("../x/./a.jsonl", "../x/a.jsonl"),
+            ("/../r/a.jsonl", "/r/a.jsonl"),
+            ("a/b/../../c", "c"),
+        ] {
+            assert_eq!(trace_key(a), trace_key(b), "{a} {b}");
+        }
+        assert_ne!(trace_key("/runs/a.jsonl"), trace_key("runs/a.jsonl"));
+        assert_ne!(trace_key("../a.jsonl"), trace_key("a.jsonl"));
+        let diff = Diff::new(
+            vec![run("bench/../t1", "a", Exploited, L)],
+            vec![run("./t1", "a", Exploited, L)],
+        );
+        assert_eq!(diff.unchanged, 1);
     }
 
     #[test]
