@@ -232,7 +232,13 @@ fn the_html_report_holds_the_matrix_and_the_runs() {
     benchmark(&dir, RUNS);
     let (code, stdout, stderr) = oatf(
         dir.path(),
-        &["evaluate", "--manifest", "manifest.yaml", "--format", "html"],
+        &[
+            "evaluate",
+            "--manifest",
+            "manifest.yaml",
+            "--format",
+            "html",
+        ],
     );
     assert_eq!(code, 3, "{stderr}");
     assert!(stdout.starts_with("<!doctype html>"), "{stdout}");
@@ -240,8 +246,12 @@ fn the_html_report_holds_the_matrix_and_the_runs() {
     assert_eq!(stdout.matches("<td class=\"t2\">").count(), 1, "{stdout}");
     assert_eq!(stdout.matches("<td class=\"t3\">").count(), 2, "{stdout}");
     assert_eq!(stdout.matches("<td class=\"ok\">").count(), 1, "{stdout}");
-    assert!(stdout.contains("<th>model-a</th><th>model-b</th>"), "{stdout}");
-    let start = stdout.find("type=\"application/json\">").unwrap() + "type=\"application/json\">".len();
+    assert!(
+        stdout.contains("<th>model-a</th><th>model-b</th>"),
+        "{stdout}"
+    );
+    let start =
+        stdout.find("type=\"application/json\">").unwrap() + "type=\"application/json\">".len();
     let end = start + stdout[start..].find("</script>").unwrap();
     let data = json(&stdout[start..end]);
     assert_eq!(data["runs"].as_array().unwrap().len(), 12);
@@ -251,8 +261,17 @@ fn the_html_report_holds_the_matrix_and_the_runs() {
     // One trace is also an HTML report.
     let (code, stdout, _) = oatf(
         dir.path(),
-        &["evaluate", "k.yaml", "runs/model-a/k-0.jsonl", "--format", "html"],
+        &[
+            "evaluate",
+            "k.yaml",
+            "runs/model-a/k-0.jsonl",
+            "--format",
+            "html",
+        ],
     );
     assert_eq!(code, 2);
-    assert!(stdout.contains("runs: 1 (1 exploited, 0 partial"), "{stdout}");
+    assert!(
+        stdout.contains("runs: 1 (1 exploited, 0 partial"),
+        "{stdout}"
+    );
 }

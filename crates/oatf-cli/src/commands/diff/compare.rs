@@ -55,7 +55,11 @@ pub(super) fn trace_key(trace: &str) -> String {
         }
     }
     let joined = parts.join("/");
-    if absolute { format!("/{joined}") } else { joined }
+    if absolute {
+        format!("/{joined}")
+    } else {
+        joined
+    }
 }
 
 /// Counts of one attack or one group.
