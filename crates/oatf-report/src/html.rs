@@ -60,13 +60,6 @@ impl<'a> HtmlRun<'a> {
             outcome,
         }
     }
-
-    fn verdict(&self) -> Option<&'a oatf_eval::AttackVerdict> {
-        match self.outcome {
-            RunOutcome::Verdict(verdict, _) => Some(verdict),
-            _ => None,
-        }
-    }
 }
 
 /// The CSS class of a cell or run: by tier, or `ok` (not exploited, no tier), `partial`, `error`.
@@ -174,16 +167,7 @@ fn group_name(group: Option<&str>) -> &str {
 pub fn campaign_html(title: &str, runs: &[HtmlRun<'_>]) -> String {
     let matrix_runs: Vec<MatrixRun<'_>> = runs
         .iter()
-        .map(|run| {
-            let verdict = run.verdict();
-            MatrixRun::new(
-                run.attack_id,
-                run.group,
-                verdict.map_or(AttackResult::Error, |v| v.result),
-                verdict.and_then(|v| v.max_tier),
-                run.outcome.exit_code(),
-            )
-        })
+        .map(|run| MatrixRun::of_outcome(run.attack_id, run.group, &run.outcome))
         .collect();
     let matrix = Matrix::new(&matrix_runs);
 

@@ -32,7 +32,7 @@ use oatf_eval::AttackResult;
 use oatf_model::Tier;
 use serde_json::{Value, json};
 
-use crate::campaign::severity_rank;
+use crate::campaign::{RunOutcome, severity_rank};
 
 /// What the matrix needs of one run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,6 +66,20 @@ impl<'a> MatrixRun<'a> {
             max_tier,
             exit_code,
         }
+    }
+
+    /// The run of a campaign row's outcome: the verdict's result and tier, or an `error` without
+    /// tier for a run without a verdict; the exit code of [`RunOutcome::exit_code`].
+    pub fn of_outcome(
+        attack_id: &'a str,
+        group: Option<&'a str>,
+        outcome: &RunOutcome<'_>,
+    ) -> Self {
+        let (result, max_tier) = match outcome {
+            RunOutcome::Verdict(verdict, _) => (verdict.result, verdict.max_tier),
+            _ => (AttackResult::Error, None),
+        };
+        MatrixRun::new(attack_id, group, result, max_tier, outcome.exit_code())
     }
 }
 

@@ -595,16 +595,7 @@ impl Report<'_> {
             .outcomes
             .iter()
             .zip(&ids)
-            .map(|(o, id)| {
-                let verdict = o.result.as_ref().ok().map(|(v, _)| v);
-                MatrixRun::new(
-                    id,
-                    o.group.as_deref(),
-                    verdict.map_or(AttackResult::Error, |v| v.result),
-                    verdict.and_then(|v| v.max_tier),
-                    o.code(),
-                )
-            })
+            .map(|(o, id)| MatrixRun::of_outcome(id, o.group.as_deref(), &o.run_outcome()))
             .collect();
         Matrix::new(&runs)
     }
