@@ -97,7 +97,7 @@ impl Cell {
             Cell::Count(n) => return n.to_string(),
             Cell::Empty => return String::new(),
         };
-        let text = if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        let text = if text.starts_with(FORMULA_STARTS) {
             format!("'{text}")
         } else {
             text.clone()
@@ -109,6 +109,26 @@ impl Cell {
         }
     }
 }
+
+/// The text of a CSV field that [`Cell::csv`] wrote (already unquoted by a CSV reader): without the
+/// `'` that prefixes text a spreadsheet would run as a formula. Text that itself began with `'`
+/// and one of those characters reads back without its `'` too (the prefix makes the two alike).
+///
+/// ```
+/// use oatf_report::campaign::{Cell, csv_text};
+/// assert_eq!(Cell::Text("@model".into()).csv(), "'@model");
+/// assert_eq!(csv_text("'@model"), "@model");
+/// assert_eq!(csv_text("'quoted'"), "'quoted'");
+/// ```
+pub fn csv_text(field: &str) -> &str {
+    match field.strip_prefix('\'') {
+        Some(rest) if rest.starts_with(FORMULA_STARTS) => rest,
+        _ => field,
+    }
+}
+
+/// The first characters of text a spreadsheet runs as a formula.
+const FORMULA_STARTS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
 
 /// How a run ended.
 #[derive(Clone, Copy, Debug)]

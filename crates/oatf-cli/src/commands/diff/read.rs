@@ -248,7 +248,9 @@ fn parse_csv(file: &str, text: &str) -> Result<Vec<ReportRun>, ReportError> {
     for record in reader.records() {
         let record = record.map_err(csv_error)?;
         let line = record.position().map(csv::Position::line);
-        let field = |index: usize| record.get(index).unwrap_or_default();
+        // Text as it was before `Cell::csv` prefixed formula-like text with `'`.
+        let field =
+            |index: usize| oatf::report::campaign::csv_text(record.get(index).unwrap_or_default());
         let bad = |name: &str, value: &str, expected: &str| {
             ReportError::new(
                 file,
@@ -331,7 +333,7 @@ mod tests {
     #[test]
     fn csv_with_and_without_group() {
         let text = "document,attack_id,trace,result,max_tier,exit_code,matched,not_matched,error,skipped,messages,malformed_lines,message,warnings,group\n\
-                    d,A-001,t1,exploited,local_action,2,1,0,0,0,3,0,,,m\n\
+                    d,A-001,t1,exploited,local_action,2,1,0,0,0,3,0,,,'@m\n\
                     d,A-001,\"t,2\",error,,66,,,,,,,\"cannot read t,2\",,\n";
         assert_eq!(
             parse_report("r", text),
@@ -339,7 +341,7 @@ mod tests {
                 run(
                     "A-001",
                     "t1",
-                    Some("m"),
+                    Some("@m"),
                     AttackResult::Exploited,
                     Some(Tier::LocalAction)
                 ),
