@@ -44,7 +44,8 @@ mod render;
 mod startup;
 
 use commands::{
-    catalog, conformance, evaluate, explain, fmt, generate, normalize, schema, test_cmd, validate,
+    catalog, conformance, diff, evaluate, explain, fmt, generate, normalize, schema, test_cmd,
+    validate,
 };
 use output::Output;
 
@@ -79,6 +80,9 @@ enum Command {
     /// Evaluate recorded traces (JSON Lines) against a document's indicators and report the verdict;
     /// several traces, a directory or a manifest make a campaign.
     Evaluate(evaluate::Args),
+    /// Compare two campaign reports of `oatf evaluate` (JSON or CSV): the runs whose result or tier
+    /// changed, the runs only in one, and a summary by attack and by group.
+    Diff(diff::Args),
     /// Explain a validation rule (`oatf explain V-013`), or list every rule.
     Explain(explain::Args),
     /// Print the JSON Schema of OATF documents (for editors: `oatf schema > oatf.schema.json`).
@@ -116,6 +120,7 @@ fn run(command: Command, out: &mut Output<'_>) -> u8 {
         Command::Validate(args) => validate::run(args, out),
         Command::Normalize(args) => normalize::run(args, out),
         Command::Evaluate(args) => evaluate::run(args, out),
+        Command::Diff(args) => diff::run(args, out),
         Command::Fmt(args) => fmt::run(args, out),
         Command::Catalog(args) => catalog::run(args, out),
         Command::Test(args) => test_cmd::run(args, out),

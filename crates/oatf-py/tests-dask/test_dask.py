@@ -68,10 +68,13 @@ def as_cli(frame):
 
 
 def write_manifest(path, runs):
+    """A manifest of ``(document, traces)`` or ``(document, traces, group)`` entries."""
     lines = ["runs:"]
-    for document, traces in runs:
+    for document, traces, *group in runs:
         lines.append(f"  - document: {document}")
         lines.append("    traces: [" + ", ".join(traces) + "]")
+        if group:
+            lines.append(f"    group: {group[0]}")
     path.write_text("\n".join(lines) + "\n")
     return path
 
@@ -113,11 +116,15 @@ def test_examples_equal_the_cli(client, tmp_path):
     manifest = write_manifest(
         tmp_path / "examples.yaml",
         [
-            (str(EXAMPLES / f"{kind}.yaml"), [str(p) for p in sorted(EXAMPLES.glob(f"{kind}.*.jsonl"))])
+            (str(EXAMPLES / f"{kind}.yaml"), [str(p) for p in sorted(EXAMPLES.glob(f"{kind}.*.jsonl"))], group)
             for kind in KINDS
+            for group in ("model-a", "model-b")
         ],
     )
     expected = cli_rows(manifest)
+    # The group column, last, is each run's manifest group.
+    assert [r[-1] for r in expected[:2]] == ["model-a", "model-a"]
+    assert {r[-1] for r in expected} == {"model-a", "model-b"}
     frame = oatf.dask.evaluate_campaign(pairs=manifest, client=client, traces_per_task=3).compute()
     assert list(frame.columns) == list(oatf.campaign.COLUMNS)
     assert as_cli(frame) == expected

@@ -37,7 +37,9 @@
 
 pub mod campaign;
 mod file;
+pub mod html;
 mod junit;
+pub mod matrix;
 mod run;
 mod sarif;
 #[cfg(test)]

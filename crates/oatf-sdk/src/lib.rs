@@ -316,13 +316,14 @@ pub mod cel {
 }
 
 /// Verdict reports tools reuse (feature `report`): the JSON verdict document, SARIF 2.1.0, JUnit XML
-/// and the exit codes of spec-decisions 24; the rows of a campaign (`campaign`).
+/// and the exit codes of spec-decisions 24; the rows of a campaign (`campaign`), its matrix attacks ×
+/// groups (`matrix`) and its HTML report (`html`).
 #[cfg(feature = "report")]
 pub mod report {
     pub use oatf_report::{
         CampaignRun, EXIT_STRICT_WARNINGS, Finding, FinishedRun, MAX_KEPT_MALFORMED,
         MalformedEntry, ReadStep, TraceRun, TraceStats, ValidatedFile, campaign, campaign_sarif,
-        exit_code, json_document, json_report, junit, junit_suite, open_regular_file,
+        exit_code, html, json_document, json_report, junit, junit_suite, matrix, open_regular_file,
         run_exit_code, sarif, silent_actor_warning, strict_exit_code, validation_sarif, warnings,
         xml,
     };

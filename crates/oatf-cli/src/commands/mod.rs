@@ -5,6 +5,7 @@
 
 pub(crate) mod catalog;
 pub(crate) mod conformance;
+pub(crate) mod diff;
 pub(crate) mod evaluate;
 pub(crate) mod explain;
 pub(crate) mod fmt;

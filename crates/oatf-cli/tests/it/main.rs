@@ -12,11 +12,13 @@ mod catalog;
 mod ci_formats;
 mod conformance;
 mod diagnostics;
+mod diff;
 mod evaluate;
 mod examples;
 mod exit_codes;
 mod explain;
 mod fmt;
+mod groups;
 mod input_limits;
 #[cfg(target_os = "linux")]
 mod output_errors;

@@ -63,11 +63,13 @@ MAX_WALK_DEPTH = 32
 
 class Run(NamedTuple):
     """One run: a document (its name in the rows, and the compiled attack, or None when the document
-    could not be loaded) against one trace (a path or URL)."""
+    could not be loaded) against one trace (a path or URL), with its group (the ``group`` column: a
+    manifest's ``group:``, for example the model that produced the trace) or None."""
 
     document: str
     attack: Optional[Attack]
     trace: str
+    group: Optional[str] = None
 
 
 def _is_url(text: str) -> bool:
@@ -233,8 +235,11 @@ def plan_manifest(manifest: Any, *, storage_options: Optional[dict] = None) -> l
     documents: dict = {}
     pairs = []
     for index, entry in enumerate(data["runs"]):
-        if not isinstance(entry, dict) or "document" not in entry or set(entry) - {"document", "trace", "traces"}:
-            raise ValueError(f"{name}: runs[{index}]: expected `document` and `trace` or `traces`")
+        if not isinstance(entry, dict) or "document" not in entry or set(entry) - {"document", "trace", "traces", "group"}:
+            raise ValueError(f"{name}: runs[{index}]: expected `document`, `trace` or `traces`, and optionally `group`")
+        group = entry.get("group")
+        if group is not None and not isinstance(group, str):
+            raise ValueError(f"{name}: runs[{index}]: `group` must be a string")
         document = join(str(entry["document"]))
         traces = ([entry["trace"]] if entry.get("trace") is not None else []) + list(entry.get("traces") or [])
         if not traces:
@@ -244,11 +249,11 @@ def plan_manifest(manifest: Any, *, storage_options: Optional[dict] = None) -> l
             if str(trace) == "-":
                 raise ValueError(f"{name}: runs[{index}]: a manifest cannot name standard input")
             for found in expand_traces([join(str(trace))], storage_options=storage_options):
-                pairs.append((document, found))
+                pairs.append((document, found, group))
     if not pairs:
         raise ValueError(f"{name}: the manifest has no runs")
     attacks = dict(load_documents(list(documents), storage_options=storage_options))
-    return [Run(document, attacks[document], trace) for document, trace in pairs]
+    return [Run(document, attacks[document], trace, group) for document, trace, group in pairs]
 
 
 def evaluate_runs(
@@ -257,33 +262,34 @@ def evaluate_runs(
     storage_options: Optional[dict] = None,
     max_line_len: Optional[int] = None,
 ) -> list:
-    """Evaluates runs (``Run`` or ``(document name, Attack or None, trace)``) one after the other and
-    returns one row (a tuple, columns ``COLUMNS``) per run. Plain local traces are opened and streamed by
-    the Rust reader; URLs (through fsspec) and compressed traces (``COMPRESSIONS``, local or not) through a
-    Python file object. Never raises for a trace: one that cannot be opened or read gives a row with
-    ``result`` ``error`` and the reason."""
+    """Evaluates runs (``Run``, or ``(document name, Attack or None, trace)`` with an optional fourth item,
+    the group) one after the other and returns one row (a tuple, columns ``COLUMNS``) per run. Plain local
+    traces are opened and streamed by the Rust reader; URLs (through fsspec) and compressed traces
+    (``COMPRESSIONS``, local or not) through a Python file object. Never raises for a trace: one that cannot be
+    opened or read gives a row with ``result`` ``error`` and the reason."""
     rows = []
-    for document, attack, trace in runs:
+    for document, attack, trace, *rest in runs:
+        group = rest[0] if rest else None
         started = time.perf_counter()
         if attack is None:
-            row = _oatf.failed_run(document, None, trace, "")
+            row = _oatf.failed_run(document, None, trace, "", group=group)
         else:
-            row = _evaluate(document, attack, trace, storage_options, max_line_len)
+            row = _evaluate(document, attack, trace, storage_options, max_line_len, group)
         rows.append(row + (time.perf_counter() - started,))
     return rows
 
 
-def _evaluate(document, attack, trace, storage_options, max_line_len):
+def _evaluate(document, attack, trace, storage_options, max_line_len, group=None):
     if not _is_url(trace) and _compression(trace) is None:
-        return _oatf.evaluate_run(document, attack, trace, max_line_len=max_line_len)
+        return _oatf.evaluate_run(document, attack, trace, max_line_len=max_line_len, group=group)
     try:
         f = _open_trace(trace, storage_options)
     except _Unreadable as e:
-        return _oatf.failed_run(document, attack, trace, str(e))
+        return _oatf.failed_run(document, attack, trace, str(e), group=group)
     except Exception as e:  # any failure to open is the run's error, not the campaign's
-        return _oatf.failed_run(document, attack, trace, f"{type(e).__name__}: {e}")
+        return _oatf.failed_run(document, attack, trace, f"{type(e).__name__}: {e}", group=group)
     with f:
-        return _oatf.evaluate_run(document, attack, trace, f, max_line_len=max_line_len)
+        return _oatf.evaluate_run(document, attack, trace, f, max_line_len=max_line_len, group=group)
 
 
 class _Unreadable(Exception):

@@ -111,17 +111,19 @@ def evaluate_campaign(
 
 
 def _plan_pairs(pairs: Iterable[Any], storage_options: Optional[dict]) -> list:
-    """Runs of explicit ``(document, trace)`` pairs; each distinct document is loaded once."""
-    pairs = list(pairs)
+    """Runs of explicit ``(document, trace)`` pairs, or ``(document, trace, group)``; each distinct document
+    is loaded once."""
+    pairs = [tuple(pair) for pair in pairs]
     keys = {}
-    for document, _ in pairs:
+    for document, *_ in pairs:
         key = id(document) if not isinstance(document, (str, os.PathLike)) else os.fspath(document)
         keys.setdefault(key, document)
     loaded = dict(zip(keys, _campaign.load_documents(list(keys.values()), storage_options=storage_options)))
     runs = []
-    for document, trace in pairs:
+    for document, trace, *rest in pairs:
+        group = rest[0] if rest else None
         key = id(document) if not isinstance(document, (str, os.PathLike)) else os.fspath(document)
         name, attack = loaded[key]
         for found in _campaign.expand_traces([trace], storage_options=storage_options):
-            runs.append(Run(name, attack, found))
+            runs.append(Run(name, attack, found, group))
     return runs

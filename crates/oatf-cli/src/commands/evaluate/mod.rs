@@ -27,6 +27,7 @@ use crate::render::diagnostic::{parse_headline, render, with_path};
 use trace::{EXIT_INVALID_DOCUMENT, EXIT_NO_INPUT, Format, evaluate, one_line, result_with_tier};
 
 mod campaign;
+mod groups;
 mod trace;
 
 /// The exit codes, as `--help` shows them.
@@ -213,8 +214,8 @@ pub(crate) fn run(args: Args, out: &mut Output<'_>) -> u8 {
         Format::Json => json_report(&verdict, &stats),
         Format::Sarif => sarif(&loaded.document, &verdict, &stats, trace),
         Format::Junit => junit(&loaded.document, &verdict, &stats),
-        // A CSV report is always a campaign's (`campaign::is_campaign`).
-        Format::Csv => String::new(),
+        // A CSV or HTML report is always a campaign's (`campaign::is_campaign`).
+        Format::Csv | Format::Html => String::new(),
     };
     let report = if color && args.format == Format::Human {
         crate::render::color::paint_verdicts(&report)

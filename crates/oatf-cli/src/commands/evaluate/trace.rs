@@ -29,8 +29,11 @@ pub(crate) enum Format {
     Sarif,
     /// JUnit XML: one test case per indicator; a matched indicator is a failure.
     Junit,
-    /// CSV, one row per run (document, trace, result, max tier, exit code, counts).
+    /// CSV, one row per run (document, trace, result, max tier, exit code, counts, group).
     Csv,
+    /// One self-contained HTML file: the matrix attacks × groups coloured by worst tier, each cell
+    /// opening its runs with their evidence.
+    Html,
 }
 
 /// The verdict as people read it: `exploited (boundary_breach)`, or the bare result without tier.
