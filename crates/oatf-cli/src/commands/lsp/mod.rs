@@ -1,0 +1,373 @@
+//! `oatf lsp`: a language server over standard input and output (D-115).
+//!
+//! It reuses the owners the other commands use: diagnostics are `oatf validate`'s (the SDK's parse
+//! and validate), formatting is `oatf fmt`'s layout rewrite, rule texts are `oatf explain`'s, and
+//! field descriptions, keys and enumerations come from the JSON Schema `oatf schema` prints. Hover,
+//! completion, symbols and definitions read a line-based outline of the text as typed
+//! (`outline.rs`, D-117), so they work while the document does not parse.
+//!
+//! Threads (D-116): the main loop owns the open documents, applies edits (incremental sync) and
+//! answers requests, each from the current text; diagnostics run on a worker thread, which takes the
+//! latest version of each document that changed and publishes its findings only if no newer version
+//! arrived meanwhile, so a slow document never holds up the editor and superseded versions are
+//! dropped. A panic in a handler answers that request with an error and the server goes on.
+
+use std::collections::HashMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::sync::mpsc;
+
+use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
+use lsp_types::{
+    CodeActionParams, CodeActionProviderCapability, CompletionOptions, CompletionParams,
+    DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
+    DocumentFormattingParams, DocumentSymbolParams, DocumentSymbolResponse, GotoDefinitionParams,
+    GotoDefinitionResponse, Hover, HoverContents, HoverParams, HoverProviderCapability,
+    InitializeParams, Location, MarkupContent, MarkupKind, OneOf, PositionEncodingKind,
+    PublishDiagnosticsParams, ServerCapabilities, ServerInfo, TextDocumentSyncCapability,
+    TextDocumentSyncKind, Uri,
+};
+use serde_json::Value;
+
+use crate::output::Output;
+
+mod actions;
+mod complete;
+mod context;
+mod diagnostics;
+mod hover;
+mod navigate;
+mod outline;
+mod schema;
+mod text;
+
+use outline::Outline;
+use text::LineIndex;
+
+/// Arguments of `oatf lsp`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// Talk over standard input and output (the only transport; accepted because editors pass it).
+    #[arg(long)]
+    stdio: bool,
+}
+
+/// An open document.
+struct Doc {
+    uri: Uri,
+    version: i32,
+    text: String,
+    /// The outline of `text`, read on the first request after a change.
+    outline: Option<Outline>,
+}
+
+impl Doc {
+    fn outline(&mut self) -> &Outline {
+        self.outline.get_or_insert_with(|| Outline::new(&self.text))
+    }
+}
+
+/// Work for the diagnostics thread.
+enum Job {
+    Check {
+        uri: Uri,
+        version: i32,
+        text: Arc<str>,
+    },
+    Close(Uri),
+}
+
+impl Job {
+    fn uri(&self) -> &Uri {
+        match self {
+            Job::Check { uri, .. } | Job::Close(uri) => uri,
+        }
+    }
+}
+
+fn capabilities() -> ServerCapabilities {
+    ServerCapabilities {
+        position_encoding: Some(PositionEncodingKind::UTF16),
+        text_document_sync: Some(TextDocumentSyncCapability::Kind(
+            TextDocumentSyncKind::INCREMENTAL,
+        )),
+        hover_provider: Some(HoverProviderCapability::Simple(true)),
+        completion_provider: Some(CompletionOptions {
+            trigger_characters: Some(vec![":".into(), "{".into(), ".".into(), " ".into()]),
+            ..CompletionOptions::default()
+        }),
+        document_symbol_provider: Some(OneOf::Left(true)),
+        definition_provider: Some(OneOf::Left(true)),
+        document_formatting_provider: Some(OneOf::Left(true)),
+        code_action_provider: Some(CodeActionProviderCapability::Simple(true)),
+        ..ServerCapabilities::default()
+    }
+}
+
+pub(crate) fn run(_: Args, _: &mut Output<'_>) -> u8 {
+    let (connection, io_threads) = Connection::stdio();
+    let code = match serve(&connection) {
+        Ok(()) => 0,
+        Err(message) => {
+            eprintln!("error: oatf lsp: {message}");
+            1
+        }
+    };
+    drop(connection);
+    if let Err(e) = io_threads.join() {
+        eprintln!("error: oatf lsp: {e}");
+        return 1;
+    }
+    code
+}
+
+fn serve(connection: &Connection) -> Result<(), String> {
+    let result = serde_json::json!({
+        "capabilities": capabilities(),
+        "serverInfo": ServerInfo { name: "oatf".to_owned(), version: Some(env!("CARGO_PKG_VERSION").to_owned()) },
+    });
+    let (id, params) = connection.initialize_start().map_err(|e| e.to_string())?;
+    let _: Option<InitializeParams> = serde_json::from_value(params).ok();
+    connection
+        .initialize_finish(id, result)
+        .map_err(|e| e.to_string())?;
+    let (jobs, queue) = mpsc::channel::<Job>();
+    let sender = connection.sender.clone();
+    let worker = std::thread::Builder::new()
+        .name("oatf-lsp-diagnostics".to_owned())
+        .spawn(move || diagnostics_loop(&queue, |m| sender.send(m).is_ok()))
+        .map_err(|e| e.to_string())?;
+    let mut docs: HashMap<Uri, Doc> = HashMap::new();
+    for message in &connection.receiver {
+        match message {
+            Message::Request(request) => {
+                if connection
+                    .handle_shutdown(&request)
+                    .map_err(|e| e.to_string())?
+                {
+                    break;
+                }
+                let id = request.id.clone();
+                let response = catch_unwind(AssertUnwindSafe(|| answer(&mut docs, request)))
+                    .unwrap_or_else(|_| {
+                        Response::new_err(
+                            id,
+                            ErrorCode::InternalError as i32,
+                            "internal error (a bug in oatf lsp; the server goes on)".to_owned(),
+                        )
+                    });
+                if connection.sender.send(Message::Response(response)).is_err() {
+                    break;
+                }
+            }
+            Message::Notification(notification) => {
+                let _ = catch_unwind(AssertUnwindSafe(|| notify(&mut docs, notification, &jobs)));
+            }
+            Message::Response(_) => {}
+        }
+    }
+    drop(jobs);
+    let _ = worker.join();
+    Ok(())
+}
+
+/// Applies a notification: open, change and close of documents.
+fn notify(docs: &mut HashMap<Uri, Doc>, notification: Notification, jobs: &mpsc::Sender<Job>) {
+    let check = |doc: &Doc| {
+        let _ = jobs.send(Job::Check {
+            uri: doc.uri.clone(),
+            version: doc.version,
+            text: Arc::from(doc.text.as_str()),
+        });
+    };
+    match notification.method.as_str() {
+        "textDocument/didOpen" => {
+            let Ok(params) = notification.extract::<DidOpenTextDocumentParams>("textDocument/didOpen") else {
+                return;
+            };
+            let document = params.text_document;
+            let doc = Doc {
+                uri: document.uri.clone(),
+                version: document.version,
+                text: document.text,
+                outline: None,
+            };
+            check(&doc);
+            docs.insert(document.uri, doc);
+        }
+        "textDocument/didChange" => {
+            let Ok(params) =
+                notification.extract::<DidChangeTextDocumentParams>("textDocument/didChange")
+            else {
+                return;
+            };
+            let Some(doc) = docs.get_mut(&params.text_document.uri) else {
+                return;
+            };
+            for change in params.content_changes {
+                text::apply_change(&mut doc.text, change.range, &change.text);
+            }
+            doc.version = params.text_document.version;
+            doc.outline = None;
+            check(doc);
+        }
+        "textDocument/didClose" => {
+            let Ok(params) =
+                notification.extract::<DidCloseTextDocumentParams>("textDocument/didClose")
+            else {
+                return;
+            };
+            docs.remove(&params.text_document.uri);
+            let _ = jobs.send(Job::Close(params.text_document.uri));
+        }
+        _ => {}
+    }
+}
+
+/// Takes every job waiting in `queue` into `pending`, keeping the latest per document.
+fn take_waiting(queue: &mpsc::Receiver<Job>, pending: &mut Vec<Job>) {
+    for job in queue.try_iter() {
+        pending.retain(|p| p.uri() != job.uri());
+        pending.push(job);
+    }
+}
+
+/// The diagnostics thread: checks the latest version of each changed document and publishes its
+/// findings, unless a newer version came in while it was checked.
+fn diagnostics_loop(queue: &mpsc::Receiver<Job>, send: impl Fn(Message) -> bool) {
+    let mut pending: Vec<Job> = Vec::new();
+    loop {
+        if pending.is_empty() {
+            match queue.recv() {
+                Ok(job) => pending.push(job),
+                Err(_) => return,
+            }
+        }
+        take_waiting(queue, &mut pending);
+        let job = pending.remove(0);
+        let (uri, version, diagnostics) = match job {
+            Job::Close(uri) => (uri, None, Vec::new()),
+            Job::Check { uri, version, text } => {
+                let found = catch_unwind(AssertUnwindSafe(|| diagnostics::diagnose(&text)))
+                    .unwrap_or_default();
+                take_waiting(queue, &mut pending);
+                if pending.iter().any(|p| p.uri() == &uri) {
+                    continue;
+                }
+                (uri, Some(version), found)
+            }
+        };
+        let params = PublishDiagnosticsParams {
+            uri,
+            diagnostics,
+            version,
+        };
+        let note = Notification::new("textDocument/publishDiagnostics".to_owned(), params);
+        if !send(Message::Notification(note)) {
+            return;
+        }
+    }
+}
+
+fn error(id: RequestId, message: impl Into<String>) -> Response {
+    Response::new_err(id, ErrorCode::RequestFailed as i32, message.into())
+}
+
+/// Answers one request from the current text of its document.
+fn answer(docs: &mut HashMap<Uri, Doc>, request: Request) -> Response {
+    let Request { id, method, params } = request;
+    let uri: Option<Uri> = params
+        .get("textDocument")
+        .and_then(|d| d.get("uri"))
+        .and_then(|u| serde_json::from_value(u.clone()).ok());
+    let Some(doc) = uri.as_ref().and_then(|u| docs.get_mut(u)) else {
+        return match method.as_str() {
+            "textDocument/hover" | "textDocument/completion" | "textDocument/documentSymbol"
+            | "textDocument/definition" | "textDocument/formatting" | "textDocument/codeAction" => {
+                Response::new_ok(id, Value::Null)
+            }
+            _ => Response::new_err(
+                id,
+                ErrorCode::MethodNotFound as i32,
+                format!("oatf lsp does not answer {method}"),
+            ),
+        };
+    };
+    doc.outline();
+    let Doc { text, outline, uri, .. } = &*doc;
+    let Some(outline) = outline.as_ref() else {
+        return Response::new_ok(id, Value::Null);
+    };
+    let index = LineIndex::new(text);
+    let result = match method.as_str() {
+        "textDocument/hover" => {
+            let Ok(p) = serde_json::from_value::<HoverParams>(params) else {
+                return error(id, "invalid hover parameters");
+            };
+            let offset = index.offset(text, p.text_document_position_params.position);
+            hover::hover(text, outline, offset).map(|(value, span)| Hover {
+                contents: HoverContents::Markup(MarkupContent {
+                    kind: MarkupKind::Markdown,
+                    value,
+                }),
+                range: Some(index.range(text, span)),
+            })
+            .map(serde_json::to_value)
+        }
+        "textDocument/completion" => {
+            let Ok(p) = serde_json::from_value::<CompletionParams>(params) else {
+                return error(id, "invalid completion parameters");
+            };
+            let offset = index.offset(text, p.text_document_position.position);
+            Some(serde_json::to_value(complete::complete(text, outline, offset)))
+        }
+        "textDocument/documentSymbol" => {
+            let Ok(_) = serde_json::from_value::<DocumentSymbolParams>(params) else {
+                return error(id, "invalid documentSymbol parameters");
+            };
+            let symbols = navigate::symbols(text, outline);
+            Some(serde_json::to_value(DocumentSymbolResponse::Nested(symbols)))
+        }
+        "textDocument/definition" => {
+            let Ok(p) = serde_json::from_value::<GotoDefinitionParams>(params) else {
+                return error(id, "invalid definition parameters");
+            };
+            let offset = index.offset(text, p.text_document_position_params.position);
+            navigate::definition(text, outline, offset).map(|span| {
+                serde_json::to_value(GotoDefinitionResponse::Scalar(Location::new(
+                    uri.clone(),
+                    index.range(text, span),
+                )))
+            })
+        }
+        "textDocument/formatting" => {
+            let Ok(_) = serde_json::from_value::<DocumentFormattingParams>(params) else {
+                return error(id, "invalid formatting parameters");
+            };
+            match actions::format(text) {
+                Ok(edits) => Some(serde_json::to_value(edits)),
+                Err(message) => return error(id, message),
+            }
+        }
+        "textDocument/codeAction" => {
+            let Ok(p) = serde_json::from_value::<CodeActionParams>(params) else {
+                return error(id, "invalid codeAction parameters");
+            };
+            let only = p.context.only.as_deref();
+            let actions = actions::code_actions(uri, text, outline, &p.context.diagnostics, only);
+            Some(serde_json::to_value(actions))
+        }
+        _ => {
+            return Response::new_err(
+                id,
+                ErrorCode::MethodNotFound as i32,
+                format!("oatf lsp does not answer {method}"),
+            );
+        }
+    };
+    match result {
+        None => Response::new_ok(id, Value::Null),
+        Some(Ok(value)) => Response::new_ok(id, value),
+        Some(Err(e)) => error(id, e.to_string()),
+    }
+}
