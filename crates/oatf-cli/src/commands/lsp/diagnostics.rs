@@ -151,7 +151,7 @@ mod tests {
         // An unknown key (parse) and a V- finding of the part that parsed.
         check(
             "oatf: \"0.1\"\nattack:\n  nme: x\n  execution:\n    mode: mcp_server\n    phases: []\n",
-            &[("type_mismatch", e, 2), ("V-005", e, 5)],
+            &[("type_mismatch", e, 2), ("V-007", e, 5)],
         );
         check("oatf: \"0.1\"\n", &[("V-003", e, 0)]);
     }

@@ -40,6 +40,7 @@ mod navigate;
 mod outline;
 mod schema;
 mod text;
+mod transport;
 
 use outline::Outline;
 use text::LineIndex;
@@ -105,7 +106,13 @@ fn capabilities() -> ServerCapabilities {
 }
 
 pub(crate) fn run(_: Args, _: &mut Output<'_>) -> u8 {
-    let (connection, io_threads) = Connection::stdio();
+    let (connection, io_threads) = match transport::stdio() {
+        Ok(pair) => pair,
+        Err(e) => {
+            eprintln!("error: oatf lsp: {e}");
+            return 1;
+        }
+    };
     let code = match serve(&connection) {
         Ok(()) => 0,
         Err(message) => {
