@@ -14,23 +14,34 @@ fn is_key_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '$')
 }
 
-fn item(label: String, kind: CompletionItemKind, insert: String, doc: Option<&str>) -> CompletionItem {
+fn item(
+    label: String,
+    kind: CompletionItemKind,
+    insert: String,
+    doc: Option<(&str, &MarkupKind)>,
+) -> CompletionItem {
     CompletionItem {
         label,
         kind: Some(kind),
         insert_text: Some(insert),
-        documentation: doc.map(|d| {
-            Documentation::MarkupContent(MarkupContent {
+        documentation: doc.map(|(d, kind)| match kind {
+            MarkupKind::Markdown => Documentation::MarkupContent(MarkupContent {
                 kind: MarkupKind::Markdown,
                 value: d.to_owned(),
-            })
+            }),
+            MarkupKind::PlainText => Documentation::String(d.to_owned()),
         }),
         ..CompletionItem::default()
     }
 }
 
-/// The completions at byte `offset` of `text`.
-pub(crate) fn complete(text: &str, outline: &Outline, offset: usize) -> Vec<CompletionItem> {
+/// The completions at byte `offset` of `text`, documentation written as `markup`.
+pub(crate) fn complete(
+    text: &str,
+    outline: &Outline,
+    offset: usize,
+    markup: MarkupKind,
+) -> Vec<CompletionItem> {
     let offset = offset.min(text.len());
     let line_start = text[..offset].rfind(['\n', '\r']).map_or(0, |i| i + 1);
     let prefix = &text[line_start..offset];
@@ -59,7 +70,7 @@ pub(crate) fn complete(text: &str, outline: &Outline, offset: usize) -> Vec<Comp
     if !content.chars().all(is_key_char) {
         return Vec::new();
     }
-    keys(outline, offset - content.len(), line_start, line_no)
+    keys(outline, offset - content.len(), line_start, line_no, &markup)
 }
 
 /// The values of the field of entry `node`.
@@ -80,7 +91,13 @@ fn values(outline: &Outline, node: usize, key: &str, space: &str) -> Vec<Complet
 }
 
 /// The keys the mapping that holds a key starting at `word_start` may still take.
-fn keys(outline: &Outline, word_start: usize, line_start: usize, line_no: usize) -> Vec<CompletionItem> {
+fn keys(
+    outline: &Outline,
+    word_start: usize,
+    line_start: usize,
+    line_no: usize,
+    markup: &MarkupKind,
+) -> Vec<CompletionItem> {
     let col = word_start - line_start;
     // An item opened on this line (`- |`) holds the key; otherwise the innermost node above that is
     // indented less than the key.
@@ -122,7 +139,10 @@ fn keys(outline: &Outline, word_start: usize, line_start: usize, line_no: usize)
     schema::keys(&path)
         .into_iter()
         .filter(|(k, _)| !present.contains(k))
-        .map(|(k, doc)| item(k.to_owned(), CompletionItemKind::PROPERTY, format!("{k}: "), doc))
+        .map(|(k, doc)| {
+            let doc = doc.map(|d| (d, markup));
+            item(k.to_owned(), CompletionItemKind::PROPERTY, format!("{k}: "), doc)
+        })
         .collect()
 }
 
@@ -156,7 +176,7 @@ mod tests {
         let offset = marked.find('|').unwrap_or(0);
         let text = marked.replacen('|', "", 1);
         let outline = Outline::new(&text);
-        complete(&text, &outline, offset).into_iter().map(|c| c.label).collect()
+        complete(&text, &outline, offset, MarkupKind::Markdown).into_iter().map(|c| c.label).collect()
     }
 
     #[track_caller]

@@ -23,7 +23,7 @@ use lsp_types::{
     DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
     DocumentFormattingParams, DocumentSymbolParams, DocumentSymbolResponse, GotoDefinitionParams,
     GotoDefinitionResponse, Hover, HoverContents, HoverParams, HoverProviderCapability,
-    InitializeParams, Location, MarkupContent, MarkupKind, OneOf, PositionEncodingKind,
+    InitializeParams, Location, MarkedString, MarkupContent, MarkupKind, OneOf, PositionEncodingKind,
     PublishDiagnosticsParams, ServerCapabilities, ServerInfo, TextDocumentSyncCapability,
     TextDocumentSyncKind, Uri,
 };
@@ -65,6 +65,47 @@ struct Doc {
 impl Doc {
     fn outline(&mut self) -> &Outline {
         self.outline.get_or_insert_with(|| Outline::new(&self.text))
+    }
+}
+
+/// What the client said it supports that changes our answers.
+struct Client {
+    /// The markup of hover texts: Markdown where the client shows it, else plain text.
+    hover_kind: MarkupKind,
+    /// The markup of completion items' documentation.
+    completion_kind: MarkupKind,
+}
+
+impl Default for Client {
+    fn default() -> Self {
+        Client {
+            hover_kind: MarkupKind::PlainText,
+            completion_kind: MarkupKind::PlainText,
+        }
+    }
+}
+
+impl Client {
+    fn new(params: &InitializeParams) -> Self {
+        let text = params.capabilities.text_document.as_ref();
+        let markdown = |formats: Option<&Vec<MarkupKind>>| {
+            if formats.is_some_and(|f| f.contains(&MarkupKind::Markdown)) {
+                MarkupKind::Markdown
+            } else {
+                MarkupKind::PlainText
+            }
+        };
+        Client {
+            hover_kind: markdown(
+                text.and_then(|t| t.hover.as_ref())
+                    .and_then(|h| h.content_format.as_ref()),
+            ),
+            completion_kind: markdown(
+                text.and_then(|t| t.completion.as_ref())
+                    .and_then(|c| c.completion_item.as_ref())
+                    .and_then(|i| i.documentation_format.as_ref()),
+            ),
+        }
     }
 }
 
@@ -134,7 +175,9 @@ fn serve(connection: &Connection) -> Result<(), String> {
         "serverInfo": ServerInfo { name: "oatf".to_owned(), version: Some(env!("CARGO_PKG_VERSION").to_owned()) },
     });
     let (id, params) = connection.initialize_start().map_err(|e| e.to_string())?;
-    let _: Option<InitializeParams> = serde_json::from_value(params).ok();
+    let client = serde_json::from_value::<InitializeParams>(params)
+        .map(|p| Client::new(&p))
+        .unwrap_or_default();
     connection
         .initialize_finish(id, result)
         .map_err(|e| e.to_string())?;
@@ -155,7 +198,7 @@ fn serve(connection: &Connection) -> Result<(), String> {
                     break;
                 }
                 let id = request.id.clone();
-                let response = catch_unwind(AssertUnwindSafe(|| answer(&mut docs, request)))
+                let response = catch_unwind(AssertUnwindSafe(|| answer(&mut docs, &client, request)))
                     .unwrap_or_else(|_| {
                         Response::new_err(
                             id,
@@ -281,7 +324,7 @@ fn error(id: RequestId, message: impl Into<String>) -> Response {
 }
 
 /// Answers one request from the current text of its document.
-fn answer(docs: &mut HashMap<Uri, Doc>, request: Request) -> Response {
+fn answer(docs: &mut HashMap<Uri, Doc>, client: &Client, request: Request) -> Response {
     let Request { id, method, params } = request;
     let uri: Option<Uri> = params
         .get("textDocument")
@@ -313,10 +356,13 @@ fn answer(docs: &mut HashMap<Uri, Doc>, request: Request) -> Response {
             };
             let offset = index.offset(text, p.text_document_position_params.position);
             hover::hover(text, outline, offset).map(|(value, span)| Hover {
-                contents: HoverContents::Markup(MarkupContent {
-                    kind: MarkupKind::Markdown,
-                    value,
-                }),
+                contents: match client.hover_kind {
+                    MarkupKind::Markdown => HoverContents::Markup(MarkupContent {
+                        kind: MarkupKind::Markdown,
+                        value,
+                    }),
+                    MarkupKind::PlainText => HoverContents::Scalar(MarkedString::String(value)),
+                },
                 range: Some(index.range(text, span)),
             })
             .map(serde_json::to_value)
@@ -326,7 +372,8 @@ fn answer(docs: &mut HashMap<Uri, Doc>, request: Request) -> Response {
                 return error(id, "invalid completion parameters");
             };
             let offset = index.offset(text, p.text_document_position.position);
-            Some(serde_json::to_value(complete::complete(text, outline, offset)))
+            let kind = client.completion_kind.clone();
+            Some(serde_json::to_value(complete::complete(text, outline, offset, kind)))
         }
         "textDocument/documentSymbol" => {
             let Ok(_) = serde_json::from_value::<DocumentSymbolParams>(params) else {
