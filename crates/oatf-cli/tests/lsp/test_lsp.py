@@ -186,6 +186,16 @@ async def test_diagnostics_on_open_match_the_cli_and_clear_when_fixed(client: La
     assert list(await published(client, uri, 2)) == []
 
 
+async def test_other_yaml_gets_nothing(client: LanguageClient):
+    workflow = "name: ci\non: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n"
+    uri, diagnostics = await open_doc(client, workflow)
+    assert list(diagnostics) == []
+    assert await hover_at(client, uri, workflow, "runs-on") is None
+    # The same file becomes a document once it has an `oatf` key.
+    change(client, uri, 2, 'oatf: "0.1"\n' + workflow)
+    assert {d.code for d in await published(client, uri, 2)} >= {"type_mismatch"}
+
+
 async def test_incremental_edits_and_utf16_ranges(client: LanguageClient):
     uri, diagnostics = await open_doc(client, FIXTURE)
     assert list(diagnostics) == []
@@ -269,6 +279,17 @@ async def test_completion(client: LanguageClient):
     assert "admin_tool_name" in got, got
     got = await labels(client, uri, position_of(text, "{{mcp_recon.admin", delta=2))
     assert "mcp_recon.admin_tool_name" in got, got
+    # An item replaces what is typed of the value, `/` included.
+    partial = FIXTURE.replace("event: tools/call", "event: tools/ca")
+    uri3, _ = await open_doc(client, partial)
+    result = await client.text_document_completion_async(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri3),
+            position=position_of(partial, "event: tools/ca", delta=len("event: tools/ca")),
+        )
+    )
+    [call] = [i for i in result if i.label == "tools/call"]
+    assert apply_edits(partial, [call.text_edit]) == FIXTURE
     # Keys in a new sequence item of indicators.
     text2 = "oatf: \"0.1\"\nattack:\n  indicators:\n    - \n"
     uri2, _ = await open_doc(client, text2)
@@ -417,10 +438,10 @@ async def responsive(client):
 
 
 HOSTILE = {
-    "alias bomb": "a: &a [x, x, x, x, x, x, x, x]\n"
+    "alias bomb": "oatf: \"0.1\"\na: &a [x, x, x, x, x, x, x, x]\n"
     + "".join(f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n" for i in range(12)),
     "100k nesting": "oatf: " + "[" * 100_000 + "]" * 100_000 + "\n",
-    "100k block nesting": "".join(" " * i + "- " for i in range(0, 2000)) + "x\n" + "- " * 50_000 + "\n",
+    "100k block nesting": "attack:\n" + "".join(" " * i + "- " for i in range(0, 2000)) + "x\n" + "- " * 50_000 + "\n",
     "huge line": "oatf: \"0.1\"\nattack:\n  name: \"" + "x" * 5_000_000 + "\"\n",
     "catastrophic regexes": FIXTURE.replace('"invoke [a-z_]+"', '"(a+)+$(x*)*y' + "(a|a)*" * 200 + '"'),
     "odd unicode": FIXTURE.replace("Cross-protocol relay", "\u202e\ufeff😀\U0010ffff\u0301 relay"),

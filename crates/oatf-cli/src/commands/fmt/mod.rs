@@ -9,7 +9,6 @@ use crate::input::source::read_input;
 use crate::output::Output;
 use crate::render::diagnostic::{parse_headline, render};
 
-
 /// Arguments of `oatf fmt`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {

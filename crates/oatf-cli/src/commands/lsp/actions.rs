@@ -26,7 +26,10 @@ pub(crate) fn format(text: &str) -> Result<Vec<TextEdit>, String> {
         return Ok(Vec::new());
     }
     let index = LineIndex::new(text);
-    Ok(vec![TextEdit::new(index.range(text, 0..text.len()), formatted)])
+    Ok(vec![TextEdit::new(
+        index.range(text, 0..text.len()),
+        formatted,
+    )])
 }
 
 /// The `X` and `Y` of a message "… `X` …; did you mean `Y`?".
@@ -37,7 +40,13 @@ fn suggestion(message: &str) -> Option<(&str, &str)> {
     (!bad.is_empty() && bad != good).then_some((bad, good))
 }
 
-fn edit_action(uri: &Uri, title: String, kind: CodeActionKind, edits: Vec<TextEdit>, fixes: Option<Diagnostic>) -> CodeAction {
+fn edit_action(
+    uri: &Uri,
+    title: String,
+    kind: CodeActionKind,
+    edits: Vec<TextEdit>,
+    fixes: Option<Diagnostic>,
+) -> CodeAction {
     let changes = HashMap::from([(uri.clone(), edits)]);
     CodeAction {
         title,
@@ -59,14 +68,19 @@ pub(crate) fn code_actions(
 ) -> Vec<CodeAction> {
     let wanted = |kind: &CodeActionKind| {
         only.is_none_or(|only| {
-            only.iter()
-                .any(|o| kind.as_str() == o.as_str() || kind.as_str().starts_with(&format!("{}.", o.as_str())))
+            only.iter().any(|o| {
+                kind.as_str() == o.as_str()
+                    || kind.as_str().starts_with(&format!("{}.", o.as_str()))
+            })
         })
     };
     let index = LineIndex::new(text);
     let mut out = Vec::new();
     if wanted(&CodeActionKind::QUICKFIX) {
-        for d in diagnostics.iter().filter(|d| d.source.as_deref() == Some("oatf")) {
+        for d in diagnostics
+            .iter()
+            .filter(|d| d.source.as_deref() == Some("oatf"))
+        {
             let Some((bad, good)) = suggestion(&d.message) else {
                 continue;
             };
@@ -75,7 +89,9 @@ pub(crate) fn code_actions(
             // The misspelt word is in the diagnostic's range, or starts where it starts.
             let span: Range<usize> = match text.get(start..end).and_then(|t| t.find(bad)) {
                 Some(at) => start + at..start + at + bad.len(),
-                None if text.get(start..).is_some_and(|t| t.starts_with(bad)) => start..start + bad.len(),
+                None if text.get(start..).is_some_and(|t| t.starts_with(bad)) => {
+                    start..start + bad.len()
+                }
                 None => continue,
             };
             let edit = TextEdit::new(index.range(text, span), good.to_owned());
@@ -97,12 +113,16 @@ pub(crate) fn code_actions(
         let oatf_line = outline.at_keys(&["oatf"]).map(|n| outline.nodes[n].line);
         let (at, newline) = match oatf_line {
             None => (Position::new(0, 0), ""),
-            Some(l) if l + 1 < index.line_count() => {
-                (Position::new(u32::try_from(l + 1).unwrap_or(u32::MAX), 0), "")
-            }
+            Some(l) if l + 1 < index.line_count() => (
+                Position::new(u32::try_from(l + 1).unwrap_or(u32::MAX), 0),
+                "",
+            ),
             Some(_) => (index.position(text, text.len()), "\n"),
         };
-        let edit = TextEdit::new(lsp_types::Range::new(at, at), format!("{newline}$schema: {url}\n"));
+        let edit = TextEdit::new(
+            lsp_types::Range::new(at, at),
+            format!("{newline}$schema: {url}\n"),
+        );
         out.push(edit_action(
             uri,
             "Add `$schema` (the OATF JSON Schema, for yaml-language-server)".to_owned(),
@@ -131,8 +151,16 @@ mod tests {
     #[test]
     fn formatting_refuses_what_does_not_parse() {
         assert!(format("oatf: [").is_err());
-        let edits = format("oatf: \"0.1\"\nattack:\n    execution:\n        mode: mcp_server\n        state: {}\n");
-        let text = edits.ok().and_then(|e| e.into_iter().next()).map(|e| e.new_text);
-        assert_eq!(text.as_deref(), Some("oatf: \"0.1\"\nattack:\n  execution:\n    mode: mcp_server\n    state: {}\n"));
+        let edits = format(
+            "oatf: \"0.1\"\nattack:\n    execution:\n        mode: mcp_server\n        state: {}\n",
+        );
+        let text = edits
+            .ok()
+            .and_then(|e| e.into_iter().next())
+            .map(|e| e.new_text);
+        assert_eq!(
+            text.as_deref(),
+            Some("oatf: \"0.1\"\nattack:\n  execution:\n    mode: mcp_server\n    state: {}\n")
+        );
     }
 }

@@ -35,14 +35,34 @@ fn item(
     }
 }
 
+/// Completion items and the span of the text they replace (the word or value typed so far).
+pub(crate) struct Completions {
+    pub(crate) items: Vec<CompletionItem>,
+    pub(crate) replace: std::ops::Range<usize>,
+}
+
 /// The completions at byte `offset` of `text`, documentation written as `markup`.
 pub(crate) fn complete(
     text: &str,
     outline: &Outline,
     offset: usize,
     markup: MarkupKind,
-) -> Vec<CompletionItem> {
+) -> Completions {
     let offset = offset.min(text.len());
+    let (items, from) = items(text, outline, offset, &markup);
+    Completions {
+        items,
+        replace: from.min(offset)..offset,
+    }
+}
+
+/// The items at `offset`, and where the text they replace starts.
+fn items(
+    text: &str,
+    outline: &Outline,
+    offset: usize,
+    markup: &MarkupKind,
+) -> (Vec<CompletionItem>, usize) {
     let line_start = text[..offset].rfind(['\n', '\r']).map_or(0, |i| i + 1);
     let prefix = &text[line_start..offset];
     let line_no = text[..line_start].matches('\n').count()
@@ -51,26 +71,38 @@ pub(crate) fn complete(
     if let Some(open) = prefix.rfind("{{")
         && !prefix[open..].contains("}}")
     {
-        return templates(outline, offset);
+        let inner = &prefix[open + 2..];
+        let from = line_start + open + 2 + (inner.len() - inner.trim_start().len());
+        return (templates(outline, offset), from);
     }
     let content = prefix.trim_start_matches([' ', '-', '\t']);
     let lead = prefix.len() - content.len();
-    if let Some(colon) = content.find(": ").or_else(|| content.ends_with(':').then(|| content.len() - 1)) {
+    if let Some(colon) = content
+        .find(": ")
+        .or_else(|| content.ends_with(':').then(|| content.len() - 1))
+    {
         let key = content[..colon].trim().trim_matches(['"', '\'']);
         let col = lead;
-        let node = outline
-            .on_line(line_no)
-            .find(|n| outline.nodes[*n].col == col && outline.nodes[*n].key.as_ref().is_some_and(|(k, _)| k == key));
+        let node = outline.on_line(line_no).find(|n| {
+            outline.nodes[*n].col == col
+                && outline.nodes[*n]
+                    .key
+                    .as_ref()
+                    .is_some_and(|(k, _)| k == key)
+        });
         let Some(node) = node else {
-            return Vec::new();
+            return (Vec::new(), offset);
         };
         let space = if content.ends_with(':') { " " } else { "" };
-        return values(outline, node, key, space);
+        let typed = &content[colon + 1..];
+        let from = offset - typed.trim_start().len();
+        return (values(outline, node, key, space), from);
     }
     if !content.chars().all(is_key_char) {
-        return Vec::new();
+        return (Vec::new(), offset);
     }
-    keys(outline, offset - content.len(), line_start, line_no, &markup)
+    let from = offset - content.len();
+    (keys(outline, from, line_start, line_no, markup), from)
 }
 
 /// The values of the field of entry `node`.
@@ -141,7 +173,12 @@ fn keys(
         .filter(|(k, _)| !present.contains(k))
         .map(|(k, doc)| {
             let doc = doc.map(|d| (d, markup));
-            item(k.to_owned(), CompletionItemKind::PROPERTY, format!("{k}: "), doc)
+            item(
+                k.to_owned(),
+                CompletionItemKind::PROPERTY,
+                format!("{k}: "),
+                doc,
+            )
         })
         .collect()
 }
@@ -176,7 +213,11 @@ mod tests {
         let offset = marked.find('|').unwrap_or(0);
         let text = marked.replacen('|', "", 1);
         let outline = Outline::new(&text);
-        complete(&text, &outline, offset, MarkupKind::Markdown).into_iter().map(|c| c.label).collect()
+        complete(&text, &outline, offset, MarkupKind::Markdown)
+            .items
+            .into_iter()
+            .map(|c| c.label)
+            .collect()
     }
 
     #[track_caller]
@@ -194,17 +235,37 @@ mod tests {
 
     #[test]
     fn keys_at_the_cursor() {
-        check("attack:\n  severity:\n    |\n", &["level", "confidence"], &["name"]);
-        check("attack:\n  severity:\n    level: high\n    c|\n", &["confidence"], &["level"]);
+        check(
+            "attack:\n  severity:\n    |\n",
+            &["level", "confidence"],
+            &["name"],
+        );
+        check(
+            "attack:\n  severity:\n    level: high\n    c|\n",
+            &["confidence"],
+            &["level"],
+        );
         check("|\n", &["oatf", "attack", "$schema"], &[]);
-        check("attack:\n  name: x\n  |\n", &["execution", "severity"], &["name"]);
-        check("attack:\n  indicators:\n    - |\n", &["target", "pattern"], &[]);
+        check(
+            "attack:\n  name: x\n  |\n",
+            &["execution", "severity"],
+            &["name"],
+        );
+        check(
+            "attack:\n  indicators:\n    - |\n",
+            &["target", "pattern"],
+            &[],
+        );
     }
 
     #[test]
     fn values_of_fields() {
         check("attack:\n  severity: |\n", &["critical", "low"], &[]);
-        check("attack:\n  execution:\n    mode: |\n", &["mcp_server", "ag_ui_client"], &[]);
+        check(
+            "attack:\n  execution:\n    mode: |\n",
+            &["mcp_server", "ag_ui_client"],
+            &[],
+        );
         let doc = format!("{ACTORS}  indicators:\n    - actor: |\n");
         check(&doc, &["srv", "cli"], &[]);
         let doc = format!("{ACTORS}  indicators:\n    - actor: cli\n      surface: |\n");
@@ -215,7 +276,10 @@ mod tests {
 
     #[test]
     fn extractors_in_templates() {
-        let doc = ACTORS.replace("phases: []", "phases:\n          - state:\n              x: \"{{|\"");
+        let doc = ACTORS.replace(
+            "phases: []",
+            "phases:\n          - state:\n              x: \"{{|\"",
+        );
         check(&doc, &["srv.tool"], &["tool"]);
         let doc = ACTORS.replace("event: \n", "event: x\n            state: '{{|'\n");
         check(&doc, &["tool"], &["srv.tool"]);

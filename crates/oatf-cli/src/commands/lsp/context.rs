@@ -7,6 +7,19 @@ use oatf::primitives::extract_protocol;
 
 use super::outline::Outline;
 
+/// Whether a document is one this server speaks for (D-118): it has a root key `oatf` or `attack`,
+/// or nothing but blank lines and comments yet (a new file). Other YAML an editor opens (a CI workflow, a compose file) gets
+/// no diagnostics and no answers, so `oatf lsp` can be attached to every YAML file.
+pub(crate) fn is_oatf(outline: &Outline) -> bool {
+    outline.roots.is_empty()
+        || outline.roots.iter().any(|r| {
+            outline.nodes[*r]
+                .key
+                .as_ref()
+                .is_some_and(|(k, _)| k == "oatf" || k == "attack")
+        })
+}
+
 /// The actor items of `attack.execution.actors`, each with its name when written.
 pub(crate) fn actors(outline: &Outline) -> Vec<(usize, Option<&str>)> {
     let Some(list) = outline.at_keys(&["attack", "execution", "actors"]) else {
@@ -14,7 +27,12 @@ pub(crate) fn actors(outline: &Outline) -> Vec<(usize, Option<&str>)> {
     };
     outline
         .items(list)
-        .map(|item| (item, outline.value_of(&outline.nodes[item].children, "name")))
+        .map(|item| {
+            (
+                item,
+                outline.value_of(&outline.nodes[item].children, "name"),
+            )
+        })
         .collect()
 }
 
@@ -139,7 +157,11 @@ pub(crate) fn explain_operation(name: &str) -> Option<String> {
          protocol and a trigger event of the modes {}.",
         protocols.join(", "),
         if protocols.len() == 1 { "" } else { "s" },
-        modes.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")
+        modes
+            .iter()
+            .map(|m| format!("`{m}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
     ))
 }
 

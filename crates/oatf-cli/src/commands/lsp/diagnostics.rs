@@ -137,11 +137,17 @@ mod tests {
                     Some(NumberOrString::String(c)) => c,
                     _ => String::new(),
                 };
-                (code, d.severity.unwrap_or(DiagnosticSeverity::HINT), d.range.start.line)
+                (
+                    code,
+                    d.severity.unwrap_or(DiagnosticSeverity::HINT),
+                    d.range.start.line,
+                )
             })
             .collect();
-        let expect: Vec<(String, DiagnosticSeverity, u32)> =
-            expect.iter().map(|(c, s, l)| ((*c).to_owned(), *s, *l)).collect();
+        let expect: Vec<(String, DiagnosticSeverity, u32)> = expect
+            .iter()
+            .map(|(c, s, l)| ((*c).to_owned(), *s, *l))
+            .collect();
         assert_eq!(got, expect);
     }
 

@@ -29,7 +29,11 @@ pub(crate) fn word_at(text: &str, offset: usize) -> Option<(&str, Range<usize>)>
 }
 
 /// The hover text (Markdown) at byte `offset` and the span it is about.
-pub(crate) fn hover(text: &str, outline: &Outline, offset: usize) -> Option<(String, Range<usize>)> {
+pub(crate) fn hover(
+    text: &str,
+    outline: &Outline,
+    offset: usize,
+) -> Option<(String, Range<usize>)> {
     let word = word_at(text, offset);
     if let Some((word, span)) = &word
         && let Some(rule) = oatf::Rule::from_id(word)
@@ -79,7 +83,10 @@ mod tests {
     #[test]
     fn keys_rules_and_operations() {
         check("attack:\n  sev|erity: high\n", Some("**`severity`**"));
-        check("attack:\n  severity:\n    confi|dence: 5\n", Some("Confidence in"));
+        check(
+            "attack:\n  severity:\n    confi|dence: 5\n",
+            Some("Confidence in"),
+        );
         check("# see V-0|13\n", Some("V-013 (error"));
         check("x:\n  surface: tools/c|all\n", Some("`mcp_server`"));
         check("attack:\n  state:\n    anyth|ing: 1\n", None);

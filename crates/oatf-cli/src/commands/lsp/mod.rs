@@ -19,13 +19,13 @@ use std::sync::mpsc;
 
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::{
-    CodeActionParams, CodeActionProviderCapability, CompletionOptions, CompletionParams,
-    DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
-    DocumentFormattingParams, DocumentSymbolParams, DocumentSymbolResponse, GotoDefinitionParams,
-    GotoDefinitionResponse, Hover, HoverContents, HoverParams, HoverProviderCapability,
-    InitializeParams, Location, MarkedString, MarkupContent, MarkupKind, OneOf, PositionEncodingKind,
-    PublishDiagnosticsParams, ServerCapabilities, ServerInfo, TextDocumentSyncCapability,
-    TextDocumentSyncKind, Uri,
+    CodeActionParams, CodeActionProviderCapability, CompletionItem, CompletionOptions,
+    CompletionParams, CompletionTextEdit, DidChangeTextDocumentParams, DidCloseTextDocumentParams,
+    DidOpenTextDocumentParams, DocumentFormattingParams, DocumentSymbolParams,
+    DocumentSymbolResponse, GotoDefinitionParams, GotoDefinitionResponse, Hover, HoverContents,
+    HoverParams, HoverProviderCapability, InitializeParams, Location, MarkedString, MarkupContent,
+    MarkupKind, OneOf, PositionEncodingKind, PublishDiagnosticsParams, ServerCapabilities,
+    ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind, TextEdit, Uri,
 };
 use serde_json::Value;
 
@@ -135,7 +135,7 @@ fn capabilities() -> ServerCapabilities {
         )),
         hover_provider: Some(HoverProviderCapability::Simple(true)),
         completion_provider: Some(CompletionOptions {
-            trigger_characters: Some(vec![":".into(), "{".into(), ".".into(), " ".into()]),
+            trigger_characters: Some(vec![":".into(), "{".into(), ".".into()]),
             ..CompletionOptions::default()
         }),
         document_symbol_provider: Some(OneOf::Left(true)),
@@ -198,14 +198,15 @@ fn serve(connection: &Connection) -> Result<(), String> {
                     break;
                 }
                 let id = request.id.clone();
-                let response = catch_unwind(AssertUnwindSafe(|| answer(&mut docs, &client, request)))
-                    .unwrap_or_else(|_| {
-                        Response::new_err(
-                            id,
-                            ErrorCode::InternalError as i32,
-                            "internal error (a bug in oatf lsp; the server goes on)".to_owned(),
-                        )
-                    });
+                let response =
+                    catch_unwind(AssertUnwindSafe(|| answer(&mut docs, &client, request)))
+                        .unwrap_or_else(|_| {
+                            Response::new_err(
+                                id,
+                                ErrorCode::InternalError as i32,
+                                "internal error (a bug in oatf lsp; the server goes on)".to_owned(),
+                            )
+                        });
                 if connection.sender.send(Message::Response(response)).is_err() {
                     break;
                 }
@@ -232,7 +233,9 @@ fn notify(docs: &mut HashMap<Uri, Doc>, notification: Notification, jobs: &mpsc:
     };
     match notification.method.as_str() {
         "textDocument/didOpen" => {
-            let Ok(params) = notification.extract::<DidOpenTextDocumentParams>("textDocument/didOpen") else {
+            let Ok(params) =
+                notification.extract::<DidOpenTextDocumentParams>("textDocument/didOpen")
+            else {
                 return;
             };
             let document = params.text_document;
@@ -298,8 +301,14 @@ fn diagnostics_loop(queue: &mpsc::Receiver<Job>, send: impl Fn(Message) -> bool)
         let (uri, version, diagnostics) = match job {
             Job::Close(uri) => (uri, None, Vec::new()),
             Job::Check { uri, version, text } => {
-                let found = catch_unwind(AssertUnwindSafe(|| diagnostics::diagnose(&text)))
-                    .unwrap_or_default();
+                let found = catch_unwind(AssertUnwindSafe(|| {
+                    if context::is_oatf(&Outline::new(&text)) {
+                        diagnostics::diagnose(&text)
+                    } else {
+                        Vec::new()
+                    }
+                }))
+                .unwrap_or_default();
                 take_waiting(queue, &mut pending);
                 if pending.iter().any(|p| p.uri() == &uri) {
                     continue;
@@ -332,10 +341,12 @@ fn answer(docs: &mut HashMap<Uri, Doc>, client: &Client, request: Request) -> Re
         .and_then(|u| serde_json::from_value(u.clone()).ok());
     let Some(doc) = uri.as_ref().and_then(|u| docs.get_mut(u)) else {
         return match method.as_str() {
-            "textDocument/hover" | "textDocument/completion" | "textDocument/documentSymbol"
-            | "textDocument/definition" | "textDocument/formatting" | "textDocument/codeAction" => {
-                Response::new_ok(id, Value::Null)
-            }
+            "textDocument/hover"
+            | "textDocument/completion"
+            | "textDocument/documentSymbol"
+            | "textDocument/definition"
+            | "textDocument/formatting"
+            | "textDocument/codeAction" => Response::new_ok(id, Value::Null),
             _ => Response::new_err(
                 id,
                 ErrorCode::MethodNotFound as i32,
@@ -344,8 +355,10 @@ fn answer(docs: &mut HashMap<Uri, Doc>, client: &Client, request: Request) -> Re
         };
     };
     doc.outline();
-    let Doc { text, outline, uri, .. } = &*doc;
-    let Some(outline) = outline.as_ref() else {
+    let Doc {
+        text, outline, uri, ..
+    } = &*doc;
+    let Some(outline) = outline.as_ref().filter(|o| context::is_oatf(o)) else {
         return Response::new_ok(id, Value::Null);
     };
     let index = LineIndex::new(text);
@@ -355,17 +368,18 @@ fn answer(docs: &mut HashMap<Uri, Doc>, client: &Client, request: Request) -> Re
                 return error(id, "invalid hover parameters");
             };
             let offset = index.offset(text, p.text_document_position_params.position);
-            hover::hover(text, outline, offset).map(|(value, span)| Hover {
-                contents: match client.hover_kind {
-                    MarkupKind::Markdown => HoverContents::Markup(MarkupContent {
-                        kind: MarkupKind::Markdown,
-                        value,
-                    }),
-                    MarkupKind::PlainText => HoverContents::Scalar(MarkedString::String(value)),
-                },
-                range: Some(index.range(text, span)),
-            })
-            .map(serde_json::to_value)
+            hover::hover(text, outline, offset)
+                .map(|(value, span)| Hover {
+                    contents: match client.hover_kind {
+                        MarkupKind::Markdown => HoverContents::Markup(MarkupContent {
+                            kind: MarkupKind::Markdown,
+                            value,
+                        }),
+                        MarkupKind::PlainText => HoverContents::Scalar(MarkedString::String(value)),
+                    },
+                    range: Some(index.range(text, span)),
+                })
+                .map(serde_json::to_value)
         }
         "textDocument/completion" => {
             let Ok(p) = serde_json::from_value::<CompletionParams>(params) else {
@@ -373,14 +387,30 @@ fn answer(docs: &mut HashMap<Uri, Doc>, client: &Client, request: Request) -> Re
             };
             let offset = index.offset(text, p.text_document_position.position);
             let kind = client.completion_kind.clone();
-            Some(serde_json::to_value(complete::complete(text, outline, offset, kind)))
+            let found = complete::complete(text, outline, offset, kind);
+            let range = index.range(text, found.replace);
+            let items: Vec<CompletionItem> = found
+                .items
+                .into_iter()
+                .map(|mut item| {
+                    let new_text = item
+                        .insert_text
+                        .take()
+                        .unwrap_or_else(|| item.label.clone());
+                    item.text_edit = Some(CompletionTextEdit::Edit(TextEdit::new(range, new_text)));
+                    item
+                })
+                .collect();
+            Some(serde_json::to_value(items))
         }
         "textDocument/documentSymbol" => {
             let Ok(_) = serde_json::from_value::<DocumentSymbolParams>(params) else {
                 return error(id, "invalid documentSymbol parameters");
             };
             let symbols = navigate::symbols(text, outline);
-            Some(serde_json::to_value(DocumentSymbolResponse::Nested(symbols)))
+            Some(serde_json::to_value(DocumentSymbolResponse::Nested(
+                symbols,
+            )))
         }
         "textDocument/definition" => {
             let Ok(p) = serde_json::from_value::<GotoDefinitionParams>(params) else {

@@ -21,10 +21,17 @@ struct Symbol {
 }
 
 impl Symbol {
-    #[allow(deprecated, reason = "`deprecated` is a required field of lsp-types' struct")]
+    #[allow(
+        deprecated,
+        reason = "`deprecated` is a required field of lsp-types' struct"
+    )]
     fn into_lsp(self, text: &str, index: &LineIndex) -> DocumentSymbol {
         DocumentSymbol {
-            name: if self.name.is_empty() { "?".to_owned() } else { self.name },
+            name: if self.name.is_empty() {
+                "?".to_owned()
+            } else {
+                self.name
+            },
             detail: self.detail,
             kind: self.kind,
             tags: None,
@@ -42,7 +49,13 @@ impl Symbol {
 }
 
 /// The item's symbol, named by its entry `key` (or `fallback`).
-fn item_symbol(outline: &Outline, item: usize, key: &str, fallback: String, kind: SymbolKind) -> Symbol {
+fn item_symbol(
+    outline: &Outline,
+    item: usize,
+    key: &str,
+    fallback: String,
+    kind: SymbolKind,
+) -> Symbol {
     let node = &outline.nodes[item];
     let named = outline
         .child(&node.children, key)
@@ -92,12 +105,16 @@ pub(crate) fn symbols(text: &str, outline: &Outline) -> Vec<DocumentSymbol> {
         detail: attack_id.map(str::to_owned),
         kind: SymbolKind::MODULE,
         span: node.start..node.end,
-        name_span: node.key.as_ref().map_or(node.start..node.start, |(_, s)| s.clone()),
+        name_span: node
+            .key
+            .as_ref()
+            .map_or(node.start..node.start, |(_, s)| s.clone()),
         children: Vec::new(),
     };
     if let Some(execution) = outline.child(children, "execution") {
         for (item, _) in context::actors(outline) {
-            let mut actor = item_symbol(outline, item, "name", "actor".to_owned(), SymbolKind::CLASS);
+            let mut actor =
+                item_symbol(outline, item, "name", "actor".to_owned(), SymbolKind::CLASS);
             actor.children = phases(outline, item);
             symbol.children.push(actor);
         }
@@ -105,10 +122,15 @@ pub(crate) fn symbols(text: &str, outline: &Outline) -> Vec<DocumentSymbol> {
     }
     if let Some(list) = outline.child(children, "indicators") {
         for item in outline.items(list) {
-            let fallback = oatf::model::generated_indicator_id(attack_id, outline.nodes[item].index);
-            symbol
-                .children
-                .push(item_symbol(outline, item, "id", fallback, SymbolKind::EVENT));
+            let fallback =
+                oatf::model::generated_indicator_id(attack_id, outline.nodes[item].index);
+            symbol.children.push(item_symbol(
+                outline,
+                item,
+                "id",
+                fallback,
+                SymbolKind::EVENT,
+            ));
         }
     }
     let index = LineIndex::new(text);
@@ -141,14 +163,19 @@ pub(crate) fn definition(text: &str, outline: &Outline, offset: usize) -> Option
         .iter()
         .find(|e| e.name == name && (actor.is_none() || e.actor == actor))
         .or_else(|| extractors.iter().find(|e| e.name == name))?;
-    outline.nodes[found.node].value.as_ref().map(|(_, s)| s.clone())
+    outline.nodes[found.node]
+        .value
+        .as_ref()
+        .map(|(_, s)| s.clone())
 }
 
 /// The reference inside the `{{…}}` around `offset` on its line, trimmed.
 fn template_at(text: &str, offset: usize) -> Option<&str> {
     let offset = offset.min(text.len());
     let line_start = text[..offset].rfind(['\n', '\r']).map_or(0, |i| i + 1);
-    let line_end = text[offset..].find(['\n', '\r']).map_or(text.len(), |i| offset + i);
+    let line_end = text[offset..]
+        .find(['\n', '\r'])
+        .map_or(text.len(), |i| offset + i);
     let mut window_end = (offset + 2).min(line_end);
     while !text.is_char_boundary(window_end) {
         window_end -= 1;
@@ -195,10 +222,22 @@ mod tests {
             .iter()
             .flatten()
             .map(|s| {
-                let inner: Vec<&str> = s.children.iter().flatten().map(|c| c.name.as_str()).collect();
+                let inner: Vec<&str> = s
+                    .children
+                    .iter()
+                    .flatten()
+                    .map(|c| c.name.as_str())
+                    .collect();
                 format!("{}{inner:?}", s.name)
             })
             .collect();
-        assert_eq!(names, ["srv[\"phase-1\", \"two\"]", "ACME-001-01[]", "ACME-001-09[]"]);
+        assert_eq!(
+            names,
+            [
+                "srv[\"phase-1\", \"two\"]",
+                "ACME-001-01[]",
+                "ACME-001-09[]"
+            ]
+        );
     }
 }

@@ -125,6 +125,8 @@ impl Outline {
         let mut stack: Vec<usize> = Vec::new();
         // The column a block scalar's header was at: lines indented deeper are its body.
         let mut block_scalar: Option<usize> = None;
+        // The end of the last line that held content (a popped node ends there).
+        let mut last_end = 0;
         for (line_no, (start, end)) in lines(text).enumerate() {
             let line = &text[start..end];
             let content = line.trim_start_matches(' ');
@@ -134,6 +136,7 @@ impl Outline {
             }
             if let Some(col) = block_scalar {
                 if indent > col {
+                    last_end = end;
                     continue;
                 }
                 block_scalar = None;
@@ -148,7 +151,8 @@ impl Outline {
             loop {
                 let rest = &line[col..];
                 if rest == "-" || rest.starts_with("- ") || rest.starts_with("-\t") {
-                    let id = outline.push(&mut stack, None, None, col, line_no, start + col);
+                    let id =
+                        outline.push(&mut stack, last_end, None, None, col, line_no, start + col);
                     created_item = Some(id);
                     let after = &rest[1..];
                     col += 1 + (after.len() - after.trim_start().len());
@@ -164,13 +168,18 @@ impl Outline {
                 let raw = &rest[..colon];
                 let key = raw.trim_end().trim_matches(|c| c == '"' || c == '\'');
                 let key_span = start + col..start + col + raw.trim_end().len();
-                let value = scalar(&rest[colon + 1..])
-                    .map(|(t, r)| (t, start + col + colon + 1 + r.start..start + col + colon + 1 + r.end));
+                let value = scalar(&rest[colon + 1..]).map(|(t, r)| {
+                    (
+                        t,
+                        start + col + colon + 1 + r.start..start + col + colon + 1 + r.end,
+                    )
+                });
                 if value.as_ref().is_some_and(|(t, _)| is_block_header(t)) {
                     block_scalar = Some(col);
                 }
                 outline.push(
                     &mut stack,
+                    last_end,
                     Some((key.to_owned(), key_span)),
                     value,
                     col,
@@ -178,23 +187,28 @@ impl Outline {
                     start + col,
                 );
             } else if let Some(item) = created_item {
-                let value = scalar(rest).map(|(t, r)| (t, start + col + r.start..start + col + r.end));
+                let value =
+                    scalar(rest).map(|(t, r)| (t, start + col + r.start..start + col + r.end));
                 if value.as_ref().is_some_and(|(t, _)| is_block_header(t)) {
                     block_scalar = Some(outline.nodes[item].col);
                 }
                 outline.nodes[item].value = value;
             }
-            for id in &stack {
-                outline.nodes[*id].end = end;
-            }
+            last_end = end;
+        }
+        for id in stack {
+            outline.nodes[id].end = last_end;
         }
         outline
     }
 
-    /// Adds a node under the innermost open node that can hold it.
+    /// Adds a node under the innermost open node that can hold it; the nodes it closes end at
+    /// `last_end`.
+    #[allow(clippy::too_many_arguments, reason = "one private builder step")]
     fn push(
         &mut self,
         stack: &mut Vec<usize>,
+        last_end: usize,
         key: Option<(String, Range<usize>)>,
         value: Option<(String, Range<usize>)>,
         col: usize,
@@ -206,10 +220,15 @@ impl Outline {
             let t = &self.nodes[top];
             // An item can sit at its key's own column (`key:` then `- item` below it).
             let holds = t.col < col
-                || (is_item && t.col == col && t.key.is_some() && t.value.is_none() && t.line < line);
+                || (is_item
+                    && t.col == col
+                    && t.key.is_some()
+                    && t.value.is_none()
+                    && t.line < line);
             if holds {
                 break;
             }
+            self.nodes[top].end = last_end;
             stack.pop();
         }
         let parent = stack.last().copied();
@@ -306,7 +325,9 @@ impl Outline {
 
     /// The last node that starts before byte `offset`.
     pub(crate) fn last_before(&self, offset: usize) -> Option<usize> {
-        self.nodes.partition_point(|n| n.start < offset).checked_sub(1)
+        self.nodes
+            .partition_point(|n| n.start < offset)
+            .checked_sub(1)
     }
 
     /// The nodes that start on `line`.
@@ -335,7 +356,9 @@ mod tests {
     #[track_caller]
     fn check(text: &str, expect: &[&str]) {
         let outline = Outline::new(text);
-        let got: Vec<String> = (0..outline.nodes.len()).map(|i| keys(&outline, i)).collect();
+        let got: Vec<String> = (0..outline.nodes.len())
+            .map(|i| keys(&outline, i))
+            .collect();
         assert_eq!(got, expect);
     }
 
@@ -364,7 +387,10 @@ mod tests {
             &["a", "q k", "d", "url"],
         );
         let outline = Outline::new("k: 'v: w' # c\n");
-        assert_eq!(outline.nodes[0].value.as_ref().map(|v| v.0.as_str()), Some("v: w"));
+        assert_eq!(
+            outline.nodes[0].value.as_ref().map(|v| v.0.as_str()),
+            Some("v: w")
+        );
     }
 
     #[test]
@@ -379,7 +405,9 @@ mod tests {
 
     #[test]
     fn hostile_text_is_linear() {
-        let deep: String = (0..100_000).map(|i| format!("{}k:\n", " ".repeat(i % 200))).collect();
+        let deep: String = (0..100_000)
+            .map(|i| format!("{}k:\n", " ".repeat(i % 200)))
+            .collect();
         assert_eq!(Outline::new(&deep).nodes.len(), 100_000);
         let dashes = "- ".repeat(50_000);
         assert_eq!(Outline::new(&dashes).nodes.len(), 50_000);

@@ -112,11 +112,14 @@ pub(crate) fn keys(path: &[Seg]) -> Vec<(&'static str, Option<&'static str>)> {
                 if out.iter().any(|(n, _)| n == name) {
                     continue;
                 }
-                let described = schema.get("description").and_then(Value::as_str).or_else(|| {
-                    branches(schema)
-                        .iter()
-                        .find_map(|b| b.get("description").and_then(Value::as_str))
-                });
+                let described = schema
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .or_else(|| {
+                        branches(schema)
+                            .iter()
+                            .find_map(|b| b.get("description").and_then(Value::as_str))
+                    });
                 out.push((name.as_str(), described));
             }
         }
@@ -129,7 +132,11 @@ pub(crate) fn enum_values(path: &[Seg]) -> Vec<&'static str> {
     let mut out: Vec<&'static str> = Vec::new();
     for value in at(path) {
         for branch in branches(value) {
-            let listed = branch.get("enum").and_then(Value::as_array).into_iter().flatten();
+            let listed = branch
+                .get("enum")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten();
             for v in listed.chain(branch.get("const")) {
                 if let Some(s) = v.as_str()
                     && !out.contains(&s)
@@ -168,13 +175,19 @@ mod tests {
             .collect();
         assert_eq!(keys, ["level", "confidence"]);
         let levels = enum_values(&path(&["attack", "severity"]));
-        assert!(levels.contains(&"critical") && levels.contains(&"low"), "{levels:?}");
+        assert!(
+            levels.contains(&"critical") && levels.contains(&"low"),
+            "{levels:?}"
+        );
     }
 
     #[test]
     fn descriptions_follow_references_and_sequences() {
         let d = description(&path(&["attack", "execution", "actors", "0", "name"]));
-        assert!(d.is_some_and(|d| d.contains("Unique actor identifier")), "{d:?}");
+        assert!(
+            d.is_some_and(|d| d.contains("Unique actor identifier")),
+            "{d:?}"
+        );
         assert!(description(&path(&["attack", "nope"])).is_none());
         let d = description(&path(&["attack", "indicators", "0", "pattern", "regex"]));
         assert!(d.is_some_and(|d| d.contains("RE2")), "{d:?}");

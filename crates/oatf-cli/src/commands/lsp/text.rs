@@ -77,7 +77,10 @@ impl LineIndex {
         while !text.is_char_boundary(offset) {
             offset -= 1;
         }
-        let line = self.starts.partition_point(|s| *s <= offset).saturating_sub(1);
+        let line = self
+            .starts
+            .partition_point(|s| *s <= offset)
+            .saturating_sub(1);
         let start = self.starts.get(line).copied().unwrap_or(0);
         // An offset between `\r` and `\n` belongs to the end of its line.
         let character = if self.ascii {
@@ -94,7 +97,10 @@ impl LineIndex {
 
     /// The LSP range of a byte range.
     pub(crate) fn range(&self, text: &str, span: std::ops::Range<usize>) -> Range {
-        Range::new(self.position(text, span.start), self.position(text, span.end))
+        Range::new(
+            self.position(text, span.start),
+            self.position(text, span.end),
+        )
     }
 
     /// The number of lines (a text ending with a line break has an empty last line).
@@ -132,9 +138,17 @@ mod tests {
     #[track_caller]
     fn check(text: &str, position: Position, offset: usize, round_trip: bool) {
         let index = LineIndex::new(text);
-        assert_eq!(index.offset(text, position), offset, "offset of {position:?}");
+        assert_eq!(
+            index.offset(text, position),
+            offset,
+            "offset of {position:?}"
+        );
         if round_trip {
-            assert_eq!(index.position(text, offset), position, "position of {offset}");
+            assert_eq!(
+                index.position(text, offset),
+                position,
+                "position of {offset}"
+            );
         }
     }
 

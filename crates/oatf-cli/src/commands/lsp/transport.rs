@@ -63,7 +63,11 @@ pub(crate) fn stdio() -> io::Result<(Connection, Threads)> {
 }
 
 /// Reads messages until the input ends, an `exit` notification, or framing that cannot be followed.
-pub(crate) fn read_loop<R: BufRead>(input: &mut R, server: &Sender<Message>, answer: &Sender<Message>) {
+pub(crate) fn read_loop<R: BufRead>(
+    input: &mut R,
+    server: &Sender<Message>,
+    answer: &Sender<Message>,
+) {
     loop {
         let body = match read_frame(input) {
             Ok(Some(Some(body))) => body,
@@ -193,7 +197,10 @@ mod tests {
     fn lone_surrogates_are_replaced_and_pairs_kept() {
         assert_eq!(replace_lone_surrogates(r#""a\ud800b""#), r#""a\ufffdb""#);
         assert_eq!(replace_lone_surrogates(r#""\udc00""#), r#""\ufffd""#);
-        assert_eq!(replace_lone_surrogates(r#""\ud83d\ude00""#), r#""\ud83d\ude00""#);
+        assert_eq!(
+            replace_lone_surrogates(r#""\ud83d\ude00""#),
+            r#""\ud83d\ude00""#
+        );
         assert_eq!(replace_lone_surrogates(r#""\\ud800""#), r#""\\ud800""#);
     }
 
