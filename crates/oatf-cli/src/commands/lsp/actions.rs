@@ -47,6 +47,10 @@ fn edit_action(
     edits: Vec<TextEdit>,
     fixes: Option<Diagnostic>,
 ) -> CodeAction {
+    #[allow(
+        clippy::mutable_key_type,
+        reason = "lsp-types keys a WorkspaceEdit's changes by Uri; its inner cell is a parse cache that never changes its hash"
+    )]
     let changes = HashMap::from([(uri.clone(), edits)]);
     CodeAction {
         title,

@@ -15,7 +15,7 @@
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
-use std::sync::mpsc;
+use std::sync::{Condvar, Mutex, PoisonError};
 
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::{
@@ -181,13 +181,14 @@ fn serve(connection: &Connection) -> Result<(), String> {
     connection
         .initialize_finish(id, result)
         .map_err(|e| e.to_string())?;
-    let (jobs, queue) = mpsc::channel::<Job>();
+    let jobs = Arc::new(Queue::default());
+    let queue = Arc::clone(&jobs);
     let sender = connection.sender.clone();
     let worker = std::thread::Builder::new()
         .name("oatf-lsp-diagnostics".to_owned())
         .spawn(move || diagnostics_loop(&queue, |m| sender.send(m).is_ok()))
         .map_err(|e| e.to_string())?;
-    let mut docs: HashMap<Uri, Doc> = HashMap::new();
+    let mut docs: HashMap<String, Doc> = HashMap::new();
     for message in &connection.receiver {
         match message {
             Message::Request(request) => {
@@ -217,15 +218,15 @@ fn serve(connection: &Connection) -> Result<(), String> {
             Message::Response(_) => {}
         }
     }
-    drop(jobs);
+    jobs.close();
     let _ = worker.join();
     Ok(())
 }
 
 /// Applies a notification: open, change and close of documents.
-fn notify(docs: &mut HashMap<Uri, Doc>, notification: Notification, jobs: &mpsc::Sender<Job>) {
+fn notify(docs: &mut HashMap<String, Doc>, notification: Notification, jobs: &Queue) {
     let check = |doc: &Doc| {
-        let _ = jobs.send(Job::Check {
+        jobs.push(Job::Check {
             uri: doc.uri.clone(),
             version: doc.version,
             text: Arc::from(doc.text.as_str()),
@@ -246,7 +247,7 @@ fn notify(docs: &mut HashMap<Uri, Doc>, notification: Notification, jobs: &mpsc:
                 outline: None,
             };
             check(&doc);
-            docs.insert(document.uri, doc);
+            docs.insert(document.uri.as_str().to_owned(), doc);
         }
         "textDocument/didChange" => {
             let Ok(params) =
@@ -254,7 +255,7 @@ fn notify(docs: &mut HashMap<Uri, Doc>, notification: Notification, jobs: &mpsc:
             else {
                 return;
             };
-            let Some(doc) = docs.get_mut(&params.text_document.uri) else {
+            let Some(doc) = docs.get_mut(params.text_document.uri.as_str()) else {
                 return;
             };
             for change in params.content_changes {
@@ -270,34 +271,64 @@ fn notify(docs: &mut HashMap<Uri, Doc>, notification: Notification, jobs: &mpsc:
             else {
                 return;
             };
-            docs.remove(&params.text_document.uri);
-            let _ = jobs.send(Job::Close(params.text_document.uri));
+            docs.remove(params.text_document.uri.as_str());
+            jobs.push(Job::Close(params.text_document.uri));
         }
         _ => {}
     }
 }
 
-/// Takes every job waiting in `queue` into `pending`, keeping the latest per document.
-fn take_waiting(queue: &mpsc::Receiver<Job>, pending: &mut Vec<Job>) {
-    for job in queue.try_iter() {
-        pending.retain(|p| p.uri() != job.uri());
-        pending.push(job);
+/// The work waiting for the diagnostics thread: at most one job per document, the latest, so a burst
+/// of edits holds one copy of each document's text, not one per edit.
+#[derive(Default)]
+struct Queue {
+    state: Mutex<(Vec<Job>, bool)>,
+    ready: Condvar,
+}
+
+impl Queue {
+    fn push(&self, job: Job) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.0.retain(|p| p.uri() != job.uri());
+        state.0.push(job);
+        self.ready.notify_one();
+    }
+
+    /// Ends the thread once the queue is empty.
+    fn close(&self) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.1 = true;
+        self.ready.notify_one();
+    }
+
+    /// The oldest waiting job; `None` once closed and empty.
+    fn take(&self) -> Option<Job> {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        loop {
+            if !state.0.is_empty() {
+                return Some(state.0.remove(0));
+            }
+            if state.1 {
+                return None;
+            }
+            state = self
+                .ready
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    /// Whether a newer job for `uri` is waiting.
+    fn has(&self, uri: &Uri) -> bool {
+        let state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.0.iter().any(|p| p.uri() == uri)
     }
 }
 
 /// The diagnostics thread: checks the latest version of each changed document and publishes its
 /// findings, unless a newer version came in while it was checked.
-fn diagnostics_loop(queue: &mpsc::Receiver<Job>, send: impl Fn(Message) -> bool) {
-    let mut pending: Vec<Job> = Vec::new();
-    loop {
-        if pending.is_empty() {
-            match queue.recv() {
-                Ok(job) => pending.push(job),
-                Err(_) => return,
-            }
-        }
-        take_waiting(queue, &mut pending);
-        let job = pending.remove(0);
+fn diagnostics_loop(queue: &Queue, send: impl Fn(Message) -> bool) {
+    while let Some(job) = queue.take() {
         let (uri, version, diagnostics) = match job {
             Job::Close(uri) => (uri, None, Vec::new()),
             Job::Check { uri, version, text } => {
@@ -309,8 +340,7 @@ fn diagnostics_loop(queue: &mpsc::Receiver<Job>, send: impl Fn(Message) -> bool)
                     }
                 }))
                 .unwrap_or_default();
-                take_waiting(queue, &mut pending);
-                if pending.iter().any(|p| p.uri() == &uri) {
+                if queue.has(&uri) {
                     continue;
                 }
                 (uri, Some(version), found)
@@ -333,13 +363,13 @@ fn error(id: RequestId, message: impl Into<String>) -> Response {
 }
 
 /// Answers one request from the current text of its document.
-fn answer(docs: &mut HashMap<Uri, Doc>, client: &Client, request: Request) -> Response {
+fn answer(docs: &mut HashMap<String, Doc>, client: &Client, request: Request) -> Response {
     let Request { id, method, params } = request;
     let uri: Option<Uri> = params
         .get("textDocument")
         .and_then(|d| d.get("uri"))
         .and_then(|u| serde_json::from_value(u.clone()).ok());
-    let Some(doc) = uri.as_ref().and_then(|u| docs.get_mut(u)) else {
+    let Some(doc) = uri.as_ref().and_then(|u| docs.get_mut(u.as_str())) else {
         return match method.as_str() {
             "textDocument/hover"
             | "textDocument/completion"
