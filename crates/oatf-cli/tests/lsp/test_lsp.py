@@ -446,6 +446,11 @@ HOSTILE = {
     "catastrophic regexes": FIXTURE.replace('"invoke [a-z_]+"', '"(a+)+$(x*)*y' + "(a|a)*" * 200 + '"'),
     "odd unicode": FIXTURE.replace("Cross-protocol relay", "\u202e\ufeff😀\U0010ffff\u0301 relay"),
     "nul": FIXTURE.replace("Cross-protocol relay", "a\u0000b"),
+    "many findings on a long non-ASCII line": 'oatf: "0.1"\nattack: {name: "'
+    + "é" * 1_000_000
+    + '", execution: {mode: mcp_server, state: {}}, indicators: ['
+    + ", ".join('{target: x, pattern: {regex: "a("}}' for _ in range(1500))
+    + "]}\n",
 }
 
 

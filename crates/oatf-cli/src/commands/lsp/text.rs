@@ -16,6 +16,9 @@ pub(crate) struct LineIndex {
     starts: Vec<usize>,
     /// Whether the text is ASCII (columns are then byte counts).
     ascii: bool,
+    /// The last position computed on a non-ASCII text: `(line, offset, UTF-16 column)`, so that
+    /// positions asked in increasing order on one long line cost one pass over it, not one each.
+    last: std::cell::Cell<(usize, usize, usize)>,
 }
 
 impl LineIndex {
@@ -34,6 +37,7 @@ impl LineIndex {
         LineIndex {
             starts,
             ascii: text.is_ascii(),
+            last: std::cell::Cell::new((usize::MAX, 0, 0)),
         }
     }
 
@@ -86,11 +90,21 @@ impl LineIndex {
         let character = if self.ascii {
             offset - start
         } else {
-            text.get(start..offset)
-                .unwrap_or("")
-                .chars()
-                .map(char::len_utf16)
-                .sum()
+            let (last_line, last_offset, last_units) = self.last.get();
+            let (from, units) = if last_line == line && last_offset <= offset {
+                (last_offset, last_units)
+            } else {
+                (start, 0)
+            };
+            let units = units
+                + text
+                    .get(from..offset)
+                    .unwrap_or("")
+                    .chars()
+                    .map(char::len_utf16)
+                    .sum::<usize>();
+            self.last.set((line, offset, units));
+            units
         };
         Position::new(clamp_u32(line), clamp_u32(character))
     }
@@ -195,6 +209,12 @@ mod tests {
         check(text, pos(0, 2), 2, false);
         // An offset inside a character moves back too.
         assert_eq!(LineIndex::new(text).position(text, 4), pos(0, 1));
+        // Positions asked out of order on one line (the memo of the last one must not leak).
+        let index = LineIndex::new(text);
+        assert_eq!(index.position(text, 7), pos(0, 4));
+        assert_eq!(index.position(text, 2), pos(0, 1));
+        assert_eq!(index.position(text, 6), pos(0, 3));
+        assert_eq!(index.position(text, 8), pos(1, 0));
     }
 
     #[test]
