@@ -180,3 +180,44 @@ pub(crate) fn values_for_key(outline: &Outline, key: &str, id: usize) -> Option<
         _ => return None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[track_caller]
+    fn check_oatf(text: &str, expect: bool) {
+        assert_eq!(is_oatf(&Outline::new(text)), expect, "{text:?}");
+    }
+
+    #[test]
+    fn only_oatf_documents_and_new_files_are_answered() {
+        check_oatf("oatf: \"0.1\"\n", true);
+        check_oatf("# a comment\nattack:\n  name: x\n", true);
+        check_oatf("", true);
+        check_oatf("# just a comment\n", true);
+        check_oatf("name: ci\non: [push]\n", false);
+        check_oatf("- a\n- b\n", false);
+    }
+
+    #[test]
+    fn surfaces_belong_to_their_protocol() {
+        let a2a = surfaces(Some("a2a"));
+        assert!(
+            a2a.contains(&"message/send") && !a2a.contains(&"tools/call"),
+            "{a2a:?}"
+        );
+        assert!(surfaces(None).contains(&"run_agent_input"));
+        assert!(surfaces(Some("nope")).is_empty());
+        assert_eq!(
+            events(Some("ag_ui_client")).first(),
+            Some(&"run_agent_input")
+        );
+        let text = explain_operation("tools/call").unwrap_or_default();
+        assert!(
+            text.contains("`mcp_server`") && text.contains("mcp binding"),
+            "{text}"
+        );
+        assert_eq!(explain_operation("nope"), None);
+    }
+}
