@@ -384,6 +384,9 @@ async def test_code_actions_did_you_mean_and_schema(client: LanguageClient):
     assert cli_findings(with_schema) == set()
     uri2, _ = await open_doc(client, with_schema)
     assert not [a for a in await actions(client, uri2, []) if "$schema" in a.title]
+    modeline = "# yaml-language-server: $schema=https://example.com/oatf.json\n" + FIXTURE
+    uri3, _ = await open_doc(client, modeline)
+    assert not [a for a in await actions(client, uri3, []) if "$schema" in a.title]
 
 
 def toggled(at):

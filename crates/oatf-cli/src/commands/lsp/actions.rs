@@ -108,7 +108,9 @@ pub(crate) fn code_actions(
             ));
         }
     }
-    let has_schema = outline.at_keys(&["$schema"]).is_some();
+    // A `$schema` key, or yaml-language-server's modeline comment, already names a schema.
+    let has_schema = outline.at_keys(&["$schema"]).is_some()
+        || text.contains("# yaml-language-server: $schema=");
     if !has_schema
         && wanted(&CodeActionKind::SOURCE)
         && let Some(url) = super::schema::id()
