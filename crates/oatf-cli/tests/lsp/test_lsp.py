@@ -240,6 +240,7 @@ async def test_hover(client: LanguageClient):
     uri, _ = await open_doc(client, text)
     assert "Confidence in the assigned severity" in await hover_at(client, uri, text, "confidence")
     assert "Unique actor identifier" in await hover_at(client, uri, text, "name: mcp_recon")
+    assert "Checked by V-018." in await hover_at(client, uri, text, "surface: tools/call")
     rule = await hover_at(client, uri, text, "V-013")
     assert rule.startswith("V-013 (error") and "RE2" in rule
     operation = await hover_at(client, uri, text, "tools/call", nth=1)

@@ -28,6 +28,21 @@ pub(crate) fn word_at(text: &str, offset: usize) -> Option<(&str, Range<usize>)>
     (start < end).then(|| (&text[start..end], start..end))
 }
 
+/// What a field means, as the row of `docs/format.md` says it: the description and the rules that
+/// check it.
+fn field_text(key: &str, path: &[super::outline::Seg]) -> Option<String> {
+    let description = schema::description(path)?;
+    let rules = schema::rules_of(path);
+    Some(if rules.is_empty() {
+        format!("**`{key}`**: {description}")
+    } else {
+        format!(
+            "**`{key}`**: {description}\n\nChecked by {}.",
+            rules.join(", ")
+        )
+    })
+}
+
 /// The hover text (Markdown) at byte `offset` and the span it is about.
 pub(crate) fn hover(
     text: &str,
@@ -46,8 +61,7 @@ pub(crate) fn hover(
         && key_span.start <= offset
         && offset <= key_span.end
     {
-        let description = schema::description(&outline.path(id))?;
-        return Some((format!("**`{key}`**: {description}"), key_span.clone()));
+        return Some((field_text(key, &outline.path(id))?, key_span.clone()));
     }
     if let Some((value, span)) = &node.value
         && span.start <= offset
@@ -57,8 +71,7 @@ pub(crate) fn hover(
             return Some((text, span.clone()));
         }
         let key = node.key.as_ref().map_or("", |(k, _)| k.as_str());
-        let description = schema::description(&outline.path(id))?;
-        return Some((format!("**`{key}`**: {description}"), span.clone()));
+        return Some((field_text(key, &outline.path(id))?, span.clone()));
     }
     None
 }
@@ -87,6 +100,11 @@ mod tests {
             "attack:\n  severity:\n    confi|dence: 5\n",
             Some("Confidence in"),
         );
+        check(
+            "attack:\n  indicators:\n    - surf|ace: x\n",
+            Some("Checked by V-018."),
+        );
+        check("attack:\n  na|me: x\n", Some("**`name`**"));
         check("# see V-0|13\n", Some("V-013 (error"));
         check("x:\n  surface: tools/c|all\n", Some("`mcp_server`"));
         check("attack:\n  state:\n    anyth|ing: 1\n", None);

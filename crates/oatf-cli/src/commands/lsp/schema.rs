@@ -149,6 +149,70 @@ pub(crate) fn enum_values(path: &[Seg]) -> Vec<&'static str> {
     out
 }
 
+/// The name `schema/rules.json` and `docs/format.md` give the field at `path`: the type that holds it
+/// and the keys from there (`Indicator.surface`, `Attack.correlation.logic`).
+fn field_name(path: &[Seg]) -> Option<String> {
+    if path.is_empty() || path.len() > MAX_DEPTH {
+        return None;
+    }
+    let mut here = root();
+    let mut base = "Document".to_owned();
+    let mut keys: Vec<&str> = Vec::new();
+    for (i, seg) in path.iter().enumerate() {
+        // Where `here` refers to a named type, the name restarts from it.
+        let mut value = here;
+        for _ in 0..MAX_STEPS {
+            let Some(name) = value
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix("#/$defs/"))
+            else {
+                break;
+            };
+            base = name.to_owned();
+            keys.clear();
+            value = resolve(value);
+        }
+        let child = branches(here).into_iter().find_map(|b| match seg {
+            Seg::Key(key) => b.get("properties").and_then(|p| p.get(key.as_str())),
+            Seg::Index(i) => b
+                .get("prefixItems")
+                .and_then(|p| p.get(*i))
+                .or_else(|| b.get("items")),
+        })?;
+        if let Seg::Key(key) = seg {
+            keys.push(key);
+        }
+        if i + 1 == path.len() {
+            return Some(format!("{base}.{}", keys.join(".")));
+        }
+        here = child;
+    }
+    None
+}
+
+/// The rules that check the field at `path` (`schema/rules.json`), in the table's order.
+pub(crate) fn rules_of(path: &[Seg]) -> Vec<&'static str> {
+    static RULES: OnceLock<Value> = OnceLock::new();
+    let rules = RULES
+        .get_or_init(|| serde_json::from_str(crate::document_schema::RULES).unwrap_or(Value::Null));
+    let Some(name) = field_name(path) else {
+        return Vec::new();
+    };
+    rules
+        .get("rules")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|r| {
+            r.get("fields")
+                .and_then(Value::as_array)
+                .is_some_and(|f| f.iter().any(|f| f.as_str() == Some(name.as_str())))
+        })
+        .filter_map(|r| r.get("id").and_then(Value::as_str))
+        .collect()
+}
+
 /// The `$id` of the schema, the URL a document's `$schema` names.
 pub(crate) fn id() -> Option<&'static str> {
     root().get("$id").and_then(Value::as_str)
@@ -191,6 +255,33 @@ mod tests {
         assert!(description(&path(&["attack", "nope"])).is_none());
         let d = description(&path(&["attack", "indicators", "0", "pattern", "regex"]));
         assert!(d.is_some_and(|d| d.contains("RE2")), "{d:?}");
+    }
+
+    #[test]
+    fn fields_are_named_as_the_rule_table_names_them() {
+        let name = |keys: &[&str]| field_name(&path(keys));
+        assert_eq!(
+            name(&["attack", "indicators", "0", "surface"]).as_deref(),
+            Some("Indicator.surface")
+        );
+        assert_eq!(
+            name(&["attack", "correlation", "logic"]).as_deref(),
+            Some("Attack.correlation.logic")
+        );
+        assert_eq!(name(&["oatf"]).as_deref(), Some("Document.oatf"));
+        assert_eq!(
+            name(&["attack", "severity"]).as_deref(),
+            Some("Attack.severity")
+        );
+        assert_eq!(
+            name(&["attack", "severity", "level"]).as_deref(),
+            Some("Severity.level")
+        );
+        assert_eq!(
+            rules_of(&path(&["attack", "indicators", "0", "pattern", "regex"])),
+            ["V-013"]
+        );
+        assert!(rules_of(&path(&["attack", "name"])).is_empty());
     }
 
     #[test]
