@@ -261,6 +261,17 @@ mod tests {
     #[test]
     fn values_of_fields() {
         check("attack:\n  severity: |\n", &["critical", "low"], &[]);
+        check("attack:\n  status: |\n", &["draft", "experimental"], &[]);
+        check(
+            "attack:\n  indicators:\n    - tier: |\n",
+            &["ingested", "local_action"],
+            &[],
+        );
+        check(
+            "attack:\n  indicators:\n    - protocol: |\n",
+            &["mcp", "a2a", "ag_ui"],
+            &[],
+        );
         check(
             "attack:\n  execution:\n    mode: |\n",
             &["mcp_server", "ag_ui_client"],
