@@ -398,6 +398,21 @@ def toggled(at):
     )
 
 
+async def test_did_you_mean_fixes_for_values(client: LanguageClient):
+    text = (
+        'oatf: "0.1"\nattack:\n  status: drafft\n  execution:\n    mode: mcp_sever\n    phases:\n'
+        "      - state: {}\n  indicators:\n    - surface: tools/cal\n      protocol: mcp\n      tier: ingestd\n"
+        "      target: x\n      pattern:\n        contains: a\n"
+    )
+    uri, diagnostics = await open_doc(client, text)
+    fixes = [a for a in await actions(client, uri, diagnostics) if a.kind == types.CodeActionKind.QuickFix]
+    edits = [edit for a in fixes for edit in a.edit.changes[uri]]
+    fixed = apply_edits(text, edits)
+    for line in ("status: draft\n", "mode: mcp_server\n", "surface: tools/call\n", "tier: ingested\n"):
+        assert line in fixed, fixed
+    assert cli_findings(fixed) == set()
+
+
 def large_document():
     """An ~80 KB document: the fixture with many indicators."""
     head = FIXTURE.split("  indicators:\n")[0] + "  indicators:\n"
