@@ -36,8 +36,10 @@ macro_rules! eprintln {
 }
 
 mod commands;
+mod document_schema;
 mod exit;
 mod input;
+mod layout;
 mod options;
 mod output;
 mod render;
@@ -87,6 +89,9 @@ enum Command {
     Explain(explain::Args),
     /// Print the JSON Schema of OATF documents (for editors: `oatf schema > oatf.schema.json`).
     Schema(schema::Args),
+    /// Run the language server over standard input and output (diagnostics, hover, completion,
+    /// symbols, definitions, formatting, code actions), for editors.
+    Lsp(commands::lsp::Args),
     /// Print a shell completion script (bash, elvish, fish, powershell, zsh).
     Completions(generate::CompletionsArgs),
     /// Write the man pages into a directory (used by `cargo xtask man`).
@@ -126,6 +131,7 @@ fn run(command: Command, out: &mut Output<'_>) -> u8 {
         Command::Test(args) => test_cmd::run(args, out),
         Command::Schema(args) => schema::run(args, out),
         Command::Explain(args) => explain::run(args, out),
+        Command::Lsp(args) => commands::lsp::run(args, out),
         Command::Completions(args) => generate::completions(args, Cli::command(), out),
         Command::Man(args) => generate::man(args, Cli::command()),
     }

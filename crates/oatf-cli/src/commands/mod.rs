@@ -10,6 +10,7 @@ pub(crate) mod evaluate;
 pub(crate) mod explain;
 pub(crate) mod fmt;
 pub(crate) mod generate;
+pub(crate) mod lsp;
 pub(crate) mod normalize;
 pub(crate) mod schema;
 pub(crate) mod test_cmd;
