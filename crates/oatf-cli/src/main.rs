@@ -44,7 +44,8 @@ mod render;
 mod startup;
 
 use commands::{
-    catalog, conformance, evaluate, explain, fmt, generate, normalize, schema, test_cmd, validate,
+    catalog, conformance, evaluate, explain, fmt, generate, normalize, schema, serve, test_cmd,
+    validate,
 };
 use output::Output;
 
@@ -79,6 +80,8 @@ enum Command {
     /// Evaluate recorded traces (JSON Lines) against a document's indicators and report the verdict;
     /// several traces, a directory or a manifest make a campaign.
     Evaluate(evaluate::Args),
+    /// Play a document's mcp_server actor over MCP stdio, recording the session as a trace.
+    Serve(serve::Args),
     /// Explain a validation rule (`oatf explain V-013`), or list every rule.
     Explain(explain::Args),
     /// Print the JSON Schema of OATF documents (for editors: `oatf schema > oatf.schema.json`).
@@ -121,6 +124,7 @@ fn run(command: Command, out: &mut Output<'_>) -> u8 {
         Command::Test(args) => test_cmd::run(args, out),
         Command::Schema(args) => schema::run(args, out),
         Command::Explain(args) => explain::run(args, out),
+        Command::Serve(args) => serve::run(args, out),
         Command::Completions(args) => generate::completions(args, Cli::command(), out),
         Command::Man(args) => generate::man(args, Cli::command()),
     }

@@ -11,5 +11,6 @@ pub(crate) mod fmt;
 pub(crate) mod generate;
 pub(crate) mod normalize;
 pub(crate) mod schema;
+pub(crate) mod serve;
 pub(crate) mod test_cmd;
 pub(crate) mod validate;
