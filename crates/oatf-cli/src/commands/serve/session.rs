@@ -52,12 +52,13 @@ impl<'a, W: Write> Session<'a, W> {
         self.clock.elapsed()
     }
 
-    /// Serves until the client closes its end (or the reader fails, or a reply cannot be written),
-    /// ticking the phase clock while no line arrives. Gives the recorder back, with what it holds.
+    /// Serves until the client closes its input (or the reader fails), ticking the phase clock while no line arrives. Gives the recorder back, with what it holds.
     pub(crate) fn run(mut self, lines: &Receiver<io::Result<Line>>) -> Recorder<'a> {
         let first = self.engine.start(self.now());
         self.enter(vec![first]);
-        while self.closed.is_none() {
+        // After a failed write (the client went away mid-call) the lines still coming are read and
+        // recorded, unanswered, until the input ends: the trace keeps what the client sent.
+        loop {
             let next = match self.engine.next_deadline() {
                 Some(deadline) => lines.recv_timeout(deadline.saturating_sub(self.now())),
                 None => lines.recv().map_err(|_| RecvTimeoutError::Disconnected),
@@ -133,7 +134,7 @@ impl<'a, W: Write> Session<'a, W> {
             }
             Err(error) => error.to_value(),
         };
-        self.record(TraceDirection::Outgoing, Some(method), content);
+        self.record_sent(Some(method), content);
         let now = self.now();
         let entered = self.engine.advance_on(method, params, now);
         self.enter(entered);
@@ -143,7 +144,7 @@ impl<'a, W: Write> Session<'a, W> {
     fn invalid(&mut self, id: &Value, error: &RpcError, content: Value) {
         self.record(TraceDirection::Incoming, None, content);
         self.send(&jsonrpc::response(id, &Err(error.clone())));
-        self.record(TraceDirection::Outgoing, None, error.to_value());
+        self.record_sent(None, error.to_value());
     }
 
     /// Runs the entry actions of the phases entered, in order.
@@ -173,8 +174,7 @@ impl<'a, W: Write> Session<'a, W> {
                     id
                 });
                 self.send(&jsonrpc::message(id.as_ref(), &method, params.as_ref()));
-                let content = params.unwrap_or_else(|| json!({}));
-                self.record(TraceDirection::Outgoing, Some(&method), content);
+                self.record_sent(Some(&method), params.unwrap_or_else(|| json!({})));
             }
             EntryAction::Log { message, level } => {
                 eprintln!("oatf serve: [{}] {}", level.as_str(), escape(&message));
@@ -216,6 +216,14 @@ impl<'a, W: Write> Session<'a, W> {
             .and_then(|()| self.out.flush())
         {
             self.closed = Some(e);
+        }
+    }
+
+    /// Records a message the server sent, when it reached the client (nothing is delivered after
+    /// a failed write, so nothing is recorded as sent).
+    fn record_sent(&mut self, method: Option<&str>, content: Value) {
+        if self.closed.is_none() {
+            self.record(TraceDirection::Outgoing, method, content);
         }
     }
 
