@@ -190,9 +190,9 @@ impl PyPhaseEngine {
         now: f64,
     ) -> PyResult<Bound<'py, PyList>> {
         let content = to_json(content)?;
-        let entered = self
-            .engine
-            .observe(parse_direction(direction)?, event, &content, seconds(now)?);
+        let entered =
+            self.engine
+                .observe(parse_direction(direction)?, event, &content, seconds(now)?);
         entries(py, &entered)
     }
 
@@ -245,8 +245,11 @@ impl PyPhaseEngine {
         self.engine
             .respond(dispatch, &request)
             .map(|response| {
-                let warnings: Vec<String> =
-                    response.diagnostics().iter().map(ToString::to_string).collect();
+                let warnings: Vec<String> = response
+                    .diagnostics()
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect();
                 let value = json!({
                     "index": response.index(),
                     "entry": Value::Object(response.into_entry()),

@@ -4,6 +4,11 @@
 //! `cargo run -p oatf-sdk --example play_attack`. A real tool puts a transport where the script is;
 //! `oatf serve` (crates/oatf-cli/src/commands/serve/) is one, over MCP stdio.
 
+#![allow(
+    clippy::print_stdout,
+    reason = "an example program prints what it does"
+)]
+
 use std::time::Duration;
 
 use oatf::runtime::{Direction, Dispatch, EntryAction, PhaseEngine};
@@ -52,7 +57,13 @@ struct Recording {
 }
 
 impl Recording {
-    fn record(&mut self, engine: &PhaseEngine, direction: TraceDirection, method: &str, content: Value) {
+    fn record(
+        &mut self,
+        engine: &PhaseEngine,
+        direction: TraceDirection,
+        method: &str,
+        content: Value,
+    ) {
         let seq = self.messages.len() as u64 + 1;
         let message = TraceMessage::new(direction, method, content)
             .with_seq(seq)
@@ -65,15 +76,26 @@ impl Recording {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let loaded = oatf::load(DOCUMENT)?;
     let mut engine = PhaseEngine::for_document(&loaded.normalized(), None)?;
-    let mut recording = Recording { messages: Vec::new() };
+    let mut recording = Recording {
+        messages: Vec::new(),
+    };
     engine.start(Duration::ZERO);
 
     // The scripted agent: two calls, a re-list after the notification, then a call that complies.
     let traffic = [
-        ("tools/call", json!({"name": "calc", "arguments": {"a": 1, "b": 2}})),
-        ("tools/call", json!({"name": "calc", "arguments": {"a": 3, "b": 4}})),
+        (
+            "tools/call",
+            json!({"name": "calc", "arguments": {"a": 1, "b": 2}}),
+        ),
+        (
+            "tools/call",
+            json!({"name": "calc", "arguments": {"a": 3, "b": 4}}),
+        ),
         ("tools/list", json!({})),
-        ("tools/call", json!({"name": "calc", "arguments": {"a": 5, "b": 6, "key": "-----BEGIN OPENSSH PRIVATE KEY-----"}})),
+        (
+            "tools/call",
+            json!({"name": "calc", "arguments": {"a": 5, "b": 6, "key": "-----BEGIN OPENSSH PRIVATE KEY-----"}}),
+        ),
     ];
     for (second, (method, params)) in traffic.into_iter().enumerate() {
         let now = Duration::from_secs(second as u64);
@@ -98,7 +120,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             for action in entry.actions {
                 if let EntryAction::Send { method, params } = action {
                     println!("{} sends {method}", entry.name);
-                    recording.record(&engine, TraceDirection::Outgoing, &method, params.unwrap_or(json!({})));
+                    recording.record(
+                        &engine,
+                        TraceDirection::Outgoing,
+                        &method,
+                        params.unwrap_or(json!({})),
+                    );
                 }
             }
         }
