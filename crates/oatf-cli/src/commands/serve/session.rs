@@ -235,3 +235,151 @@ impl<'a, W: Write> Session<'a, W> {
         self.recorder.record(message, self.engine.phase_name());
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+
+    const DOCUMENT: &str = r#"oatf: "0.1"
+attack:
+  id: T-001
+  name: t
+  version: 1
+  status: experimental
+  description: d
+  severity: {level: low, confidence: 1}
+  execution:
+    mode: mcp_server
+    phases:
+      - state:
+          tools:
+            - name: t
+              responses:
+                - when: {arguments.x: {regex: "^a+$"}}
+                  content: {content: [{type: text, text: "{{request.arguments.x}}{{v}}"}]}
+                - content: [{type: text, text: "{{request.name}}"}]
+        extractors:
+          - {name: v, source: request, type: regex, selector: "(b+)"}
+        trigger: {event: tools/call, count: 3}
+      - on_enter:
+          - send: {method: roots/list, params: {"{{v}}": "{{v}}"}}
+          - {x-note: 1, log: {message: "{{v}}"}}
+          - {delay_ms: 5}
+  indicators:
+    - id: T-001-01
+      protocol: mcp
+      target: arguments
+      pattern: {contains: "x"}
+"#;
+
+    /// Runs a session over `lines` (and the end of input); gives the reply lines and the recorder.
+    fn serve(lines: &[String]) -> (Vec<Value>, u64) {
+        let loaded = oatf::load(DOCUMENT).unwrap();
+        let engine = PhaseEngine::for_document(&loaded.normalized(), None).unwrap();
+        let (sender, receiver) = mpsc::channel();
+        for line in lines {
+            sender.send(Ok(Line::Text(line.clone()))).unwrap();
+        }
+        sender.send(Ok(Line::TooLong)).unwrap();
+        drop(sender);
+        let mut out = Vec::new();
+        let recorder =
+            Session::new(engine, &mut out, Recorder::new("default", None, None), 64).run(&receiver);
+        let replies = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        (replies, recorder.count())
+    }
+
+    #[test]
+    fn every_request_gets_one_reply_whatever_the_input() {
+        // Fragments of JSON-RPC, recombined pseudo-randomly: the session never panics, answers each
+        // line that has an id exactly once, and records every line.
+        let fragments = [
+            r#"{"jsonrpc":"2.0","#,
+            r#""id":1,"#,
+            r#""id":"s","#,
+            r#""id":null,"#,
+            r#""id":[1],"#,
+            r#""method":"tools/call","#,
+            r#""method":"tools/list","#,
+            r#""method":"notifications/x","#,
+            r#""method":5,"#,
+            r#""params":{"name":"t","arguments":{"x":"aaa"}},"#,
+            r#""params":{"name":"t","arguments":{"x":"bbb"}},"#,
+            r#""params":[1],"#,
+            r#""params":"x","#,
+            r#""result":{},"#,
+            r#""error":{"code":1},"#,
+            r#""z":0}"#,
+            "}",
+            "{",
+            "\u{0}",
+            "\"\\ud800\"",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            usize::try_from(seed % n as u64).unwrap()
+        };
+        let lines: Vec<String> = (0..3000)
+            .map(|_| {
+                (0..1 + next(6))
+                    .map(|_| fragments[next(fragments.len())])
+                    .collect()
+            })
+            .collect();
+        let (replies, recorded) = serve(&lines);
+        for reply in &replies {
+            assert_eq!(reply["jsonrpc"], "2.0");
+            assert!(
+                reply.get("result").is_some() != reply.get("error").is_some()
+                    || reply.get("method").is_some()
+            );
+        }
+        let answerable = lines
+            .iter()
+            .filter(|l| {
+                matches!(
+                    jsonrpc::classify(l),
+                    Incoming::Request { .. } | Incoming::Invalid { .. }
+                )
+            })
+            .count();
+        let answers = replies.iter().filter(|r| r.get("method").is_none()).count();
+        // One answer per request and per invalid line, and one for the line too long.
+        assert_eq!(answers, answerable + 1);
+        assert!(recorded >= u64::try_from(lines.len()).unwrap());
+    }
+
+    #[test]
+    fn a_phase_change_sends_rendered_requests_after_the_reply() {
+        let call = |id: u32, x: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"t","arguments":{{"x":"{x}"}}}}}}"#
+            )
+        };
+        let answer = r#"{"jsonrpc":"2.0","id":"oatf-1","result":{"roots":[]}}"#.to_owned();
+        let (replies, recorded) = serve(&[call(1, "aa"), call(2, "zbbz"), call(3, "aaa"), answer]);
+        let texts: Vec<&Value> = replies
+            .iter()
+            .map(|r| &r["result"]["content"][0]["text"])
+            .collect();
+        // The value extracted from call 2 renders in call 3's reply; call 2's list content is wrapped;
+        // the entry action's keys are not templates (SDK §5.5a), its values are.
+        assert_eq!(texts[..3], [&json!("aa"), &json!("t"), &json!("aaabb")]);
+        assert_eq!(
+            replies[3],
+            json!({"jsonrpc": "2.0", "id": "oatf-1", "method": "roots/list", "params": {"{{v}}": "bb"}})
+        );
+        // The line too long gets a parse error; 6 requests and replies, the sent request, its answer,
+        // the long line and its error.
+        assert_eq!(replies[4]["error"]["code"], jsonrpc::PARSE_ERROR);
+        assert_eq!(recorded, 10);
+    }
+}
