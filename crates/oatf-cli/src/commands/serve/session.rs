@@ -179,6 +179,16 @@ impl<'a, W: Write> Session<'a, W> {
             EntryAction::Log { message, level } => {
                 eprintln!("oatf serve: [{}] {}", level.as_str(), escape(&message));
             }
+            // A binding-specific spelling some documents use for a notification (D-121).
+            EntryAction::Other { key, value }
+                if key == "send_notification"
+                    && value.get("method").is_some_and(Value::is_string) =>
+            {
+                let method = value["method"].as_str().unwrap_or_default().to_owned();
+                let params = value.get("params").cloned();
+                self.send(&jsonrpc::message(None, &method, params.as_ref()));
+                self.record_sent(Some(&method), params.unwrap_or_else(|| json!({})));
+            }
             EntryAction::Other { key, .. } if key.is_empty() => {
                 eprintln!("oatf serve: warning: skipped an entry action without exactly one key");
             }
@@ -266,6 +276,7 @@ attack:
           - send: {method: roots/list, params: {"{{v}}": "{{v}}"}}
           - {x-note: 1, log: {message: "{{v}}"}}
           - {delay_ms: 5}
+          - send_notification: {method: notifications/tools/list_changed}
   indicators:
     - id: T-001-01
       protocol: mcp
@@ -377,9 +388,13 @@ attack:
             replies[3],
             json!({"jsonrpc": "2.0", "id": "oatf-1", "method": "roots/list", "params": {"{{v}}": "bb"}})
         );
-        // The line too long gets a parse error; 6 requests and replies, the sent request, its answer,
-        // the long line and its error.
-        assert_eq!(replies[4]["error"]["code"], jsonrpc::PARSE_ERROR);
-        assert_eq!(recorded, 10);
+        // Then the `send_notification` spelling; the line too long gets a parse error: 6 requests and
+        // replies, the sent request and notification, the request's answer, the long line and its error.
+        assert_eq!(
+            replies[4],
+            json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+        );
+        assert_eq!(replies[5]["error"]["code"], jsonrpc::PARSE_ERROR);
+        assert_eq!(recorded, 11);
     }
 }
