@@ -25,12 +25,15 @@ use crate::trigger::{AdvanceReason, CompiledTrigger, ProtocolEvent, TriggerState
 #[cfg(test)]
 mod tests;
 
-/// The dispatch lists found at the top of a state (spec-decisions 7): one per binding.
-const TOP_LEVEL_LISTS: [&str; 4] = [
+/// The lists at the top of a state whose entries are selected by `when` on a request: the dispatch
+/// lists of spec-decisions 7, and the MCP server's `elicitations` (binding §7.1.4: "the `when`
+/// predicate evaluates the agent's triggering request").
+const TOP_LEVEL_LISTS: [&str; 5] = [
     "sampling_responses",
     "elicitation_responses",
     "task_responses",
     "tool_responses",
+    "elicitations",
 ];
 
 /// Which way a message travelled, seen from the actor the engine plays.
@@ -100,7 +103,8 @@ pub enum Dispatch<'a> {
     /// `prompts[].responses` of the prompt with this `name` (MCP `prompts/get`).
     Prompt(&'a str),
     /// A list at the top of the state: `sampling_responses`, `elicitation_responses`,
-    /// `task_responses` or `tool_responses`.
+    /// `task_responses`, `tool_responses`, or an MCP server's `elicitations` (selected the same way:
+    /// the first entry whose `when` matches the triggering request, else the first without `when`).
     List(&'a str),
 }
 

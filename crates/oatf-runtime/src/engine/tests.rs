@@ -254,6 +254,7 @@ fn top_level_lists_and_prompts_dispatch() {
         "phases": [{"state": {
             "prompts": [{"name": "p", "responses": [{"messages": [{"text": "{{request.arguments.x}}"}]}]}],
             "sampling_responses": [{"when": {"x": 1}, "content": "one"}, {"synthesize": {"prompt": "p"}}],
+            "elicitations": [{"when": {"name": "t"}, "message": "pw for {{request.name}}?"}],
         }}],
     }));
     let engine = PhaseEngine::new(&doc).unwrap();
@@ -275,6 +276,13 @@ fn top_level_lists_and_prompts_dispatch() {
             .unwrap()
             .is_synthesized()
     );
+    let elicit = Dispatch::List("elicitations");
+    let asked = engine.respond(elicit, &json!({"name": "t"})).unwrap();
+    assert_eq!(
+        asked.entry(),
+        json!({"message": "pw for t?"}).as_object().unwrap()
+    );
+    assert_eq!(engine.respond(elicit, &json!({"name": "u"})), None);
     assert_eq!(engine.respond(Dispatch::Prompt("q"), &json!({})), None);
     assert_eq!(
         engine.respond(Dispatch::List("task_responses"), &json!({})),

@@ -6,7 +6,9 @@ use std::io::{self, Write};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use oatf::runtime::{Direction, EntryAction, PhaseEngine, PhaseEntry, TemplateDiagnostic};
+use oatf::runtime::{
+    Direction, Dispatch, EntryAction, PhaseEngine, PhaseEntry, TemplateDiagnostic,
+};
 use oatf::{TraceDirection, TraceMessage};
 use serde_json::{Value, json};
 
@@ -21,8 +23,11 @@ pub(crate) struct Session<'a, W: Write> {
     out: W,
     recorder: Recorder<'a>,
     clock: Instant,
-    /// Ids of the requests the server sent (`send` actions), by id, with their method.
+    /// Ids of the requests the server sent (`send` actions, elicitations), by id, with their method.
     pending: HashMap<String, String>,
+    /// Requests whose reply waits for the client's answer to an elicitation, by the elicitation's
+    /// id: the request's id, method and params.
+    deferred: HashMap<String, (Value, String, Value)>,
     next_id: u64,
     max_line_len: usize,
     /// Why the client can no longer be written to, once a write failed.
@@ -42,6 +47,7 @@ impl<'a, W: Write> Session<'a, W> {
             recorder,
             clock: Instant::now(),
             pending: HashMap::new(),
+            deferred: HashMap::new(),
             next_id: 1,
             max_line_len,
             closed: None,
@@ -112,8 +118,14 @@ impl<'a, W: Write> Session<'a, W> {
                 self.enter(entered);
             }
             Incoming::Response { id, content } => {
-                let method = self.pending.remove(&id.to_string());
-                self.record(TraceDirection::Incoming, method.as_deref(), content);
+                let key = id.to_string();
+                let method = self.pending.remove(&key);
+                self.record(TraceDirection::Incoming, method.as_deref(), content.clone());
+                // The agent's answer to the server's request is data it sent: extractors see it.
+                self.engine.capture(Direction::Incoming, &content);
+                if let Some((id, method, params)) = self.deferred.remove(&key) {
+                    self.reply(&id, &method, &params);
+                }
             }
             Incoming::Invalid { id, error, content } => self.invalid(&id, &error, content),
         }
@@ -124,6 +136,29 @@ impl<'a, W: Write> Session<'a, W> {
     fn request(&mut self, id: &Value, method: &str, params: &Value) {
         self.record(TraceDirection::Incoming, Some(method), params.clone());
         self.engine.capture(Direction::Incoming, params);
+        if matches!(method, "tools/call" | "prompts/get")
+            && let Some(elicitation) = self.engine.respond(Dispatch::List("elicitations"), params)
+        {
+            // Elicit first (binding §7.1.4); the reply follows the client's answer.
+            self.warn(elicitation.diagnostics(), "elicitations");
+            let mut request = elicitation.into_entry();
+            request.remove("synthesize");
+            let elicitation_id = self.next_id;
+            if request.get("mode").and_then(Value::as_str) == Some("url") {
+                request
+                    .entry("elicitationId")
+                    .or_insert_with(|| json!(format!("oatf-elicitation-{elicitation_id}")));
+            }
+            let key = self.send_request("elicitation/create", Some(Value::Object(request)));
+            self.deferred
+                .insert(key, (id.clone(), method.to_owned(), params.clone()));
+            return;
+        }
+        self.reply(id, method, params);
+    }
+
+    /// Answers a request from the current phase, then advances on it.
+    fn reply(&mut self, id: &Value, method: &str, params: &Value) {
         let (outcome, warnings) = mcp::answer(&self.engine, method, params);
         self.warn(&warnings, method);
         self.send(&jsonrpc::response(id, &outcome));
@@ -166,15 +201,12 @@ impl<'a, W: Write> Session<'a, W> {
 
     fn action(&mut self, action: EntryAction) {
         match action {
-            EntryAction::Send { method, params } => {
-                let id = (!method.starts_with("notifications/")).then(|| {
-                    let id = json!(format!("oatf-{}", self.next_id));
-                    self.next_id += 1;
-                    self.pending.insert(id.to_string(), method.clone());
-                    id
-                });
-                self.send(&jsonrpc::message(id.as_ref(), &method, params.as_ref()));
+            EntryAction::Send { method, params } if method.starts_with("notifications/") => {
+                self.send(&jsonrpc::message(None, &method, params.as_ref()));
                 self.record_sent(Some(&method), params.unwrap_or_else(|| json!({})));
+            }
+            EntryAction::Send { method, params } => {
+                self.send_request(&method, params);
             }
             EntryAction::Log { message, level } => {
                 eprintln!("oatf serve: [{}] {}", level.as_str(), escape(&message));
@@ -200,6 +232,18 @@ impl<'a, W: Write> Session<'a, W> {
             }
             _ => eprintln!("oatf serve: warning: skipped an entry action it does not know"),
         }
+    }
+
+    /// Sends a request of the server's own (id `oatf-N`), remembering its method for the answer;
+    /// gives the id's key.
+    fn send_request(&mut self, method: &str, params: Option<Value>) -> String {
+        let id = json!(format!("oatf-{}", self.next_id));
+        self.next_id += 1;
+        let key = id.to_string();
+        self.pending.insert(key.clone(), method.to_owned());
+        self.send(&jsonrpc::message(Some(&id), method, params.as_ref()));
+        self.record_sent(Some(method), params.unwrap_or_else(|| json!({})));
+        key
     }
 
     fn warn(&self, warnings: &[TemplateDiagnostic], context: &str) {
