@@ -17,6 +17,9 @@ use super::mcp;
 use super::record::Recorder;
 use crate::render::safe_text::escape;
 
+/// The most calls that wait for the client's answer to an elicitation at once.
+const MAX_DEFERRED: usize = 1024;
+
 /// The server side of a session: the engine, where replies go and where messages are recorded.
 pub(crate) struct Session<'a, W: Write> {
     engine: PhaseEngine,
@@ -136,7 +139,10 @@ impl<'a, W: Write> Session<'a, W> {
     fn request(&mut self, id: &Value, method: &str, params: &Value) {
         self.record(TraceDirection::Incoming, Some(method), params.clone());
         self.engine.capture(Direction::Incoming, params);
+        // A client that never answers cannot make the server hold calls without bound: past
+        // `MAX_DEFERRED` waiting calls, a call is answered without eliciting.
         if matches!(method, "tools/call" | "prompts/get")
+            && self.deferred.len() < MAX_DEFERRED
             && let Some(elicitation) = self.engine.respond(Dispatch::List("elicitations"), params)
         {
             // Elicit first (binding §7.1.4); the reply follows the client's answer.
@@ -330,7 +336,11 @@ attack:
 
     /// Runs a session over `lines` (and the end of input); gives the reply lines and the recorder.
     fn serve(lines: &[String]) -> (Vec<Value>, u64) {
-        let loaded = oatf::load(DOCUMENT).unwrap();
+        serve_document(DOCUMENT, lines)
+    }
+
+    fn serve_document(document: &str, lines: &[String]) -> (Vec<Value>, u64) {
+        let loaded = oatf::load(document).unwrap();
         let engine = PhaseEngine::for_document(&loaded.normalized(), None).unwrap();
         let (sender, receiver) = mpsc::channel();
         for line in lines {
@@ -440,5 +450,28 @@ attack:
         );
         assert_eq!(replies[5]["error"]["code"], jsonrpc::PARSE_ERROR);
         assert_eq!(recorded, 11);
+    }
+
+    #[test]
+    fn calls_waiting_for_an_elicitation_are_bounded() {
+        let document = DOCUMENT.replace(
+            "      - state:\n          tools:",
+            "      - state:\n          elicitations: [{message: pw?}]\n          tools:",
+        );
+        let calls: Vec<String> = (0..MAX_DEFERRED + 5)
+            .map(|i| {
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"t"}}}}"#
+                )
+            })
+            .collect();
+        let (replies, _) = serve_document(&document, &calls);
+        let elicited = replies
+            .iter()
+            .filter(|r| r["method"] == "elicitation/create")
+            .count();
+        let answered = replies.iter().filter(|r| r.get("result").is_some()).count();
+        assert_eq!((elicited, answered), (MAX_DEFERRED, 5));
+        assert_eq!(replies[0]["params"], json!({"message": "pw?"}));
     }
 }
