@@ -26,6 +26,9 @@ mod mcp;
 mod record;
 mod session;
 
+/// The default longest line accepted from the client: 1 MiB.
+const DEFAULT_MAX_LINE_LEN: usize = 1 << 20;
+
 /// The mode `oatf serve` plays.
 const SERVER_MODE: &str = "mcp_server";
 
@@ -60,8 +63,9 @@ pub(crate) struct Args {
     #[arg(long)]
     evaluate: bool,
     /// The longest line accepted from the client, in bytes; a longer one is answered with a
-    /// JSON-RPC parse error and skipped.
-    #[arg(long, value_name = "BYTES", default_value_t = oatf::trace::DEFAULT_MAX_LINE_LEN)]
+    /// JSON-RPC parse error and skipped, never held. A client's requests are small; the bound keeps
+    /// the parsed message of one line to tens of megabytes at most.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_LINE_LEN)]
     max_line_len: usize,
 }
 
