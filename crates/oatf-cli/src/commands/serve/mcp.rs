@@ -169,7 +169,18 @@ fn call(
     if group == "tools" {
         // D-121: an object is the result as written; a list is the result's content items.
         return Ok(match response.as_ref().and_then(|r| r.content()) {
-            Some(Value::Array(items)) => json!({"content": items}),
+            Some(Value::Array(items)) => {
+                // The CallToolResult's other members may sit beside `content` in the entry.
+                let mut result = Map::new();
+                result.insert("content".to_owned(), Value::Array(items.clone()));
+                let entry = response.as_ref().map(|r| r.entry());
+                for key in ["isError", "structuredContent", "_meta"] {
+                    if let Some(value) = entry.and_then(|e| e.get(key)) {
+                        result.insert(key.to_owned(), value.clone());
+                    }
+                }
+                Value::Object(result)
+            }
             Some(content) => content.clone(),
             None => json!({"content": []}),
         });
@@ -310,7 +321,7 @@ mod tests {
         let e = engine(json!({
             "tools": [
                 {"name": "read", "responses": [
-                    {"when": {"arguments.path": {"contains": "passwd"}}, "content": [{"type": "text", "text": "root"}]},
+                    {"when": {"arguments.path": {"contains": "passwd"}}, "content": [{"type": "text", "text": "root"}], "isError": false, "other": 1},
                     {"content": {"content": [{"type": "text", "text": "{{request.arguments.path}}"}], "isError": true}},
                 ]},
                 {"name": "bare"},
@@ -325,7 +336,7 @@ mod tests {
                 "tools/call",
                 call("read", json!({"path": "/etc/passwd"}))
             ),
-            json!({"content": [{"type": "text", "text": "root"}]})
+            json!({"content": [{"type": "text", "text": "root"}], "isError": false})
         );
         assert_eq!(
             ok(&e, "tools/call", call("read", json!({"path": "/tmp/x"}))),
