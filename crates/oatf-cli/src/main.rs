@@ -46,8 +46,8 @@ mod render;
 mod startup;
 
 use commands::{
-    catalog, conformance, diff, evaluate, explain, fmt, generate, normalize, schema, test_cmd,
-    validate,
+    catalog, conformance, diff, evaluate, explain, fmt, generate, normalize, schema, serve,
+    test_cmd, validate,
 };
 use output::Output;
 
@@ -85,6 +85,8 @@ enum Command {
     /// Compare two campaign reports of `oatf evaluate` (JSON or CSV): the runs whose result or tier
     /// changed, the runs only in one, and a summary by attack and by group.
     Diff(diff::Args),
+    /// Play a document's mcp_server actor over MCP stdio, recording the session as a trace.
+    Serve(serve::Args),
     /// Explain a validation rule (`oatf explain V-013`), or list every rule.
     Explain(explain::Args),
     /// Print the JSON Schema of OATF documents (for editors: `oatf schema > oatf.schema.json`).
@@ -132,6 +134,7 @@ fn run(command: Command, out: &mut Output<'_>) -> u8 {
         Command::Schema(args) => schema::run(args, out),
         Command::Explain(args) => explain::run(args, out),
         Command::Lsp(args) => commands::lsp::run(args, out),
+        Command::Serve(args) => serve::run(args, out),
         Command::Completions(args) => generate::completions(args, Cli::command(), out),
         Command::Man(args) => generate::man(args, Cli::command()),
     }

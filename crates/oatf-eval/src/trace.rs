@@ -139,6 +139,26 @@ impl TraceMessage {
         self
     }
 
+    /// Sets when the message was observed from a time since the Unix epoch (a recorder's
+    /// `SystemTime::now().duration_since(UNIX_EPOCH)`), written as RFC 3339 in UTC with milliseconds.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use oatf_eval::{TraceDirection, TraceMessage};
+    /// use serde_json::json;
+    ///
+    /// let message = TraceMessage::new(TraceDirection::Outgoing, "tools/list", json!({}))
+    ///     .with_timestamp_at(Duration::from_millis(1_795_658_407_114));
+    /// assert_eq!(message.timestamp.as_deref(), Some("2026-11-26T02:00:07.114Z"));
+    /// ```
+    pub fn with_timestamp_at(self, since_unix_epoch: std::time::Duration) -> Self {
+        let text = crate::verdict::format_unix_time(
+            since_unix_epoch.as_secs(),
+            Some(since_unix_epoch.subsec_millis()),
+        );
+        self.with_timestamp(text)
+    }
+
     /// Sets the actor on whose connection the message was observed.
     pub fn with_actor(mut self, actor: impl Into<String>) -> Self {
         self.actor = Some(actor.into());

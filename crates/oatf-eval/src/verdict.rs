@@ -423,6 +423,12 @@ fn unix_seconds() -> u64 {
 
 /// Formats seconds since the Unix epoch as an RFC 3339 UTC timestamp (civil-from-days, H. Hinnant).
 fn format_unix_seconds(secs: u64) -> String {
+    format_unix_time(secs, None)
+}
+
+/// Formats a time since the Unix epoch as RFC 3339 in UTC, with milliseconds when `millis` is given
+/// (`2026-11-22T03:04:05.123Z`): the one writer of the timestamps of verdicts and of traces.
+pub(crate) fn format_unix_time(secs: u64, millis: Option<u32>) -> String {
     let days = secs / 86_400;
     let rem = secs % 86_400;
     let (hour, minute, second) = (rem / 3600, (rem % 3600) / 60, rem % 60);
@@ -436,7 +442,13 @@ fn format_unix_seconds(secs: u64) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + u64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}Z")
+    match millis {
+        Some(ms) => format!(
+            "{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}.{:03}Z",
+            ms.min(999)
+        ),
+        None => format!("{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}Z"),
+    }
 }
 
 #[cfg(test)]

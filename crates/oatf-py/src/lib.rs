@@ -10,6 +10,7 @@ mod attack;
 mod campaign;
 mod convert;
 mod document;
+mod engine;
 mod primitives;
 
 use pyo3::exceptions::{PyException, PyValueError};
@@ -89,6 +90,7 @@ fn _oatf(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<attack::PyIndicatorVerdict>()?;
     m.add_class::<attack::PyTraceWarning>()?;
     m.add_class::<attack::PyTraceEvaluator>()?;
+    m.add_class::<engine::PyPhaseEngine>()?;
     m.add_function(wrap_pyfunction!(document::load, m)?)?;
     m.add_function(wrap_pyfunction!(document::validate, m)?)?;
     m.add_function(wrap_pyfunction!(document::normalize, m)?)?;

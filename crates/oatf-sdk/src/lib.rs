@@ -296,15 +296,17 @@ pub mod primitives {
 }
 
 /// What a tool that plays the attacker needs (SDK §5.5–§5.8, §5.10, §6.3): triggers, effective
-/// state, templates, extractors, response dispatch and the generation extension point.
+/// state, templates, extractors, response dispatch and the generation extension point, and the
+/// [`PhaseEngine`](runtime::PhaseEngine) that composes them into one actor moving through its phases.
 pub mod runtime {
     pub use oatf_runtime::{
         AdvanceReason, CompileError, CompileErrorKind, CompiledExtractor, CompiledTrigger,
-        ExtractorLookup, GenerationError, GenerationErrorKind, GenerationProvider,
-        MAX_DESCENDANT_QUERY_DEPTH, MAX_INTERPOLATION_DEPTH, MAX_JSONPATH_WORK, ProtocolEvent,
-        ResponseSelector, Template, TemplateDiagnostic, TemplateDiagnosticKind, TriggerResult,
-        TriggerState, ValueTemplate, compute_effective_state, evaluate_extractor, evaluate_trigger,
-        interpolate_template, interpolate_value, select_response,
+        Direction, Dispatch, EngineError, EngineErrorKind, EntryAction, ExtractorLookup,
+        GenerationError, GenerationErrorKind, GenerationProvider, MAX_DESCENDANT_QUERY_DEPTH,
+        MAX_INTERPOLATION_DEPTH, MAX_JSONPATH_WORK, PhaseEngine, PhaseEntry, ProtocolEvent,
+        Response, ResponseSelector, Template, TemplateDiagnostic, TemplateDiagnosticKind,
+        TriggerResult, TriggerState, ValueTemplate, compute_effective_state, evaluate_extractor,
+        evaluate_trigger, interpolate_template, interpolate_value, select_response,
     };
 }
 

@@ -13,5 +13,6 @@ pub(crate) mod generate;
 pub(crate) mod lsp;
 pub(crate) mod normalize;
 pub(crate) mod schema;
+pub(crate) mod serve;
 pub(crate) mod test_cmd;
 pub(crate) mod validate;

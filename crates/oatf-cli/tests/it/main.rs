@@ -23,6 +23,7 @@ mod input_limits;
 #[cfg(target_os = "linux")]
 mod output_errors;
 mod schema;
+mod serve;
 #[cfg(unix)]
 mod special_files;
 mod strict;

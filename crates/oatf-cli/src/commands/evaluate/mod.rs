@@ -23,7 +23,7 @@ use crate::exit::EXIT_USAGE;
 use crate::input::source::{document_given_as_trace, read_input, trace_given_as_document};
 use crate::options::validate_options;
 use crate::output::Output;
-use crate::render::diagnostic::{parse_headline, render, with_path};
+use crate::render::diagnostic::{print_load_error, render, with_path};
 use trace::{EXIT_INVALID_DOCUMENT, EXIT_NO_INPUT, Format, evaluate, one_line, result_with_tier};
 
 mod campaign;
@@ -151,26 +151,9 @@ pub(crate) fn run(args: Args, out: &mut Output<'_>) -> u8 {
     }
     let loaded = match oatf::load_with(&source, &validate_options()) {
         Ok(loaded) => loaded,
-        Err(oatf::LoadError::Parse(errors)) => {
-            for error in errors.iter() {
-                eprint!("{}", render(error, parse_headline(error), &name, &source));
-            }
+        Err(error) => {
             // Every problem at once: the V- errors of the parts that parsed too.
-            for error in errors.validate_rest(&validate_options()).errors() {
-                let headline = with_path(error.message(), Some(error.path()));
-                eprint!("{}", render(error, headline, &name, &source));
-            }
-            return EXIT_INVALID_DOCUMENT;
-        }
-        Err(oatf::LoadError::Invalid(errors)) => {
-            for error in &errors {
-                let headline = with_path(error.message(), Some(error.path()));
-                eprint!("{}", render(error, headline, &name, &source));
-            }
-            return EXIT_INVALID_DOCUMENT;
-        }
-        Err(other) => {
-            eprintln!("error: {name}: {other}");
+            print_load_error(&error, &name, &source);
             return EXIT_INVALID_DOCUMENT;
         }
     };
