@@ -69,6 +69,7 @@
 //! - `cel` (default): CEL expression indicators (the `cel` crate); without it expression indicators
 //!   evaluate to `skipped` and V-014 reports that CEL syntax was not checked.
 //! - `report` (off by default): [`report`](crate#crate-features), the verdict reports of `oatf-report`.
+//! - `miette` (default): the error types implement `miette::Diagnostic` (source labels for a renderer).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 

@@ -932,6 +932,7 @@ mod tests {
     /// A duplicate is reported at the later occurrence (spec-decisions 1a); the message and a
     /// secondary source label show the first one.
     #[test]
+    #[cfg(feature = "miette")]
     fn duplicates_show_the_first_occurrence() {
         let source = "oatf: \"0.1\"\nattack:\n  execution:\n    mode: mcp_server\n    state: {}\n  indicators:\n    - {id: dup, target: a, pattern: {contains: x}}\n    - {id: other, target: a, pattern: {contains: x}}\n    - {id: dup, target: a, pattern: {contains: x}}\n";
         let document = match crate::parse(source) {

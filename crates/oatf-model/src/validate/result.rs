@@ -93,6 +93,7 @@ impl fmt::Display for ValidationError {
 
 impl std::error::Error for ValidationError {}
 
+#[cfg(feature = "miette")]
 impl miette::Diagnostic for ValidationError {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
         Some(Box::new(self.rule))
@@ -184,6 +185,7 @@ impl fmt::Display for Diagnostic {
 
 impl std::error::Error for Diagnostic {}
 
+#[cfg(feature = "miette")]
 impl miette::Diagnostic for Diagnostic {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
         Some(Box::new(&self.code))
