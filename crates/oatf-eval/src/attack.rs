@@ -171,6 +171,11 @@ impl CompiledAttack {
             })
     }
 
+    /// The known tier of each declared indicator, by position.
+    pub(crate) fn declared_tiers(&self) -> &[Option<Tier>] {
+        &self.tiers
+    }
+
     /// The attack id, when the document has one.
     pub fn attack_id(&self) -> Option<&str> {
         self.attack_id.as_deref()

@@ -83,9 +83,12 @@ pub use oatf_model::{
     SemanticExamples, SemanticIntentClass, SemanticMatch, Tier,
 };
 pub use oatf_primitives::RegexLimits;
+/// Attacker text made safe to print (evidence, ids, messages): the escaping rules of D-132.
+pub use oatf_primitives::safe_text;
 pub use trace::{
-    DEFAULT_MAX_LINE_LEN, DEFAULT_MAX_LINE_NODES, JsonlTraceReader, TraceDirection, TraceError,
-    TraceErrorKind, TraceEvaluator, TraceMessage, evaluate_trace,
+    DEFAULT_MAX_LINE_LEN, DEFAULT_MAX_LINE_NODES, JsonlTraceReader, NewMatch, NewMatches,
+    NewMatchesIter, TraceDirection, TraceError, TraceErrorKind, TraceEvaluator, TraceMessage,
+    evaluate_trace,
 };
 pub use verdict::{
     AttackResult, AttackVerdict, EvaluationSummary, IndicatorResult, IndicatorVerdict,

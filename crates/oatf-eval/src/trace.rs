@@ -32,6 +32,7 @@ mod filter;
 mod lazy;
 #[cfg(test)]
 mod lazy_tests;
+mod live;
 mod reader;
 #[cfg(test)]
 mod tests;
@@ -51,6 +52,7 @@ use crate::prefilter::Prefilter;
 use crate::verdict::{AttackVerdict, IndicatorResult, IndicatorVerdict};
 use crate::warning::TraceWarning;
 
+pub use live::{NewMatch, NewMatches, NewMatchesIter};
 pub use reader::{
     DEFAULT_MAX_LINE_LEN, DEFAULT_MAX_LINE_NODES, JsonlTraceReader, TraceError, TraceErrorKind,
 };
@@ -243,6 +245,8 @@ pub struct TraceEvaluator<'a> {
     coverage: coverage::TargetCoverage,
     undecided: usize,
     matched: usize,
+    /// How many indicators the last message matched first ([`NewMatches`], D-131).
+    last_matched: usize,
     messages: u64,
     after_grace: u64,
     grace: GraceState,
@@ -390,6 +394,7 @@ impl<'a> TraceEvaluator<'a> {
             indicators,
             undecided,
             matched: 0,
+            last_matched: 0,
             messages: 0,
             after_grace: 0,
             grace: GraceState {
@@ -415,14 +420,26 @@ impl<'a> TraceEvaluator<'a> {
         }
     }
 
-    /// Evaluates `message` against every undecided indicator it applies to (format §6 filtering).
+    /// Evaluates `message` against every undecided indicator it applies to, with the filters of
+    /// format §6 (protocol, surface, actor, direction; the grace period), and returns the indicators
+    /// it matched for the first time ([`NewMatches`]: empty, and nothing allocated, when it changed
+    /// nothing; D-131). This is the live path: push each message as it is observed and alert on
+    /// what is returned.
     ///
     /// Messages are numbered from 1 in the order they are pushed; evidence names a message by its
     /// `seq` or, without one, by that number.
-    pub fn push(&mut self, message: &TraceMessage) {
+    pub fn push(&mut self, message: &TraceMessage) -> NewMatches<'_> {
         let head = message.head();
         let route = self.route(&head);
         self.push_routed(&head, route, Some(&message.content));
+        self.new_matches()
+    }
+
+    /// The indicators the last message pushed matched for the first time: what
+    /// [`push`](Self::push) returned, also after [`JsonlTraceReader::next_into`], which pushes
+    /// without returning them. Empty before the first message.
+    pub fn new_matches(&self) -> NewMatches<'_> {
+        NewMatches::new(self.attack, &self.indicators, self.messages, self.last_matched)
     }
 
     /// Where the message `head` goes (its actor, its grace-period standing, its filter class) and
@@ -489,6 +506,13 @@ impl<'a> TraceEvaluator<'a> {
         route: Route<'a>,
         content: Option<&Value>,
     ) {
+        let matched_before = self.matched;
+        self.push_message(head, route, content);
+        self.last_matched = self.matched.saturating_sub(matched_before);
+    }
+
+    /// [`push_routed`](Self::push_routed) without the count of new matches.
+    fn push_message(&mut self, head: &Head<'_>, route: Route<'a>, content: Option<&Value>) {
         self.messages += 1;
         self.texts.clear();
         let actor = route.actor;

@@ -90,7 +90,9 @@
     )
 )]
 
+mod de;
 mod error;
+mod json;
 mod normalize;
 #[cfg(feature = "yaml")]
 mod parse;
