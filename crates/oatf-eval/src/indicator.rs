@@ -245,6 +245,14 @@ impl CompiledIndicator {
         matches!(self.method, Method::Skipped(_))
     }
 
+    /// Why the indicator is always `skipped`, when it is.
+    pub(crate) fn skipped_reason(&self) -> Option<&'static str> {
+        match self.method {
+            Method::Skipped(why) => Some(why),
+            _ => None,
+        }
+    }
+
     /// Evaluates the indicator against one message (SDK §4.4); an error becomes an `error` verdict
     /// whose evidence is the diagnostic.
     pub fn evaluate(&self, message: &Value) -> IndicatorVerdict {

@@ -33,6 +33,8 @@ mod lazy;
 #[cfg(test)]
 mod lazy_tests;
 mod live;
+#[cfg(test)]
+mod live_tests;
 mod reader;
 #[cfg(test)]
 mod tests;
@@ -50,7 +52,7 @@ use crate::attack::CompiledAttack;
 use crate::indicator::{CompiledIndicator, MessageTexts, truncate};
 use crate::prefilter::Prefilter;
 use crate::verdict::{AttackVerdict, IndicatorResult, IndicatorVerdict};
-use crate::warning::TraceWarning;
+use crate::warning::{SHAPE_CHECKS, TraceWarning, looks_like_trace_line};
 
 pub use live::{NewMatch, NewMatches, NewMatchesIter};
 pub use reader::{
@@ -247,6 +249,8 @@ pub struct TraceEvaluator<'a> {
     matched: usize,
     /// How many indicators the last message matched first ([`NewMatches`], D-131).
     last_matched: usize,
+    /// The first of the first messages whose content was a whole trace line (D-134).
+    trace_line_at: Option<u64>,
     messages: u64,
     after_grace: u64,
     grace: GraceState,
@@ -395,6 +399,7 @@ impl<'a> TraceEvaluator<'a> {
             undecided,
             matched: 0,
             last_matched: 0,
+            trace_line_at: None,
             messages: 0,
             after_grace: 0,
             grace: GraceState {
@@ -544,6 +549,10 @@ impl<'a> TraceEvaluator<'a> {
             );
             return;
         };
+        if position <= SHAPE_CHECKS && self.trace_line_at.is_none() && looks_like_trace_line(content)
+        {
+            self.trace_line_at = Some(position);
+        }
         let message = (head, content);
         if let Some((class, applicable)) = applicable {
             let Some(prefilter) = &mut self.prefilter else {
@@ -827,7 +836,12 @@ impl<'a> TraceEvaluator<'a> {
                 warnings.push(warning);
             }
         }
+        if let Some(position) = self.trace_line_at {
+            warnings.insert(0, TraceWarning::content_is_trace_line(position));
+        }
         let mut verdict = self.attack.compute_verdict(&verdicts);
+        // The attack's own warnings (indicators it cannot evaluate) after the trace's.
+        warnings.append(&mut verdict.warnings);
         verdict.warnings = warnings;
         if self.messages == 0 {
             verdict.result = crate::AttackResult::Error;
