@@ -15,6 +15,7 @@
 use std::collections::BTreeSet;
 use std::process::{Command, ExitCode};
 
+mod doc_examples;
 mod format_doc;
 mod shared_sync;
 mod tidy;

@@ -15,8 +15,8 @@
 //! ```
 //! use std::collections::HashMap;
 //! use std::time::Duration;
-//! use oatf_model::{Extractor, ExtractorSource, Trigger};
-//! use oatf_runtime::{CompiledExtractor, CompiledTrigger, ProtocolEvent, TriggerState, interpolate_template};
+//! use oatf_runtime::{CompiledExtractor, CompiledTrigger, Extractor, ExtractorSource, ProtocolEvent,
+//!                    Trigger, TriggerState, interpolate_template};
 //! use serde_json::json;
 //!
 //! // Phase 1 advances on the first `tools/call` of `login`, capturing its password.
@@ -80,6 +80,8 @@ mod template;
 mod trigger;
 
 pub use error::{CompileError, CompileErrorKind};
+/// The model types that appear in this crate's signatures, for users of `oatf-runtime` alone.
+pub use oatf_model::{Extractor, ExtractorSource, ExtractorType, Phase, ResponseEntry, Trigger};
 pub use extractor::{
     CompiledExtractor, MAX_DESCENDANT_QUERY_DEPTH, MAX_JSONPATH_WORK, evaluate_extractor,
 };

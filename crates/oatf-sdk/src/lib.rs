@@ -83,7 +83,7 @@ pub use oatf_model::{LoadError, Loaded, ParseOptions, load_with, parse, parse_wi
 
 // ---- Evaluate a message or a trace (SDK §4, format §6), with the extension points the options take.
 pub use oatf_eval::{
-    CompiledIndicator, EvalOptions, JsonlTraceReader, TraceDirection, TraceMessage,
+    AttackError, CompiledIndicator, EvalOptions, JsonlTraceReader, TraceDirection, TraceMessage,
     compute_verdict, evaluate_expression, evaluate_indicator, evaluate_pattern,
 };
 
@@ -145,13 +145,19 @@ pub use oatf_eval::evaluate_trace;
 /// let attack = oatf::CompiledAttack::new(&loaded.document, &oatf::default_eval_options());
 /// let jsonl = "{\"direction\": \"incoming\", \"method\": \"tools/call\", \"content\": {\"arguments\": {\"path\": \"/etc/passwd\"}}}\nnot json\n";
 /// let mut evaluator = oatf::TraceEvaluator::new(&attack);
-/// let mut malformed = 0;
+/// let (mut malformed, mut alerts) = (0, Vec::new());
 /// for line in oatf::JsonlTraceReader::new(jsonl.as_bytes()) {
 ///     match line {
-///         Ok(message) => evaluator.push(&message),
+///         // `push` filters (format §6) and returns what this message matched first (live alerts).
+///         Ok(message) => {
+///             for hit in evaluator.push(&message) {
+///                 alerts.push(format!("{}: {}", hit.indicator_id(), hit.evidence_escaped().unwrap_or_default()));
+///             }
+///         }
 ///         Err(_) => malformed += 1, // reported with its line number; reading goes on
 ///     }
 /// }
+/// assert_eq!(alerts, ["OATF-903-01: message 1 (tools/call): /etc/passwd"]);
 /// assert_eq!((evaluator.messages(), malformed), (1, 1));
 /// assert_eq!(evaluator.finish().result, oatf::AttackResult::Exploited);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -277,9 +283,12 @@ pub mod eval {
 }
 
 /// Reading traces (`docs/trace-format.md`): what can go wrong with a line and the default bounds of
-/// [`JsonlTraceReader`].
+/// [`JsonlTraceReader`]; what one message pushed into a [`TraceEvaluator`] newly matched.
 pub mod trace {
-    pub use oatf_eval::{DEFAULT_MAX_LINE_LEN, DEFAULT_MAX_LINE_NODES, TraceError, TraceErrorKind};
+    pub use oatf_eval::{
+        DEFAULT_MAX_LINE_LEN, DEFAULT_MAX_LINE_NODES, NewMatch, NewMatches, NewMatchesIter,
+        TraceError, TraceErrorKind,
+    };
 }
 
 /// Execution primitives (SDK §5.1–§5.4, §5.9): dot-paths, durations, conditions, predicates.
