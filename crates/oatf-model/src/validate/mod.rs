@@ -171,9 +171,10 @@ impl ValidateOptions {
 /// Validates a parsed document with default options (SDK §3.2).
 ///
 /// ```
-/// let document = oatf_model::parse("oatf: \"0.1\"\nattack:\n  severity: extreme\n")?;
+/// let document = oatf_model::Document::from_json_str(r#"{"oatf": "0.1", "attack": {"severity": "extreme"}}"#)?;
 /// let result = oatf_model::validate(&document);
-/// let rules: Vec<_> = result.errors().iter().map(|e| (e.rule(), e.path())).collect();
+/// let mut rules: Vec<_> = result.errors().iter().map(|e| (e.rule(), e.path())).collect();
+/// rules.sort();
 /// assert_eq!(rules, [("V-004", "attack.execution"), ("V-005", "attack.severity")]);
 /// # Ok::<(), oatf_model::ParseErrors>(())
 /// ```

@@ -208,7 +208,8 @@ impl miette::Diagnostic for Diagnostic {
 
 /// Everything [`validate`](crate::validate) found (SDK §3.2).
 ///
-/// Both lists are ordered by source location when the document came from YAML, else by path.
+/// Both lists are ordered by source location when the document came from YAML, else in the order
+/// validation walks the document.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ValidationResult {
