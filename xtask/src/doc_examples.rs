@@ -58,7 +58,10 @@ pub(crate) fn foreign_crates(root: &Path) -> Vec<String> {
         if !src.join("lib.rs").is_file() {
             continue;
         }
-        let Some(own) = dir.file_name().map(|n| n.to_string_lossy().replace('-', "_")) else {
+        let Some(own) = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().replace('-', "_"))
+        else {
             continue;
         };
         let mut sources = Vec::new();
@@ -67,7 +70,11 @@ pub(crate) fn foreign_crates(root: &Path) -> Vec<String> {
             let Ok(text) = fs::read_to_string(&file) else {
                 continue;
             };
-            let shown = file.strip_prefix(root).unwrap_or(&file).display().to_string();
+            let shown = file
+                .strip_prefix(root)
+                .unwrap_or(&file)
+                .display()
+                .to_string();
             for (line, name) in named_in_examples(&text, &names) {
                 if name == own
                     || ALLOWED
@@ -109,8 +116,10 @@ fn named_in_examples(text: &str, names: &[String]) -> Vec<(usize, String)> {
                 // Rust unless the fence says another language; `ignore` blocks are not compiled.
                 info.is_empty()
                     || info.split(',').all(|tag| {
-                        matches!(tag.trim(), "rust" | "no_run" | "should_panic" | "compile_fail")
-                            || tag.trim().starts_with("edition")
+                        matches!(
+                            tag.trim(),
+                            "rust" | "no_run" | "should_panic" | "compile_fail"
+                        ) || tag.trim().starts_with("edition")
                     })
             };
             continue;

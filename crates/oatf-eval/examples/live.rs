@@ -9,7 +9,11 @@
 //! `python3 -c 'import sys, json, yaml; json.dump(yaml.safe_load(sys.stdin), sys.stdout)' < a.yaml`).
 //! Exit status: 0 when the run ends `not_exploited`, 1 `exploited` or `partial`, 2 `error`, 3 when
 //! the document is invalid (its errors are printed with their paths), 4 when the input cannot be read.
-#![allow(clippy::print_stdout, clippy::print_stderr, reason = "a command-line example")]
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a command-line example"
+)]
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -16,11 +16,11 @@ use crate::accumulator::Accumulator;
 use crate::actor::{CompiledActor, compile_actors};
 use crate::indicator::{CompiledIndicator, EvalOptions};
 use crate::plan_cache::PlanCache;
-use crate::warning::{SHAPE_CHECKS, TraceWarning, looks_like_trace_line};
 use crate::verdict::{
     AttackResult, AttackVerdict, IndicatorVerdict, Tiers, aggregate, declared_tiers,
     generated_indicator_id, unknown_logic_message,
 };
+use crate::warning::{SHAPE_CHECKS, TraceWarning, looks_like_trace_line};
 
 /// An attack that went through `normalize` (SDK §3.3): the only input [`CompiledAttack`] compiles.
 ///
@@ -264,10 +264,9 @@ impl CompiledAttack {
             .take(checked)
             .position(looks_like_trace_line)
         {
-            verdict.warnings.insert(
-                0,
-                TraceWarning::content_is_trace_line(position as u64 + 1),
-            );
+            verdict
+                .warnings
+                .insert(0, TraceWarning::content_is_trace_line(position as u64 + 1));
         }
         verdict
     }
@@ -342,10 +341,12 @@ impl CompiledAttack {
             indicator_verdicts,
         );
         // Indicators left out for want of an evaluator do not change the result: say so (D-134).
-        verdict.warnings.extend(self.indicators().filter_map(|indicator| {
-            let why = indicator.skipped_reason()?;
-            Some(TraceWarning::indicator_skipped(indicator.id(), why))
-        }));
+        verdict
+            .warnings
+            .extend(self.indicators().filter_map(|indicator| {
+                let why = indicator.skipped_reason()?;
+                Some(TraceWarning::indicator_skipped(indicator.id(), why))
+            }));
         if let Err(diagnostic) = &self.logic {
             verdict.result = AttackResult::Error;
             verdict.diagnostic = Some(diagnostic.clone());

@@ -444,7 +444,12 @@ impl<'a> TraceEvaluator<'a> {
     /// [`push`](Self::push) returned, also after [`JsonlTraceReader::next_into`], which pushes
     /// without returning them. Empty before the first message.
     pub fn new_matches(&self) -> NewMatches<'_> {
-        NewMatches::new(self.attack, &self.indicators, self.messages, self.last_matched)
+        NewMatches::new(
+            self.attack,
+            &self.indicators,
+            self.messages,
+            self.last_matched,
+        )
     }
 
     /// Where the message `head` goes (its actor, its grace-period standing, its filter class) and
@@ -549,7 +554,9 @@ impl<'a> TraceEvaluator<'a> {
             );
             return;
         };
-        if position <= SHAPE_CHECKS && self.trace_line_at.is_none() && looks_like_trace_line(content)
+        if position <= SHAPE_CHECKS
+            && self.trace_line_at.is_none()
+            && looks_like_trace_line(content)
         {
             self.trace_line_at = Some(position);
         }

@@ -1,7 +1,7 @@
 //! Verdict types (SDK §2.19, format §9) and `compute_verdict` (SDK §4.5).
 
-use std::collections::HashMap;
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::fmt;
 #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
 use std::time::{SystemTime, UNIX_EPOCH};

@@ -208,7 +208,6 @@ impl Path<'_> {
     }
 }
 
-
 /// Deserializes a document with `read` while collecting every error (`types::collect`): the
 /// document (when it could be read at all), the errors, and the fields left out (D-67), with the
 /// missing required fields recorded in the document.

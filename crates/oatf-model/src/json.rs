@@ -303,13 +303,13 @@ mod tests {
     #[test]
     fn every_problem_at_its_path_in_one_run() {
         let value = json!({"oatf": "0.1", "attack": {
-            "severty": "high",
-            "execution": {"mode": "mcp_server", "state": {}},
-            "indicators": [
-                {"target": "arguments", "pattern": {"contains": "x"}},
-                {"target": 5, "pattern": {"contains": "x"}},
-                {"target": "a", "patern": {"contains": "x"}}
-            ]}});
+        "severty": "high",
+        "execution": {"mode": "mcp_server", "state": {}},
+        "indicators": [
+            {"target": "arguments", "pattern": {"contains": "x"}},
+            {"target": 5, "pattern": {"contains": "x"}},
+            {"target": "a", "patern": {"contains": "x"}}
+        ]}});
         let errors = errors_of(&value);
         let expected = [
             "attack.severty|unknown field `severty`; did you mean `severity`? expected one of id,",
@@ -366,7 +366,10 @@ mod tests {
     fn text_that_is_not_json_or_too_deep() {
         let errors = Document::from_json_str("{\"oatf\": ").unwrap_err();
         assert!(errors.first().is_some_and(|e| e.line() == Some(1)));
-        assert_eq!(errors_of(&json!([1])), ["|expected an OATF document mapping, found a list"]);
+        assert_eq!(
+            errors_of(&json!([1])),
+            ["|expected an OATF document mapping, found a list"]
+        );
         let errors = Document::from_json_str("{\"oatf\": ").unwrap_err();
         assert!(
             errors.iter().all(|e| !e.message().contains("column")),
@@ -378,7 +381,9 @@ mod tests {
         }
         let errors = Document::from_json(&json!({"attack": {"x-deep": deep}})).unwrap_err();
         assert!(
-            errors.first().is_some_and(|e| e.message().contains("deeper")),
+            errors
+                .first()
+                .is_some_and(|e| e.message().contains("deeper")),
             "{errors}"
         );
         let mut ok = json!(null);

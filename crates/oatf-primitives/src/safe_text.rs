@@ -94,6 +94,10 @@ mod tests {
         let all: String = (0u32..0x3000).filter_map(char::from_u32).collect();
         let escaped = escape(&all);
         assert!(!escaped.chars().any(|c| c == '\n' || is_unsafe(c)));
-        assert!(!escape_keep_lines(&all).chars().any(|c| c != '\n' && is_unsafe(c)));
+        assert!(
+            !escape_keep_lines(&all)
+                .chars()
+                .any(|c| c != '\n' && is_unsafe(c))
+        );
     }
 }

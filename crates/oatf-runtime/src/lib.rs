@@ -80,12 +80,12 @@ mod template;
 mod trigger;
 
 pub use error::{CompileError, CompileErrorKind};
-/// The model types that appear in this crate's signatures, for users of `oatf-runtime` alone.
-pub use oatf_model::{Extractor, ExtractorSource, ExtractorType, Phase, ResponseEntry, Trigger};
 pub use extractor::{
     CompiledExtractor, MAX_DESCENDANT_QUERY_DEPTH, MAX_JSONPATH_WORK, evaluate_extractor,
 };
 pub use generation::{GenerationError, GenerationErrorKind, GenerationProvider};
+/// The model types that appear in this crate's signatures, for users of `oatf-runtime` alone.
+pub use oatf_model::{Extractor, ExtractorSource, ExtractorType, Phase, ResponseEntry, Trigger};
 pub use response::{ResponseSelector, select_response};
 pub use state::compute_effective_state;
 pub use template::{

@@ -293,6 +293,8 @@ pub mod trace {
 
 /// Execution primitives (SDK §5.1–§5.4, §5.9): dot-paths, durations, conditions, predicates.
 pub mod primitives {
+    /// Attacker text made safe to print on a terminal or in a log line (D-132).
+    pub use oatf_primitives::safe_text;
     pub use oatf_primitives::{
         CompiledCondition, CompiledPredicate, Condition, ConditionError, ConditionErrorKind,
         DurationError, MAX_PATH_DEPTH, MatchCondition, MatchPredicate, MissingField, PathError,
@@ -300,8 +302,6 @@ pub mod primitives {
         evaluate_predicate, extract_protocol, parse_duration, resolve_simple_path,
         resolve_wildcard_path,
     };
-    /// Attacker text made safe to print on a terminal or in a log line (D-132).
-    pub use oatf_primitives::safe_text;
 }
 
 /// What a tool that plays the attacker needs (SDK §5.5–§5.8, §5.10, §6.3): triggers, effective

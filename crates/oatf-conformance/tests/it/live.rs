@@ -38,7 +38,10 @@ fn alerts_are_the_trace_verdicts_matches_at_their_message() {
         let mut alerts = Vec::new();
         for message in &messages {
             for hit in evaluator.push(message) {
-                alerts.push((hit.indicator_id().to_owned(), hit.evidence().map(str::to_owned)));
+                alerts.push((
+                    hit.indicator_id().to_owned(),
+                    hit.evidence().map(str::to_owned),
+                ));
             }
         }
         let live = evaluator.finish();
@@ -70,7 +73,8 @@ fn the_misuses_of_an_evaluator_only_tool_are_refused_at_their_path() {
                 .iter()
                 .map(|e| format!("parse {}", e.path().unwrap_or("")))
                 .collect(),
-            Ok(document) => match CompiledAttack::try_new(&document, &oatf::default_eval_options()) {
+            Ok(document) => match CompiledAttack::try_new(&document, &oatf::default_eval_options())
+            {
                 Ok(_) => Vec::new(),
                 Err(AttackError::Invalid(errors)) => errors
                     .iter()
@@ -105,7 +109,10 @@ fn the_misuses_of_an_evaluator_only_tool_are_refused_at_their_path() {
     );
     assert_eq!(
         refused(&|v| {
-            v["attack"]["execution"].as_object_mut().unwrap().remove("state");
+            v["attack"]["execution"]
+                .as_object_mut()
+                .unwrap()
+                .remove("state");
         }),
         ["V-030 attack.execution"]
     );

@@ -16,15 +16,15 @@ fn attack(document: Value) -> CompiledAttack {
 /// Three indicators on `tools/call` requests, one of them with a tier.
 fn three() -> CompiledAttack {
     attack(json!({"oatf": "0.1", "attack": {
-        "execution": {"mode": "mcp_server", "state": {"tools": []}},
-        "indicators": [
-            {"id": "ssh", "surface": "tools/call", "direction": "request", "tier": "local_action",
-             "target": "arguments.path", "pattern": {"contains": ".ssh"}},
-            {"id": "rsa", "surface": "tools/call", "direction": "request",
-             "target": "arguments.path", "pattern": {"contains": "id_rsa"}},
-            {"id": "curl", "surface": "tools/call", "direction": "request",
-             "target": "arguments.command", "pattern": {"contains": "curl"}}
-        ]}}))
+    "execution": {"mode": "mcp_server", "state": {"tools": []}},
+    "indicators": [
+        {"id": "ssh", "surface": "tools/call", "direction": "request", "tier": "local_action",
+         "target": "arguments.path", "pattern": {"contains": ".ssh"}},
+        {"id": "rsa", "surface": "tools/call", "direction": "request",
+         "target": "arguments.path", "pattern": {"contains": "id_rsa"}},
+        {"id": "curl", "surface": "tools/call", "direction": "request",
+         "target": "arguments.command", "pattern": {"contains": "curl"}}
+    ]}}))
 }
 
 fn call(arguments: Value) -> TraceMessage {
@@ -135,16 +135,21 @@ fn the_reader_path_reports_the_same_through_new_matches() {
     let mut seen = Vec::new();
     while let Some(step) = reader.next_into(&mut evaluator) {
         assert!(step.is_ok());
-        seen.extend(
-            evaluator
-                .new_matches()
-                .iter()
-                .map(|m| (m.message_number(), m.indicator_id().to_owned(), m.evidence().map(str::to_owned))),
-        );
+        seen.extend(evaluator.new_matches().iter().map(|m| {
+            (
+                m.message_number(),
+                m.indicator_id().to_owned(),
+                m.evidence().map(str::to_owned),
+            )
+        }));
     }
     assert_eq!(
         seen,
-        [(2, "curl".to_owned(), Some("seq 9 (tools/call): curl".to_owned()))]
+        [(
+            2,
+            "curl".to_owned(),
+            Some("seq 9 (tools/call): curl".to_owned())
+        )]
     );
 }
 
@@ -172,7 +177,11 @@ fn a_whole_trace_line_given_as_content_is_a_warning() {
     assert!(verdict.warnings[0].message.starts_with("message 1:"));
 
     let mut evaluator = TraceEvaluator::new(&attack);
-    evaluator.push(&TraceMessage::new(TraceDirection::Incoming, "tools/call", line.clone()));
+    evaluator.push(&TraceMessage::new(
+        TraceDirection::Incoming,
+        "tools/call",
+        line.clone(),
+    ));
     let verdict = evaluator.finish();
     assert!(
         verdict
@@ -200,11 +209,11 @@ fn a_whole_trace_line_given_as_content_is_a_warning() {
 #[test]
 fn an_indicator_skipped_for_want_of_an_engine_is_a_warning() {
     let attack = attack(json!({"oatf": "0.1", "attack": {
-        "execution": {"mode": "mcp_server", "state": {"tools": []}},
-        "indicators": [
-            {"id": "cel", "surface": "tools/call", "target": "arguments", "expression": {"cel": "message.arguments.size() > 0"}},
-            {"id": "pat", "surface": "tools/call", "target": "arguments.path", "pattern": {"contains": "x"}}
-        ]}}));
+    "execution": {"mode": "mcp_server", "state": {"tools": []}},
+    "indicators": [
+        {"id": "cel", "surface": "tools/call", "target": "arguments", "expression": {"cel": "message.arguments.size() > 0"}},
+        {"id": "pat", "surface": "tools/call", "target": "arguments.path", "pattern": {"contains": "x"}}
+    ]}}));
     let mut evaluator = TraceEvaluator::new(&attack);
     evaluator.push(&call(json!({"path": "/etc/hosts"})));
     let verdict = evaluator.finish();
@@ -234,16 +243,22 @@ fn try_new_refuses_what_validation_refuses() {
             Err(other) => panic!("{other}"),
         }
     };
-    let indicator = json!({"surface": "tools/call", "target": "arguments", "pattern": {"contains": "x"}});
+    let indicator =
+        json!({"surface": "tools/call", "target": "arguments", "pattern": {"contains": "x"}});
     // No execution (and so no protocol for the indicator).
     assert_eq!(
         refused(json!({"oatf": "0.1", "attack": {"indicators": [indicator]}})),
-        ["V-004 attack.execution", "V-028 attack.indicators[0].protocol"]
+        [
+            "V-004 attack.execution",
+            "V-028 attack.indicators[0].protocol"
+        ]
     );
     // No state.
     assert_eq!(
-        refused(json!({"oatf": "0.1", "attack": {"execution": {"mode": "mcp_server"},
-                                                 "indicators": [indicator]}})),
+        refused(
+            json!({"oatf": "0.1", "attack": {"execution": {"mode": "mcp_server"},
+                                                 "indicators": [indicator]}})
+        ),
         ["V-030 attack.execution"]
     );
     let with = |field: &str, value: Value| {
@@ -260,7 +275,10 @@ fn try_new_refuses_what_validation_refuses() {
         refused(with("direction", json!("requets"))),
         ["V-005 attack.indicators[0].direction"]
     );
-    assert_eq!(refused(with("tier", json!("boundary_breach"))), Vec::<String>::new());
+    assert_eq!(
+        refused(with("tier", json!("boundary_breach"))),
+        Vec::<String>::new()
+    );
 }
 
 /// A CEL engine that rejects every expression at compile time.

@@ -336,9 +336,12 @@ impl<R: BufRead> JsonlTraceReader<R> {
         // An envelope that does not parse, a content that does not or that skipping may accept
         // wrongly: the full parse, and its error.
         count(2);
-        (self.parse_text(text).map(|m| {
-            evaluator.push(&m);
-        }), None)
+        (
+            self.parse_text(text).map(|m| {
+                evaluator.push(&m);
+            }),
+            None,
+        )
     }
 
     /// Sets from how many of the last 32 lines needing their content `next_into` parses in one
