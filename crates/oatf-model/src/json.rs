@@ -362,6 +362,35 @@ mod tests {
         );
     }
 
+    /// V-015 with the `jsonpath` feature; W-015 (never silence) without it (D-130).
+    #[test]
+    fn a_jsonpath_selector_is_checked_or_said_unchecked() {
+        let document = Document::from_json(&json!({"oatf": "0.1", "attack": {"execution": {
+            "mode": "mcp_server",
+            "phases": [
+                {"name": "one", "state": {}, "trigger": {"event": "tools/call"},
+                 "extractors": [{"name": "x", "source": "request", "type": "json_path",
+                                 "selector": "$.arguments[?"}]},
+                {"name": "two"}
+            ]}}}))
+        .expect("reads");
+        let result = crate::validate(&document);
+        let path = "attack.execution.phases[0].extractors[0].selector";
+        let errors: Vec<_> = result.errors().iter().map(|e| (e.rule(), e.path())).collect();
+        let warnings: Vec<_> = result
+            .warnings()
+            .iter()
+            .map(|w| (w.code(), w.path().unwrap_or("")))
+            .collect();
+        if cfg!(feature = "jsonpath") {
+            assert_eq!(errors, [("V-015", path)]);
+            assert!(!warnings.iter().any(|w| w.0 == "W-015"), "{warnings:?}");
+        } else {
+            assert_eq!(errors, []);
+            assert!(warnings.contains(&("W-015", path)), "{warnings:?}");
+        }
+    }
+
     #[test]
     fn text_that_is_not_json_or_too_deep() {
         let errors = Document::from_json_str("{\"oatf\": ").unwrap_err();
