@@ -366,17 +366,21 @@ mod tests {
     #[test]
     fn a_jsonpath_selector_is_checked_or_said_unchecked() {
         let document = Document::from_json(&json!({"oatf": "0.1", "attack": {"execution": {
-            "mode": "mcp_server",
-            "phases": [
-                {"name": "one", "state": {}, "trigger": {"event": "tools/call"},
-                 "extractors": [{"name": "x", "source": "request", "type": "json_path",
-                                 "selector": "$.arguments[?"}]},
-                {"name": "two"}
-            ]}}}))
+        "mode": "mcp_server",
+        "phases": [
+            {"name": "one", "state": {}, "trigger": {"event": "tools/call"},
+             "extractors": [{"name": "x", "source": "request", "type": "json_path",
+                             "selector": "$.arguments[?"}]},
+            {"name": "two"}
+        ]}}}))
         .expect("reads");
         let result = crate::validate(&document);
         let path = "attack.execution.phases[0].extractors[0].selector";
-        let errors: Vec<_> = result.errors().iter().map(|e| (e.rule(), e.path())).collect();
+        let errors: Vec<_> = result
+            .errors()
+            .iter()
+            .map(|e| (e.rule(), e.path()))
+            .collect();
         let warnings: Vec<_> = result
             .warnings()
             .iter()

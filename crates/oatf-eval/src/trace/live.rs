@@ -42,7 +42,7 @@ use crate::indicator::CompiledIndicator;
 /// assert!(evaluator.push(&call).is_empty());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct NewMatches<'e> {
     attack: &'e CompiledAttack,
     indicators: &'e [Accumulator],
@@ -94,6 +94,12 @@ impl<'e> NewMatches<'e> {
     }
 }
 
+impl std::fmt::Debug for NewMatches<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
 impl<'e> IntoIterator for NewMatches<'e> {
     type Item = NewMatch<'e>;
     type IntoIter = NewMatchesIter<'e>;
@@ -111,7 +117,7 @@ impl<'e> IntoIterator for &NewMatches<'e> {
 }
 
 /// The iterator of [`NewMatches`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct NewMatchesIter<'e> {
     entries: std::slice::Iter<'e, Result<CompiledIndicator, (String, crate::EvaluationError)>>,
     indicators: std::slice::Iter<'e, Accumulator>,
@@ -148,11 +154,20 @@ impl<'e> Iterator for NewMatchesIter<'e> {
     }
 }
 
+impl std::fmt::Debug for NewMatchesIter<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NewMatchesIter")
+            .field("message_number", &self.position)
+            .field("left", &self.left)
+            .finish()
+    }
+}
+
 impl ExactSizeIterator for NewMatchesIter<'_> {}
 impl FusedIterator for NewMatchesIter<'_> {}
 
 /// One indicator that a message matched for the first time ([`NewMatches`]).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct NewMatch<'e> {
     indicator: &'e CompiledIndicator,
     tier: Option<Tier>,
@@ -191,5 +206,16 @@ impl<'e> NewMatch<'e> {
     /// [`safe_text::escape`](crate::safe_text::escape), D-132).
     pub fn evidence_escaped(&self) -> Option<Cow<'e, str>> {
         self.evidence.map(crate::safe_text::escape)
+    }
+}
+
+impl std::fmt::Debug for NewMatch<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NewMatch")
+            .field("indicator_id", &self.indicator_id())
+            .field("tier", &self.tier)
+            .field("message_number", &self.position)
+            .field("evidence", &self.evidence)
+            .finish()
     }
 }
