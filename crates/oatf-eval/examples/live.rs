@@ -48,7 +48,10 @@ fn main() -> ExitCode {
     let attack = match CompiledAttack::try_new(&document, &EvalOptions::new()) {
         Ok(attack) => attack,
         Err(error) => {
-            eprintln!("error: {}", escape(&error.to_string()));
+            // A headline, then one line per problem (rule, message, path).
+            for line in error.to_string().lines() {
+                eprintln!("error: {}", escape(line.trim_start()));
+            }
             return ExitCode::from(3);
         }
     };

@@ -359,7 +359,8 @@ impl CompiledAttack {
     }
 }
 
-/// Why [`CompiledAttack::try_new`] refused a document (D-133).
+/// Why [`CompiledAttack::try_new`] refused a document (D-133). `Display` gives a headline and one
+/// line per problem.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub enum AttackError {
@@ -377,14 +378,18 @@ impl std::fmt::Display for AttackError {
             AttackError::Invalid(errors) => {
                 write!(f, "the document is not valid:")?;
                 for error in errors {
-                    write!(f, "\n  {}: {}", error.rule(), error)?;
+                    write!(f, "\n  {error}")?;
                 }
                 Ok(())
             }
             AttackError::Compile(errors) => {
                 write!(f, "indicators did not compile:")?;
                 for error in errors {
-                    write!(f, "\n  {}: {}", error.indicator_id().unwrap_or("?"), error)?;
+                    write!(
+                        f,
+                        "\n  indicator {}: {error}",
+                        error.indicator_id().unwrap_or("?")
+                    )?;
                 }
                 Ok(())
             }
