@@ -32,6 +32,9 @@ mod filter;
 mod lazy;
 #[cfg(test)]
 mod lazy_tests;
+mod live;
+#[cfg(test)]
+mod live_tests;
 mod reader;
 #[cfg(test)]
 mod tests;
@@ -49,8 +52,9 @@ use crate::attack::CompiledAttack;
 use crate::indicator::{CompiledIndicator, MessageTexts, truncate};
 use crate::prefilter::Prefilter;
 use crate::verdict::{AttackVerdict, IndicatorResult, IndicatorVerdict};
-use crate::warning::TraceWarning;
+use crate::warning::{SHAPE_CHECKS, TraceWarning, looks_like_trace_line};
 
+pub use live::{NewMatch, NewMatches, NewMatchesIter};
 pub use reader::{
     DEFAULT_MAX_LINE_LEN, DEFAULT_MAX_LINE_NODES, JsonlTraceReader, TraceError, TraceErrorKind,
     describe_json_error,
@@ -264,6 +268,10 @@ pub struct TraceEvaluator<'a> {
     coverage: coverage::TargetCoverage,
     undecided: usize,
     matched: usize,
+    /// How many indicators the last message matched first ([`NewMatches`], D-131).
+    last_matched: usize,
+    /// The first of the first messages whose content was a whole trace line (D-134).
+    trace_line_at: Option<u64>,
     messages: u64,
     after_grace: u64,
     grace: GraceState,
@@ -411,6 +419,8 @@ impl<'a> TraceEvaluator<'a> {
             indicators,
             undecided,
             matched: 0,
+            last_matched: 0,
+            trace_line_at: None,
             messages: 0,
             after_grace: 0,
             grace: GraceState {
@@ -436,14 +446,31 @@ impl<'a> TraceEvaluator<'a> {
         }
     }
 
-    /// Evaluates `message` against every undecided indicator it applies to (format §6 filtering).
+    /// Evaluates `message` against every undecided indicator it applies to, with the filters of
+    /// format §6 (protocol, surface, actor, direction; the grace period), and returns the indicators
+    /// it matched for the first time ([`NewMatches`]: empty, and nothing allocated, when it changed
+    /// nothing; D-131). This is the live path: push each message as it is observed and alert on
+    /// what is returned.
     ///
     /// Messages are numbered from 1 in the order they are pushed; evidence names a message by its
     /// `seq` or, without one, by that number.
-    pub fn push(&mut self, message: &TraceMessage) {
+    pub fn push(&mut self, message: &TraceMessage) -> NewMatches<'_> {
         let head = message.head();
         let route = self.route(&head);
         self.push_routed(&head, route, Some(&message.content));
+        self.new_matches()
+    }
+
+    /// The indicators the last message pushed matched for the first time: what
+    /// [`push`](Self::push) returned, also after [`JsonlTraceReader::next_into`], which pushes
+    /// without returning them. Empty before the first message.
+    pub fn new_matches(&self) -> NewMatches<'_> {
+        NewMatches::new(
+            self.attack,
+            &self.indicators,
+            self.messages,
+            self.last_matched,
+        )
     }
 
     /// Where the message `head` goes (its actor, its grace-period standing, its filter class) and
@@ -510,6 +537,13 @@ impl<'a> TraceEvaluator<'a> {
         route: Route<'a>,
         content: Option<&Value>,
     ) {
+        let matched_before = self.matched;
+        self.push_message(head, route, content);
+        self.last_matched = self.matched.saturating_sub(matched_before);
+    }
+
+    /// [`push_routed`](Self::push_routed) without the count of new matches.
+    fn push_message(&mut self, head: &Head<'_>, route: Route<'a>, content: Option<&Value>) {
         self.messages += 1;
         self.texts.clear();
         let actor = route.actor;
@@ -541,6 +575,12 @@ impl<'a> TraceEvaluator<'a> {
             );
             return;
         };
+        if position <= SHAPE_CHECKS
+            && self.trace_line_at.is_none()
+            && looks_like_trace_line(content)
+        {
+            self.trace_line_at = Some(position);
+        }
         let message = (head, content);
         if let Some((class, applicable)) = applicable {
             let Some(prefilter) = &mut self.prefilter else {
@@ -824,7 +864,12 @@ impl<'a> TraceEvaluator<'a> {
                 warnings.push(warning);
             }
         }
+        if let Some(position) = self.trace_line_at {
+            warnings.insert(0, TraceWarning::content_is_trace_line(position));
+        }
         let mut verdict = self.attack.compute_verdict(&verdicts);
+        // The attack's own warnings (indicators it cannot evaluate) after the trace's.
+        warnings.append(&mut verdict.warnings);
         verdict.warnings = warnings;
         if self.messages == 0 {
             verdict.result = crate::AttackResult::Error;

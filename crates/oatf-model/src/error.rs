@@ -129,6 +129,7 @@ impl fmt::Display for ParseError {
 
 impl std::error::Error for ParseError {}
 
+#[cfg(feature = "miette")]
 impl miette::Diagnostic for ParseError {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
         Some(Box::new(self.rule.map(crate::Rule::id).unwrap_or(

@@ -18,8 +18,8 @@
 //! ```
 //! use std::collections::HashMap;
 //! use std::time::Duration;
-//! use oatf_model::{Extractor, ExtractorSource, Trigger};
-//! use oatf_runtime::{CompiledExtractor, CompiledTrigger, ProtocolEvent, TriggerState, interpolate_template};
+//! use oatf_runtime::{CompiledExtractor, CompiledTrigger, Extractor, ExtractorSource, ProtocolEvent,
+//!                    Trigger, TriggerState, interpolate_template};
 //! use serde_json::json;
 //!
 //! // Phase 1 advances on the first `tools/call` of `login`, capturing its password.
@@ -92,6 +92,8 @@ pub use extractor::{
     CompiledExtractor, MAX_DESCENDANT_QUERY_DEPTH, MAX_JSONPATH_WORK, evaluate_extractor,
 };
 pub use generation::{GenerationError, GenerationErrorKind, GenerationProvider};
+/// The model types that appear in this crate's signatures, for users of `oatf-runtime` alone.
+pub use oatf_model::{Extractor, ExtractorSource, ExtractorType, Phase, ResponseEntry, Trigger};
 pub use response::{ResponseSelector, select_response};
 pub use state::compute_effective_state;
 pub use template::{

@@ -328,7 +328,12 @@ impl<R: BufRead> JsonlTraceReader<R> {
         // An envelope that does not parse, a content that does not or that skipping may accept
         // wrongly: the full parse, and its error.
         count(2);
-        (self.parse_text(text).map(|m| evaluator.push(&m)), None)
+        (
+            self.parse_text(text).map(|m| {
+                evaluator.push(&m);
+            }),
+            None,
+        )
     }
 
     /// Sets from how many of the last 32 lines needing their content `next_into` parses in one
@@ -389,7 +394,8 @@ impl<R: BufRead> JsonlTraceReader<R> {
     /// a validation of the JSON instead of a parse into a `Value`; while nearly every line needs
     /// its content, envelope and content are parsed in one pass.
     ///
-    /// `Some(Ok(()))`: a message was pushed; `Some(Err(_))`: the line's error, exactly as
+    /// `Some(Ok(()))`: a message was pushed (what it newly matched is
+    /// [`TraceEvaluator::new_matches`], D-131); `Some(Err(_))`: the line's error, exactly as
     /// [`next`](Iterator::next) gives it (the line was not pushed; an I/O error ends the trace);
     /// `None`: the end of the trace.
     ///

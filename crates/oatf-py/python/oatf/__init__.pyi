@@ -106,7 +106,7 @@ class TraceWarning:
 
     @property
     def kind(self) -> str:
-        """`actor_without_messages` or `unresolved_target`."""
+        """`actor_without_messages`, `unresolved_target`, `content_is_trace_line` or `indicator_skipped`."""
     @property
     def indicator_id(self) -> Optional[str]: ...
     @property
