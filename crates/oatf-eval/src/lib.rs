@@ -53,6 +53,7 @@ mod accumulator;
 mod actor;
 mod attack;
 mod candidates;
+mod compat;
 mod error;
 mod extension;
 mod indicator;
@@ -71,6 +72,7 @@ mod entry_point_tests;
 mod tests;
 
 pub use attack::CompiledAttack;
+pub use compat::{Compat, UnknownCompat};
 pub use error::{EvaluationError, EvaluationErrorKind};
 pub use extension::{CelEvaluator, CelGuard, CompiledCel, SemanticEvaluator};
 pub use indicator::{
@@ -84,7 +86,7 @@ pub use oatf_model::{
 };
 pub use oatf_primitives::RegexLimits;
 pub use trace::{
-    DEFAULT_MAX_LINE_LEN, DEFAULT_MAX_LINE_NODES, JsonlTraceReader, TraceDirection, TraceError,
+    DEFAULT_MAX_LINE_LEN, MAX_DERIVED_BYTES, MAX_ENTRY_DEPTH, DEFAULT_MAX_LINE_NODES, JsonlTraceReader, TraceDirection, TraceError,
     TraceErrorKind, TraceEvaluator, TraceMessage, evaluate_trace,
 };
 pub use verdict::{
