@@ -128,7 +128,7 @@ const PY_READ_CHUNK: usize = 1 << 20;
 /// when given, else opened as a local path. A trace that cannot be opened or read gives a row with
 /// the error, never an exception.
 #[pyfunction]
-#[pyo3(signature = (document, attack, trace, file = None, *, max_line_len = None))]
+#[pyo3(signature = (document, attack, trace, file = None, *, max_line_len = None, compat = None))]
 pub(crate) fn evaluate_run<'py>(
     py: Python<'py>,
     document: &str,
@@ -136,7 +136,9 @@ pub(crate) fn evaluate_run<'py>(
     trace: &str,
     file: Option<Py<PyAny>>,
     max_line_len: Option<usize>,
+    compat: Option<&str>,
 ) -> PyResult<Bound<'py, PyTuple>> {
+    let compat = crate::attack::compat_of(compat)?;
     let compiled = &*attack.attack;
     let attack_id = campaign::attack_label(document, true, compiled.attack_id());
     let max_line_len = max_line_len.or(Some(oatf::trace::DEFAULT_MAX_LINE_LEN));
@@ -150,7 +152,7 @@ pub(crate) fn evaluate_run<'py>(
                     .0,
             )),
         };
-        match read_trace(compiled, input, trace.to_owned(), false, max_line_len) {
+        match read_trace(compiled, input, trace.to_owned(), (false, max_line_len), compat) {
             Ok(run) => Ok(run.finish()),
             Err(Failure::Io(message) | Failure::Malformed(message)) => Err((false, message)),
         }

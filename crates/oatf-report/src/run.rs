@@ -6,7 +6,7 @@
 use std::io::BufRead;
 
 use oatf_eval::{
-    AttackVerdict, CompiledAttack, JsonlTraceReader, TraceError, TraceErrorKind, TraceEvaluator,
+    AttackVerdict, Compat, CompiledAttack, JsonlTraceReader, TraceError, TraceErrorKind, TraceEvaluator,
     TraceMessage,
 };
 use serde_json::Value;
@@ -85,8 +85,15 @@ pub struct TraceRun<'a> {
 impl<'a> TraceRun<'a> {
     /// A run of `attack` over the trace the reports call `name` (a path, `<stdin>`, …).
     pub fn new(attack: &'a CompiledAttack, name: impl Into<String>) -> Self {
+        Self::with_compat(attack, name, Compat::SpecExact)
+    }
+
+    /// A run of `attack` over the trace called `name`, in the compatibility profile `compat`
+    /// ([`TraceEvaluator::with_compat`], decision D-100). A match on a message the profile derived
+    /// is evaluated when the run finishes and has no line in [`TraceStats::matched_lines`].
+    pub fn with_compat(attack: &'a CompiledAttack, name: impl Into<String>, compat: Compat) -> Self {
         TraceRun {
-            evaluator: TraceEvaluator::new(attack),
+            evaluator: TraceEvaluator::with_compat(attack, compat),
             stats: TraceStats::new(name),
             matched: 0,
             kept: Vec::new(),

@@ -157,6 +157,12 @@ pub use oatf_eval::evaluate_trace;
 /// ```
 pub use oatf_eval::TraceEvaluator;
 
+/// The compatibility profile of a trace evaluation (D-100): [`Compat::SpecExact`] by default,
+/// [`Compat::ThoughtjackContext`] to score a trace as ThoughtJack's context mode does
+/// ([`TraceEvaluator::with_compat`], and `report::TraceRun::with_compat` with the
+/// `report` feature).
+pub use oatf_eval::Compat;
+
 /// Extension point for CEL (SDK §6.1); [`default_eval_options`] installs the `cel` feature's engine.
 /// A tool can bring its own:
 ///
@@ -278,7 +284,10 @@ pub mod eval {
 /// Reading traces (`docs/trace-format.md`): what can go wrong with a line and the default bounds of
 /// [`JsonlTraceReader`].
 pub mod trace {
-    pub use oatf_eval::{DEFAULT_MAX_LINE_LEN, DEFAULT_MAX_LINE_NODES, TraceError, TraceErrorKind};
+    pub use oatf_eval::{
+        DEFAULT_MAX_LINE_LEN, DEFAULT_MAX_LINE_NODES, MAX_DERIVED_BYTES, MAX_ENTRY_DEPTH,
+        TraceError, TraceErrorKind, UnknownCompat,
+    };
 }
 
 /// Execution primitives (SDK §5.1–§5.4, §5.9): dot-paths, durations, conditions, predicates.

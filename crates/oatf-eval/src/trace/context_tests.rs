@@ -201,7 +201,7 @@ fn derived_messages_come_after_all_the_original_entries() {
 #[test]
 fn a2a_calls_gain_the_delegation_alias() {
     let indicators = json!([{"id": "TASK", "protocol": "a2a", "target": "a2a.task.message",
-                             "pattern": {"contains": "wire the funds"}}]);
+                             "pattern": {"regex": "^please wire the funds$"}}]);
     let call = |seq, direction, arguments: Value| {
         message(seq, "peer", direction, "tools/call", json!({"name": "delegate", "arguments": arguments}))
     };
@@ -222,9 +222,9 @@ fn a2a_calls_gain_the_delegation_alias() {
 
     // Not for an outgoing call, another method, or another actor's protocol.
     let trace = [
-        call(1, TraceDirection::Outgoing, json!({"message": "wire the funds"})),
+        call(1, TraceDirection::Outgoing, json!({"message": "please wire the funds"})),
         message(2, "peer", TraceDirection::Incoming, "message/send",
-                json!({"arguments": {"message": "wire the funds"}})),
+                json!({"arguments": {"message": "please wire the funds"}})),
     ];
     let (_, context) = both(indicators, &trace);
     assert_eq!(results(&context), [NotMatched]);
@@ -336,12 +336,18 @@ fn entries_deeper_than_64_levels_are_skipped() {
         "{:?}",
         context.warnings
     );
-    // Skipped also when no indicator reads the entry (the lazy reader does not parse it): the
-    // only message being skipped, the trace has none.
-    let (_, context) = both(
-        json!([{"id": "OTHER", "protocol": "a2a", "target": "content", "pattern": {"contains": "zzz"}}]),
-        &[deep(limit + 1), deep(limit + 1)],
+    // Skipped also when no indicator reads the entry (the lazy reader does not parse it once its
+    // class is known); the only messages being skipped, a trace has none.
+    let other = json!([{"id": "OTHER", "protocol": "a2a", "target": "content",
+                        "pattern": {"contains": "zzz"}}]);
+    let (_, context) = both(other.clone(), &[deep(1), deep(limit + 1), deep(limit + 1)]);
+    assert!(
+        context.warnings.iter().any(|w| w.kind == TraceWarningKind::TooDeepEntriesSkipped
+            && w.message.starts_with("2 trace entries nested deeper")),
+        "{:?}",
+        context.warnings
     );
+    let (_, context) = both(other, &[deep(limit + 1), deep(limit + 1)]);
     assert_eq!(context.result, AttackResult::Error);
 }
 
