@@ -86,8 +86,9 @@ pub use oatf_model::{
 };
 pub use oatf_primitives::RegexLimits;
 pub use trace::{
-    DEFAULT_MAX_LINE_LEN, MAX_DERIVED_BYTES, MAX_ENTRY_DEPTH, DEFAULT_MAX_LINE_NODES, JsonlTraceReader, TraceDirection, TraceError,
-    TraceErrorKind, TraceEvaluator, TraceMessage, evaluate_trace,
+    DEFAULT_MAX_LINE_LEN, DEFAULT_MAX_LINE_NODES, JsonlTraceReader, MAX_DERIVED_BYTES,
+    MAX_ENTRY_DEPTH, TraceDirection, TraceError, TraceErrorKind, TraceEvaluator, TraceMessage,
+    evaluate_trace,
 };
 pub use verdict::{
     AttackResult, AttackVerdict, EvaluationSummary, IndicatorResult, IndicatorVerdict,

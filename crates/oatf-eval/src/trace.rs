@@ -298,16 +298,20 @@ impl ContextState {
                 return false;
             };
             let direction = actor.role.map(|role| travel.as_seen_by(role));
-            attack.indicator_entries().iter().flatten().any(|indicator| {
-                filter::filter_steps_passed(
-                    indicator,
-                    (Some(context::TEXT_MESSAGE_CONTENT), travel),
-                    Some(actor),
-                    Some(actor.protocol.as_str()),
-                    direction,
-                    Compat::ThoughtjackContext,
-                ) == 4
-            })
+            attack
+                .indicator_entries()
+                .iter()
+                .flatten()
+                .any(|indicator| {
+                    filter::filter_steps_passed(
+                        indicator,
+                        (Some(context::TEXT_MESSAGE_CONTENT), travel),
+                        Some(actor),
+                        Some(actor.protocol.as_str()),
+                        direction,
+                        Compat::ThoughtjackContext,
+                    ) == 4
+                })
         });
         ContextState {
             useful,
@@ -377,7 +381,11 @@ impl ContextState {
                     "{} trace {} nested deeper than {} levels, skipped as ThoughtJack skips them \
                      (--compat thoughtjack-context)",
                     self.too_deep,
-                    if self.too_deep == 1 { "entry" } else { "entries" },
+                    if self.too_deep == 1 {
+                        "entry"
+                    } else {
+                        "entries"
+                    },
                     context::MAX_ENTRY_DEPTH
                 ),
             ));
@@ -390,7 +398,11 @@ impl ContextState {
                      thoughtjack-context profile keeps at most {} bytes of them, so the verdict \
                      may miss a match",
                     self.derivations.dropped,
-                    if self.derivations.dropped == 1 { "entry was" } else { "entries were" },
+                    if self.derivations.dropped == 1 {
+                        "entry was"
+                    } else {
+                        "entries were"
+                    },
                     context::MAX_DERIVED_BYTES
                 ),
             ));
@@ -633,7 +645,9 @@ impl<'a> TraceEvaluator<'a> {
                 terminal_end: None,
             },
             compat,
-            context: compat.is_context().then(|| Box::new(ContextState::new(attack))),
+            context: compat
+                .is_context()
+                .then(|| Box::new(ContextState::new(attack))),
             shadow: (compat == Compat::SpecExact && ContextState::may_change(attack))
                 .then(|| Box::new(Self::with_compat(attack, Compat::ThoughtjackContext))),
         }

@@ -598,9 +598,9 @@ pub(crate) fn read_trace(
 pub(crate) fn compat_of(name: Option<&str>) -> PyResult<Compat> {
     match name {
         None => Ok(Compat::default()),
-        Some(name) => name
-            .parse()
-            .map_err(|e: oatf::trace::UnknownCompat| pyo3::exceptions::PyValueError::new_err(e.to_string())),
+        Some(name) => name.parse().map_err(|e: oatf::trace::UnknownCompat| {
+            pyo3::exceptions::PyValueError::new_err(e.to_string())
+        }),
     }
 }
 

@@ -152,7 +152,13 @@ pub(crate) fn evaluate_run<'py>(
                     .0,
             )),
         };
-        match read_trace(compiled, input, trace.to_owned(), (false, max_line_len), compat) {
+        match read_trace(
+            compiled,
+            input,
+            trace.to_owned(),
+            (false, max_line_len),
+            compat,
+        ) {
             Ok(run) => Ok(run.finish()),
             Err(Failure::Io(message) | Failure::Malformed(message)) => Err((false, message)),
         }

@@ -6,8 +6,8 @@
 use std::io::BufRead;
 
 use oatf_eval::{
-    AttackVerdict, Compat, CompiledAttack, JsonlTraceReader, TraceError, TraceErrorKind, TraceEvaluator,
-    TraceMessage,
+    AttackVerdict, Compat, CompiledAttack, JsonlTraceReader, TraceError, TraceErrorKind,
+    TraceEvaluator, TraceMessage,
 };
 use serde_json::Value;
 
@@ -91,7 +91,11 @@ impl<'a> TraceRun<'a> {
     /// A run of `attack` over the trace called `name`, in the compatibility profile `compat`
     /// ([`TraceEvaluator::with_compat`], decision D-100). A match on a message the profile derived
     /// is evaluated when the run finishes and has no line in [`TraceStats::matched_lines`].
-    pub fn with_compat(attack: &'a CompiledAttack, name: impl Into<String>, compat: Compat) -> Self {
+    pub fn with_compat(
+        attack: &'a CompiledAttack,
+        name: impl Into<String>,
+        compat: Compat,
+    ) -> Self {
         TraceRun {
             evaluator: TraceEvaluator::with_compat(attack, compat),
             stats: TraceStats::new(name),

@@ -228,7 +228,11 @@ mod tests {
                     Ok(value) => value,
                     Err(e) => panic!("{raw}: {e}"),
                 };
-                assert_eq!(raw_too_deep(raw.as_bytes()), content_too_deep(&value), "{raw}");
+                assert_eq!(
+                    raw_too_deep(raw.as_bytes()),
+                    content_too_deep(&value),
+                    "{raw}"
+                );
                 // The line's object is the first level: a content 63 deep is a line 64 deep.
                 assert_eq!(content_too_deep(&value), depth >= 64, "depth {depth}");
             }

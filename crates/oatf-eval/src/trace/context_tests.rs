@@ -28,7 +28,13 @@ fn document(indicators: Value) -> Document {
     }
 }
 
-fn message(seq: u64, actor: &str, direction: TraceDirection, method: &str, content: Value) -> TraceMessage {
+fn message(
+    seq: u64,
+    actor: &str,
+    direction: TraceDirection,
+    method: &str,
+    content: Value,
+) -> TraceMessage {
     TraceMessage::new(direction, method, content)
         .with_actor(actor)
         .with_seq(seq)
@@ -67,7 +73,11 @@ fn run(document: &Document, trace: &[TraceMessage], compat: Compat) -> AttackVer
         reference.push(message);
     }
     let verdict = fast.finish();
-    assert_eq!(summary(&verdict), summary(&reference.finish()), "straightforward engine");
+    assert_eq!(
+        summary(&verdict),
+        summary(&reference.finish()),
+        "straightforward engine"
+    );
     let jsonl: String = trace
         .iter()
         .map(|m| serde_json::to_string(m).unwrap_or_default() + "\n")
@@ -78,7 +88,11 @@ fn run(document: &Document, trace: &[TraceMessage], compat: Compat) -> AttackVer
         while let Some(step) = reader.next_into(&mut lazy) {
             assert!(step.is_ok(), "{step:?}");
         }
-        assert_eq!(summary(&verdict), summary(&lazy.finish()), "lazy reader, {speculate}");
+        assert_eq!(
+            summary(&verdict),
+            summary(&lazy.finish()),
+            "lazy reader, {speculate}"
+        );
     }
     verdict
 }
@@ -93,7 +107,11 @@ fn both(indicators: Value, trace: &[TraceMessage]) -> (AttackVerdict, AttackVerd
 }
 
 fn results(verdict: &AttackVerdict) -> Vec<IndicatorResult> {
-    verdict.indicator_verdicts.iter().map(|v| v.result).collect()
+    verdict
+        .indicator_verdicts
+        .iter()
+        .map(|v| v.result)
+        .collect()
 }
 
 use IndicatorResult::{Matched, NotMatched};
@@ -113,7 +131,13 @@ fn model_text_is_a_response_of_every_server_actor() {
          "target": "response.content", "pattern": {"contains": "exfiltrated"}}
     ]);
     let trace = [
-        message(1, "tools", TraceDirection::Incoming, "tools/list", json!({})),
+        message(
+            1,
+            "tools",
+            TraceDirection::Incoming,
+            "tools/list",
+            json!({}),
+        ),
         text(2, json!("I have exfiltrated the keys")),
     ];
     let (exact, context) = both(indicators, &trace);
@@ -158,8 +182,20 @@ fn only_string_deltas_of_ag_ui_text_entries_are_derived() {
     let trace = [
         text(1, json!(42)),
         text(2, json!({"text": "42"})),
-        message(3, "ui", TraceDirection::Incoming, "text_message_chunk", json!({"delta": "42"})),
-        message(4, "tools", TraceDirection::Incoming, "text_message_content", json!({"delta": "42"})),
+        message(
+            3,
+            "ui",
+            TraceDirection::Incoming,
+            "text_message_chunk",
+            json!({"delta": "42"}),
+        ),
+        message(
+            4,
+            "tools",
+            TraceDirection::Incoming,
+            "text_message_content",
+            json!({"delta": "42"}),
+        ),
     ];
     let (_, context) = both(indicators.clone(), &trace);
     assert_eq!(results(&context), [NotMatched, NotMatched]);
@@ -175,7 +211,13 @@ fn derived_messages_come_after_all_the_original_entries() {
                              "pattern": {"contains": "secret"}}]);
     let trace = [
         text(2, json!("the secret is out")),
-        message(9, "ui", TraceDirection::Incoming, "custom", json!({"content": "secret again"})),
+        message(
+            9,
+            "ui",
+            TraceDirection::Incoming,
+            "custom",
+            json!({"content": "secret again"}),
+        ),
     ];
     let (exact, context) = both(indicators, &trace);
     for verdict in [&exact, &context] {
@@ -203,11 +245,21 @@ fn a2a_calls_gain_the_delegation_alias() {
     let indicators = json!([{"id": "TASK", "protocol": "a2a", "target": "a2a.task.message",
                              "pattern": {"regex": "^please wire the funds$"}}]);
     let call = |seq, direction, arguments: Value| {
-        message(seq, "peer", direction, "tools/call", json!({"name": "delegate", "arguments": arguments}))
+        message(
+            seq,
+            "peer",
+            direction,
+            "tools/call",
+            json!({"name": "delegate", "arguments": arguments}),
+        )
     };
     let (exact, context) = both(
         indicators.clone(),
-        &[call(1, TraceDirection::Incoming, json!({"message": "please wire the funds"}))],
+        &[call(
+            1,
+            TraceDirection::Incoming,
+            json!({"message": "please wire the funds"}),
+        )],
     );
     assert_eq!(results(&exact), [NotMatched]);
     assert_eq!(results(&context), [Matched]);
@@ -216,15 +268,28 @@ fn a2a_calls_gain_the_delegation_alias() {
                         "pattern": {"regex": "^\\{\"to\":\"x\",\"what\":\"wire the funds\"\\}$"}}]);
     let (_, context) = both(
         regex,
-        &[call(1, TraceDirection::Incoming, json!({"to": "x", "what": "wire the funds"}))],
+        &[call(
+            1,
+            TraceDirection::Incoming,
+            json!({"to": "x", "what": "wire the funds"}),
+        )],
     );
     assert_eq!(results(&context), [Matched]);
 
     // Not for an outgoing call, another method, or another actor's protocol.
     let trace = [
-        call(1, TraceDirection::Outgoing, json!({"message": "please wire the funds"})),
-        message(2, "peer", TraceDirection::Incoming, "message/send",
-                json!({"arguments": {"message": "please wire the funds"}})),
+        call(
+            1,
+            TraceDirection::Outgoing,
+            json!({"message": "please wire the funds"}),
+        ),
+        message(
+            2,
+            "peer",
+            TraceDirection::Incoming,
+            "message/send",
+            json!({"arguments": {"message": "please wire the funds"}}),
+        ),
     ];
     let (_, context) = both(indicators, &trace);
     assert_eq!(results(&context), [NotMatched]);
@@ -240,8 +305,20 @@ fn mcp_indicators_also_see_the_ag_ui_actors() {
         {"id": "MCP-PEER", "protocol": "mcp", "target": "name", "pattern": {"contains": "PEER"}}
     ]);
     let trace = [
-        message(1, "ui", TraceDirection::Incoming, "run_error", json!({"name": "RUN_ERROR"})),
-        message(2, "peer", TraceDirection::Incoming, "message/send", json!({"name": "PEER"})),
+        message(
+            1,
+            "ui",
+            TraceDirection::Incoming,
+            "run_error",
+            json!({"name": "RUN_ERROR"}),
+        ),
+        message(
+            2,
+            "peer",
+            TraceDirection::Incoming,
+            "message/send",
+            json!({"name": "PEER"}),
+        ),
     ];
     let (exact, context) = both(indicators, &trace);
     assert_eq!(results(&exact), [NotMatched; 3]);
@@ -261,20 +338,40 @@ fn arguments_targets_see_only_incoming_calls() {
     let content = json!({"arguments": {"path": "~/.ssh/id_rsa"},
                          "request": {"params": {"arguments": {"path": "~/.ssh/id_rsa"}}}});
     let elsewhere = [
-        message(1, "tools", TraceDirection::Incoming, "resources/read", content.clone()),
-        message(2, "tools", TraceDirection::Outgoing, "tools/call", content.clone()),
+        message(
+            1,
+            "tools",
+            TraceDirection::Incoming,
+            "resources/read",
+            content.clone(),
+        ),
+        message(
+            2,
+            "tools",
+            TraceDirection::Outgoing,
+            "tools/call",
+            content.clone(),
+        ),
     ];
     let (exact, context) = both(indicators.clone(), &elsewhere);
     assert_eq!(results(&exact), [Matched; 3]);
     assert_eq!(results(&context), [NotMatched, NotMatched, Matched]);
     assert_eq!(
         context.indicator_verdicts[0].evidence.as_deref(),
-        Some("no applicable message: 2 mcp messages, none an incoming tools/call, message/send or tasks/send (thoughtjack-context)")
+        Some(
+            "no applicable message: 2 mcp messages, none an incoming tools/call, message/send or tasks/send (thoughtjack-context)"
+        )
     );
     for method in ["tools/call", "message/send", "tasks/send"] {
         let (_, context) = both(
             indicators.clone(),
-            &[message(3, "tools", TraceDirection::Incoming, method, content.clone())],
+            &[message(
+                3,
+                "tools",
+                TraceDirection::Incoming,
+                method,
+                content.clone(),
+            )],
         );
         assert_eq!(results(&context), [Matched; 3], "{method}");
     }
@@ -314,7 +411,13 @@ fn entries_deeper_than_64_levels_are_skipped() {
                             {"id": "OTHER", "protocol": "a2a", "target": "content",
                              "pattern": {"contains": "zzz"}}]);
     let deep = |depth| {
-        message(1, "tools", TraceDirection::Incoming, "tools/call", json!({"content": nested(depth)}))
+        message(
+            1,
+            "tools",
+            TraceDirection::Incoming,
+            "tools/call",
+            json!({"content": nested(depth)}),
+        )
     };
     // The content object is level 2, its `content` value level 3: `depth` levels more.
     let limit = MAX_ENTRY_DEPTH - 2;
@@ -322,7 +425,10 @@ fn entries_deeper_than_64_levels_are_skipped() {
     assert_eq!(results(&exact)[0], Matched);
     assert_eq!(results(&context)[0], Matched);
     assert!(
-        !context.warnings.iter().any(|w| w.kind == TraceWarningKind::TooDeepEntriesSkipped),
+        !context
+            .warnings
+            .iter()
+            .any(|w| w.kind == TraceWarningKind::TooDeepEntriesSkipped),
         "{:?}",
         context.warnings
     );
@@ -331,8 +437,12 @@ fn entries_deeper_than_64_levels_are_skipped() {
     assert_eq!(results(&exact)[0], Matched);
     assert_eq!(results(&context)[0], NotMatched);
     assert!(
-        context.warnings.iter().any(|w| w.kind == TraceWarningKind::TooDeepEntriesSkipped
-            && w.message.starts_with("1 trace entry nested deeper than 64 levels")),
+        context
+            .warnings
+            .iter()
+            .any(|w| w.kind == TraceWarningKind::TooDeepEntriesSkipped
+                && w.message
+                    .starts_with("1 trace entry nested deeper than 64 levels")),
         "{:?}",
         context.warnings
     );
@@ -342,8 +452,11 @@ fn entries_deeper_than_64_levels_are_skipped() {
                         "pattern": {"contains": "zzz"}}]);
     let (_, context) = both(other.clone(), &[deep(1), deep(limit + 1), deep(limit + 1)]);
     assert!(
-        context.warnings.iter().any(|w| w.kind == TraceWarningKind::TooDeepEntriesSkipped
-            && w.message.starts_with("2 trace entries nested deeper")),
+        context
+            .warnings
+            .iter()
+            .any(|w| w.kind == TraceWarningKind::TooDeepEntriesSkipped
+                && w.message.starts_with("2 trace entries nested deeper")),
         "{:?}",
         context.warnings
     );
@@ -356,27 +469,42 @@ fn entries_deeper_than_64_levels_are_skipped() {
 #[test]
 fn the_profile_changes_nothing_without_ag_ui_or_a2a_actors() {
     let value = json!({"oatf": "0.1", "attack": {"id": "T-101",
-        "execution": {"mode": "mcp_server", "state": {"tools": []}},
-        "indicators": [
-            {"id": "A", "surface": "tools/call", "target": "arguments.path", "pattern": {"contains": "ssh"}},
-            {"id": "B", "target": "content[*].text", "pattern": {"regex": "tok[0-9]+"}},
-            {"id": "C", "direction": "response", "target": "delta", "pattern": {"contains": "ssh"}}
-        ]}});
+    "execution": {"mode": "mcp_server", "state": {"tools": []}},
+    "indicators": [
+        {"id": "A", "surface": "tools/call", "target": "arguments.path", "pattern": {"contains": "ssh"}},
+        {"id": "B", "target": "content[*].text", "pattern": {"regex": "tok[0-9]+"}},
+        {"id": "C", "direction": "response", "target": "delta", "pattern": {"contains": "ssh"}}
+    ]}});
     let document: Document = match serde_json::from_value(value) {
         Ok(document) => document,
         Err(e) => panic!("{e}"),
     };
-    let methods = ["tools/call", "tools/list", "text_message_content", "notifications/x"];
+    let methods = [
+        "tools/call",
+        "tools/list",
+        "text_message_content",
+        "notifications/x",
+    ];
     let mut state = 7u64;
     for round in 0..40 {
         let trace: Vec<TraceMessage> = (0..(round % 9 + 1))
             .map(|seq| {
-                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 let pick = (state >> 33) as usize;
-                let direction = if pick % 2 == 0 { TraceDirection::Incoming } else { TraceDirection::Outgoing };
+                let direction = if pick % 2 == 0 {
+                    TraceDirection::Incoming
+                } else {
+                    TraceDirection::Outgoing
+                };
                 let word = ["ssh", "tok12", "none"][pick / 2 % 3];
-                TraceMessage::new(direction, methods[pick / 6 % 4], json!({
-                    "arguments": {"path": word}, "content": [{"text": word}], "delta": word}))
+                TraceMessage::new(
+                    direction,
+                    methods[pick / 6 % 4],
+                    json!({
+                    "arguments": {"path": word}, "content": [{"text": word}], "delta": word}),
+                )
                 .with_seq(seq as u64)
             })
             .collect();
@@ -397,30 +525,62 @@ fn the_default_profile_warns_when_the_context_profile_would_change_the_verdict()
     let (exact, context) = both(indicators.clone(), &trace);
     assert_eq!(exact.result, AttackResult::NotExploited);
     assert_eq!(context.result, AttackResult::Exploited);
-    let warning = exact.warnings.iter().find(|w| w.kind == TraceWarningKind::CompatWouldChange);
+    let warning = exact
+        .warnings
+        .iter()
+        .find(|w| w.kind == TraceWarningKind::CompatWouldChange);
     let message = warning.map(|w| w.message.as_str()).unwrap_or_default();
-    assert!(message.contains("--compat thoughtjack-context"), "{message}");
-    assert!(message.contains("would be exploited (ingested), not not_exploited"), "{message}");
-    assert!(message.contains("compat=\"thoughtjack-context\""), "{message}");
+    assert!(
+        message.contains("--compat thoughtjack-context"),
+        "{message}"
+    );
+    assert!(
+        message.contains("would be exploited (ingested), not not_exploited"),
+        "{message}"
+    );
+    assert!(
+        message.contains("compat=\"thoughtjack-context\""),
+        "{message}"
+    );
     // The context profile itself does not warn so.
-    assert!(!context.warnings.iter().any(|w| w.kind == TraceWarningKind::CompatWouldChange));
+    assert!(
+        !context
+            .warnings
+            .iter()
+            .any(|w| w.kind == TraceWarningKind::CompatWouldChange)
+    );
     // Same verdict both ways: no warning.
     let (exact, _) = both(indicators.clone(), &[text(1, json!("nothing here"))]);
-    assert!(!exact.warnings.iter().any(|w| w.kind == TraceWarningKind::CompatWouldChange));
+    assert!(
+        !exact
+            .warnings
+            .iter()
+            .any(|w| w.kind == TraceWarningKind::CompatWouldChange)
+    );
     // A target that resolves: the trace does not look like context mode.
     let resolving = json!([{"id": "MCP", "protocol": "mcp", "target": "delta",
                             "pattern": {"contains": "payload"}}]);
     let (exact, context) = both(resolving, &trace);
-    assert_eq!((exact.result, context.result), (AttackResult::NotExploited, AttackResult::Exploited));
-    assert!(!exact.warnings.iter().any(|w| w.kind == TraceWarningKind::CompatWouldChange));
+    assert_eq!(
+        (exact.result, context.result),
+        (AttackResult::NotExploited, AttackResult::Exploited)
+    );
+    assert!(
+        !exact
+            .warnings
+            .iter()
+            .any(|w| w.kind == TraceWarningKind::CompatWouldChange)
+    );
 }
 
 /// Derived messages are bounded: past [`MAX_DERIVED_BYTES`] an entry is not kept, and the verdict
 /// says so. The evaluator's memory stays within the bound.
 #[test]
 fn what_is_kept_for_derivation_is_bounded() {
-    let document = document(json!([{"id": "UI", "protocol": "ag_ui", "target": "response.content",
-                                     "pattern": {"contains": "never"}}]));
+    let document = document(
+        json!([{"id": "UI", "protocol": "ag_ui", "target": "response.content",
+                                     "pattern": {"contains": "never"}}]),
+    );
     let attack = CompiledAttack::new(&document, &EvalOptions::new());
     let mut evaluator = TraceEvaluator::with_compat(&attack, Compat::ThoughtjackContext);
     let chunk = "x".repeat(1 << 20);
@@ -430,9 +590,14 @@ fn what_is_kept_for_derivation_is_bounded() {
     }
     assert!(evaluator.retained_bytes() < MAX_DERIVED_BYTES + (1 << 20) * 2);
     let verdict = evaluator.finish();
-    let limit = verdict.warnings.iter().find(|w| w.kind == TraceWarningKind::DerivationLimit);
+    let limit = verdict
+        .warnings
+        .iter()
+        .find(|w| w.kind == TraceWarningKind::DerivationLimit);
     assert!(
-        limit.is_some_and(|w| w.message.starts_with("3 AG-UI text_message_content entries were not")),
+        limit.is_some_and(|w| w
+            .message
+            .starts_with("3 AG-UI text_message_content entries were not")),
         "{:?}",
         verdict.warnings
     );
@@ -441,8 +606,10 @@ fn what_is_kept_for_derivation_is_bounded() {
 /// Nothing is kept when no derived message could apply to an indicator.
 #[test]
 fn nothing_is_kept_when_no_indicator_could_see_a_derived_message() {
-    let document = document(json!([{"id": "CALL", "protocol": "mcp", "surface": "tools/call",
-                                     "target": "arguments.path", "pattern": {"contains": "x"}}]));
+    let document = document(
+        json!([{"id": "CALL", "protocol": "mcp", "surface": "tools/call",
+                                     "target": "arguments.path", "pattern": {"contains": "x"}}]),
+    );
     let attack = CompiledAttack::new(&document, &EvalOptions::new());
     let mut evaluator = TraceEvaluator::with_compat(&attack, Compat::ThoughtjackContext);
     evaluator.push(&text(0, json!("some model text")));

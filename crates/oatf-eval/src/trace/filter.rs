@@ -244,9 +244,7 @@ pub(super) fn filter_steps_passed(
     // Step 1. An indicator without protocol (an invalid document, V-028) is not restricted.
     if let Some(wanted) = indicator.protocol()
         && protocol != Some(wanted)
-        && !(compat.is_context()
-            && wanted == "mcp"
-            && actor.is_some_and(|a| a.protocol == "ag_ui"))
+        && !(compat.is_context() && wanted == "mcp" && actor.is_some_and(|a| a.protocol == "ag_ui"))
     {
         return 0;
     }

@@ -5,8 +5,8 @@ use std::io::{BufRead, ErrorKind};
 
 use serde_json::Value;
 
-use super::lazy::{Envelope, RawEnvelope, needs_full_parse, too_deep};
 use super::context::raw_too_deep;
+use super::lazy::{Envelope, RawEnvelope, needs_full_parse, too_deep};
 use super::{Body, TraceEvaluator, TraceMessage};
 
 /// The default longest line [`JsonlTraceReader`] accepts: 16 MiB.

@@ -415,18 +415,18 @@ fn evaluate_run(
         return failure(EXIT_USAGE, format!("{trace}: {hint}"));
     }
     let limits = (max_line_len, run.compat);
-    let result =
-        match super::trace::evaluate(&attack.compiled, input, trace.clone(), limits, false) {
-            Ok((mut verdict, mut stats)) => {
-                verdict.source = Some(format!("oatf {}", env!("CARGO_PKG_VERSION")));
-                stats.strict = strict;
-                Ok((verdict, stats))
-            }
-            Err(message) => Err(Failure {
-                code: EXIT_NO_INPUT,
-                message,
-            }),
-        };
+    let result = match super::trace::evaluate(&attack.compiled, input, trace.clone(), limits, false)
+    {
+        Ok((mut verdict, mut stats)) => {
+            verdict.source = Some(format!("oatf {}", env!("CARGO_PKG_VERSION")));
+            stats.strict = strict;
+            Ok((verdict, stats))
+        }
+        Err(message) => Err(Failure {
+            code: EXIT_NO_INPUT,
+            message,
+        }),
+    };
     Outcome {
         document: run.document,
         trace,

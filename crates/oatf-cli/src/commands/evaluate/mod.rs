@@ -96,7 +96,9 @@ pub(crate) struct Args {
 
 /// A `--compat` value: one of the profiles' names.
 fn parse_compat(value: &str) -> Result<Compat, String> {
-    value.parse().map_err(|e: oatf::trace::UnknownCompat| e.to_string())
+    value
+        .parse()
+        .map_err(|e: oatf::trace::UnknownCompat| e.to_string())
 }
 
 /// Prints a clap error and gives the exit code: 0 for `--help` and `--version`, else 64 (usage,
@@ -211,20 +213,19 @@ pub(crate) fn run(args: Args, out: &mut Output<'_>) -> u8 {
         eprintln!("error: {}: {hint}", one_line(&trace_name));
         return EXIT_USAGE;
     }
-    let (mut verdict, mut stats) =
-        match evaluate(
-            &attack,
-            input,
-            trace_name,
-            (args.max_line_len, args.compat),
-            !args.quiet,
-        ) {
-            Ok(done) => done,
-            Err(message) => {
-                eprintln!("error: {}", one_line(&message));
-                return EXIT_NO_INPUT;
-            }
-        };
+    let (mut verdict, mut stats) = match evaluate(
+        &attack,
+        input,
+        trace_name,
+        (args.max_line_len, args.compat),
+        !args.quiet,
+    ) {
+        Ok(done) => done,
+        Err(message) => {
+            eprintln!("error: {}", one_line(&message));
+            return EXIT_NO_INPUT;
+        }
+    };
     verdict.source = Some(format!("oatf {}", env!("CARGO_PKG_VERSION")));
     stats.strict = args.strict;
     let report = match args.format {
