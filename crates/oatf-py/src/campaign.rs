@@ -67,6 +67,12 @@ pub(crate) fn _attack_from_yaml(
 }
 
 /// `(hits, misses)` of this process's compile cache: a miss is one compilation.
+/// The names of the compatibility profiles (D-100), the default first.
+#[pyfunction]
+pub(crate) fn _compat_profiles() -> Vec<&'static str> {
+    oatf::Compat::ALL.iter().map(|c| c.as_str()).collect()
+}
+
 #[pyfunction]
 pub(crate) fn _compile_cache_stats() -> (u64, u64) {
     let cache = cache().lock().unwrap_or_else(|e| e.into_inner());

@@ -97,7 +97,8 @@ class TraceWarning:
 
     @property
     def kind(self) -> str:
-        """`actor_without_messages` or `unresolved_target`."""
+        """`actor_without_messages`, `unresolved_target`, `compat_would_change`, `too_deep_entries_skipped`
+        or `derivation_limit`."""
     @property
     def indicator_id(self) -> Optional[str]: ...
     @property
@@ -168,11 +169,12 @@ class Attack:
         *,
         strict: bool = False,
         max_line_len: Optional[int] = None,
+        compat: Optional[str] = None,
     ) -> Verdict: ...
     def compute_verdict(self, verdicts: Iterable[Mapping[str, Any]]) -> Verdict: ...
 
 class TraceEvaluator:
-    def __init__(self, attack: Attack) -> None: ...
+    def __init__(self, attack: Attack, *, compat: Optional[str] = None) -> None: ...
     def push(self, message: TraceEntry) -> None: ...
     def finish(self) -> Verdict: ...
     @property

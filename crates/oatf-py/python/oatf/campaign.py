@@ -54,11 +54,25 @@ MAX_WALK_DEPTH = 32
 
 class Run(NamedTuple):
     """One run: a document (its name in the rows, and the compiled attack, or None when the document
-    could not be loaded) against one trace (a path or URL)."""
+    could not be loaded) against one trace (a path or URL), in the compatibility profile ``compat``
+    (``None``: the one given to ``evaluate_runs``)."""
 
     document: str
     attack: Optional[Attack]
     trace: str
+    compat: Optional[str] = None
+
+
+#: The compatibility profiles (``compat=``; docs/guide.md, "Re-scoring a benchmark").
+COMPAT_PROFILES: tuple = tuple(_oatf._compat_profiles())
+
+
+def _checked_compat(compat: Any, where: str) -> Optional[str]:
+    if compat is not None and compat not in COMPAT_PROFILES:
+        raise ValueError(
+            f"{where}unknown compatibility profile {compat!r}; expected one of: {', '.join(COMPAT_PROFILES)}"
+        )
+    return compat
 
 
 def _is_url(text: str) -> bool:
@@ -188,14 +202,16 @@ def plan(documents: Iterable[Any], traces: Iterable[Any], *, storage_options: Op
 def plan_manifest(manifest: Any, *, storage_options: Optional[dict] = None) -> list:
     """The runs of a campaign manifest, the file ``oatf evaluate --manifest`` reads (``runs``: each a
     ``document`` with a ``trace`` or ``traces``, paths relative to the manifest), in the same order and
-    with the same names in the rows."""
+    with the same names in the rows. A ``compat`` at the top level is the profile of every run without
+    its own ``compat``; runs naming neither use ``evaluate_runs``' ``compat=``."""
     import yaml  # PyYAML comes with dask; the manifest format is plain YAML
 
     name = os.fspath(manifest)
     text = _read_text(name, storage_options) if _is_url(name) else open(name, encoding="utf-8").read()
     data = yaml.safe_load(text)
-    if not isinstance(data, dict) or set(data) != {"runs"} or not isinstance(data["runs"], list):
-        raise ValueError(f"{name}: not a campaign manifest: expected a mapping with one key, `runs` (a list)")
+    if not isinstance(data, dict) or set(data) - {"compat"} != {"runs"} or not isinstance(data["runs"], list):
+        raise ValueError(f"{name}: not a campaign manifest: expected a mapping with `runs` (a list) and `compat`")
+    default = _checked_compat(data.get("compat"), f"{name}: compat: ")
     base = name.rsplit("/", 1)[0] if _is_url(name) and "/" in name.split("://", 1)[1] else os.path.dirname(name)
 
     def join(path: str) -> str:
@@ -206,22 +222,23 @@ def plan_manifest(manifest: Any, *, storage_options: Optional[dict] = None) -> l
     documents: dict = {}
     pairs = []
     for index, entry in enumerate(data["runs"]):
-        if not isinstance(entry, dict) or "document" not in entry or set(entry) - {"document", "trace", "traces"}:
+        if not isinstance(entry, dict) or "document" not in entry or set(entry) - {"document", "trace", "traces", "compat"}:
             raise ValueError(f"{name}: runs[{index}]: expected `document` and `trace` or `traces`")
         document = join(str(entry["document"]))
         traces = ([entry["trace"]] if entry.get("trace") is not None else []) + list(entry.get("traces") or [])
         if not traces:
             raise ValueError(f"{name}: runs[{index}] has no `trace` or `traces` for {entry['document']}")
+        compat = _checked_compat(entry.get("compat"), f"{name}: runs[{index}]: compat: ") or default
         documents.setdefault(document, None)
         for trace in traces:
             if str(trace) == "-":
                 raise ValueError(f"{name}: runs[{index}]: a manifest cannot name standard input")
             for found in expand_traces([join(str(trace))], storage_options=storage_options):
-                pairs.append((document, found))
+                pairs.append((document, found, compat))
     if not pairs:
         raise ValueError(f"{name}: the manifest has no runs")
     attacks = dict(load_documents(list(documents), storage_options=storage_options))
-    return [Run(document, attacks[document], trace) for document, trace in pairs]
+    return [Run(document, attacks[document], trace, compat) for document, trace, compat in pairs]
 
 
 def evaluate_runs(
@@ -229,25 +246,34 @@ def evaluate_runs(
     *,
     storage_options: Optional[dict] = None,
     max_line_len: Optional[int] = None,
+    compat: Optional[str] = None,
 ) -> list:
     """Evaluates runs (``Run`` or ``(document name, Attack or None, trace)``) one after the other and
     returns one row (a tuple, columns ``COLUMNS``) per run. Local traces are streamed by the Rust
     reader; URLs through fsspec (compression inferred from the extension). Never raises for a trace:
-    one that cannot be opened or read gives a row with ``result`` ``error`` and the reason."""
+    one that cannot be opened or read gives a row with ``result`` ``error`` and the reason.
+
+    ``compat`` is the compatibility profile of the runs that name none (``Run.compat``):
+    ``"thoughtjack-context"`` scores traces as ThoughtJack's context mode does; the default,
+    ``"spec-exact"``, is the spec as written (docs/guide.md, "Re-scoring a benchmark")."""
+    _checked_compat(compat, "")
     rows = []
-    for document, attack, trace in runs:
+    for run in runs:
+        document, attack, trace = run[0], run[1], run[2]
+        run_compat = (run[3] if len(run) > 3 else None) or compat
         started = time.perf_counter()
         if attack is None:
             row = _oatf.failed_run(document, None, trace, "")
         elif _is_url(trace):
-            row = _evaluate_url(document, attack, trace, storage_options, max_line_len)
+            row = _evaluate_url(document, attack, trace, storage_options, (max_line_len, run_compat))
         else:
-            row = _oatf.evaluate_run(document, attack, trace, max_line_len=max_line_len)
+            row = _oatf.evaluate_run(document, attack, trace, max_line_len=max_line_len, compat=run_compat)
         rows.append(row + (time.perf_counter() - started,))
     return rows
 
 
-def _evaluate_url(document, attack, trace, storage_options, max_line_len):
+def _evaluate_url(document, attack, trace, storage_options, limits):
+    max_line_len, compat = limits
     try:
         import fsspec
 
@@ -256,7 +282,7 @@ def _evaluate_url(document, attack, trace, storage_options, max_line_len):
     except Exception as e:  # any failure to open is the run's error, not the campaign's
         return _oatf.failed_run(document, attack, trace, f"{type(e).__name__}: {e}")
     try:
-        return _oatf.evaluate_run(document, attack, trace, f, max_line_len=max_line_len)
+        return _oatf.evaluate_run(document, attack, trace, f, max_line_len=max_line_len, compat=compat)
     finally:
         f.close()
 
