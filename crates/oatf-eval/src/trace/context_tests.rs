@@ -493,7 +493,7 @@ fn the_profile_changes_nothing_without_ag_ui_or_a2a_actors() {
                     .wrapping_mul(6364136223846793005)
                     .wrapping_add(1442695040888963407);
                 let pick = (state >> 33) as usize;
-                let direction = if pick % 2 == 0 {
+                let direction = if pick.is_multiple_of(2) {
                     TraceDirection::Incoming
                 } else {
                     TraceDirection::Outgoing
