@@ -271,6 +271,8 @@ struct ContextState {
     servers: Vec<usize>,
     /// AG-UI `text_message_content` entries seen (the trace looks like context mode).
     sources: u64,
+    /// Entries kept for derivation (their number never decreases).
+    kept: u64,
     /// Entries skipped for nesting deeper than [`context::MAX_ENTRY_DEPTH`].
     too_deep: u64,
 }
@@ -354,7 +356,9 @@ impl ContextState {
                 && undecided > 0
                 && let Some(delta) = content.get("delta").and_then(Value::as_str)
             {
-                self.derivations.keep(index, position, head, delta);
+                if self.derivations.keep(index, position, head, delta) {
+                    self.kept += 1;
+                }
             }
             return None;
         }
@@ -1099,11 +1103,10 @@ impl<'a> TraceEvaluator<'a> {
     /// path, with the closest path the messages had (decision D-70).
     pub fn finish(mut self) -> AttackVerdict {
         let shadow = self.shadow.take();
-        let context = self.replay_derived();
+        self.evaluate_derived();
+        let warnings = self.context.as_ref().map(|c| c.warnings());
         let mut verdict = self.finish_own();
-        if let Some(context) = context {
-            verdict.warnings.extend(context.warnings());
-        }
+        verdict.warnings.extend(warnings.into_iter().flatten());
         if let Some(shadow) = shadow {
             let sources = shadow.context.as_ref().map_or(0, |c| c.sources);
             let other = shadow.finish();
@@ -1114,13 +1117,27 @@ impl<'a> TraceEvaluator<'a> {
         verdict
     }
 
+    /// How many AG-UI text entries the context profile has kept so far to derive messages from
+    /// (D-100): a tool that maps a message's number to its line keeps the lines of those whose push
+    /// increased it, for the matches [`evaluate_derived`](Self::evaluate_derived) finds.
+    #[doc(hidden)]
+    pub fn derivation_sources(&self) -> u64 {
+        self.context.as_ref().map_or(0, |c| c.kept)
+    }
+
     /// Evaluates the messages the context profile derives from the AG-UI text entries kept
     /// (D-100, point 1), after all the original entries and in their order: for each, one message
-    /// to every `_server` actor (`outgoing`) and one to its AG-UI actor (its own direction).
-    /// Returns the profile's state, for its warnings.
-    fn replay_derived(&mut self) -> Option<Box<ContextState>> {
-        let mut context = self.context.take()?;
+    /// to every `_server` actor (`outgoing`) and one to its AG-UI actor (its own direction). A match
+    /// on one is located at the original entry's number ([`matched_messages`](Self::matched_messages)).
+    /// [`finish`](Self::finish) calls it; calling it before is for tools that locate matches, and
+    /// no message may be pushed after it. Does nothing in another profile, or a second time.
+    #[doc(hidden)]
+    pub fn evaluate_derived(&mut self) {
+        let Some(context) = self.context.as_mut() else {
+            return;
+        };
         let (text, sources) = context.derivations.take();
+        let servers = context.servers.clone();
         let actors = self.attack.compiled_actors();
         for source in &sources {
             if self.undecided == 0 {
@@ -1128,8 +1145,7 @@ impl<'a> TraceEvaluator<'a> {
             }
             let (delta, timestamp, phase) = source.texts(&text);
             let content = context::derived_content(delta);
-            let targets = context
-                .servers
+            let targets = servers
                 .iter()
                 .map(|&server| (server, TraceDirection::Outgoing))
                 .chain(std::iter::once((source.actor, source.direction)));
@@ -1150,7 +1166,6 @@ impl<'a> TraceEvaluator<'a> {
                 self.push_routed_own(&head, route, Body::Parsed(&content), Some(source.position));
             }
         }
-        Some(context)
     }
 
     /// [`finish`](Self::finish) for this evaluator alone, its derived messages evaluated.
@@ -1258,7 +1273,9 @@ impl<'a> TraceEvaluator<'a> {
     }
 
     /// The heap and inline bytes this evaluator holds. It is bounded when the evaluator is created
-    /// (evidence is truncated) and does not grow with the number of messages pushed.
+    /// (evidence is truncated) and does not grow with the number of messages pushed, except for what
+    /// the `thoughtjack-context` profile keeps of AG-UI text to derive messages from, at most
+    /// [`MAX_DERIVED_BYTES`] (D-100).
     pub fn retained_bytes(&self) -> usize {
         size_of::<Self>()
             + self.indicators.capacity() * size_of::<Accumulator>()

@@ -42,12 +42,16 @@ fn the_profile_scores_a_context_mode_trace_as_thoughtjack_does() {
     assert_eq!(code, 1, "{report:#}");
     assert_eq!(report["result"], "exploited");
     assert_eq!(report["max_tier"], "ingested");
+    assert_eq!(report["trace"]["compat"], "thoughtjack-context");
+    // The match on a derived message is located at the line of the entry it comes from (seq 5).
+    assert_eq!(report["trace"]["matched_lines"]["TJ-CONTEXT-001-01"], 6);
     assert!(!warning_kinds(&report).contains(&"compat_would_change".to_owned()));
 
     // The default stays spec-exact and says what the profile would give, naming the option.
     let (code, report) = evaluate("exploited.jsonl", None);
     assert_eq!(code, 0, "{report:#}");
     assert_eq!(report["result"], "not_exploited");
+    assert_eq!(report["trace"].get("compat"), None);
     let warning = report["warnings"]
         .as_array()
         .and_then(|w| w.iter().find(|w| w["kind"] == "compat_would_change"))

@@ -144,15 +144,21 @@ pub(super) struct Derivations {
 
 impl Derivations {
     /// Keeps the entry `head` (number `position`, of the declared AG-UI actor `actor`) whose delta
-    /// is `delta`, unless that would pass [`MAX_DERIVED_BYTES`].
-    pub(super) fn keep(&mut self, actor: usize, position: u64, head: &Head<'_>, delta: &str) {
+    /// is `delta`, unless that would pass [`MAX_DERIVED_BYTES`]; says whether it was kept.
+    pub(super) fn keep(
+        &mut self,
+        actor: usize,
+        position: u64,
+        head: &Head<'_>,
+        delta: &str,
+    ) -> bool {
         let adds = delta.len()
             + head.timestamp.map_or(0, str::len)
             + head.phase.map_or(0, str::len)
             + size_of::<Source>();
         if self.bytes().saturating_add(adds) > MAX_DERIVED_BYTES {
             self.dropped += 1;
-            return;
+            return false;
         }
         // Grown by doubling, but never past the bound, so the capacity stays within it.
         let needed = self.text.len() + adds - size_of::<Source>();
@@ -179,6 +185,7 @@ impl Derivations {
             phase,
             delta,
         });
+        true
     }
 
     /// The bytes kept: texts and records.

@@ -327,6 +327,9 @@ fn human(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -> St
             stats.after_grace
         ));
     }
+    if stats.compat != Compat::SpecExact {
+        text.push_str(&format!("; scored with --compat {}", stats.compat));
+    }
     text.push('\n');
     for warning in warnings(verdict, stats) {
         text.push_str(&format!("warning: {}\n", one_line(&warning.message)));
