@@ -18,7 +18,8 @@
 //! 5. the spec's filters and evaluation.
 //!
 //! Entries nested deeper than [`MAX_ENTRY_DEPTH`] levels are skipped ([`content_too_deep`],
-//! [`raw_too_deep`]).
+//! [`raw_too_deep`]). [`ContextState`] is what a `TraceEvaluator` in the profile keeps while reading,
+//! with the profile's warnings and the default profile's `compat_would_change` (D-101).
 //!
 //! [`Compat::ThoughtjackContext`]: crate::Compat::ThoughtjackContext
 
@@ -27,7 +28,12 @@ use std::ops::Range;
 
 use serde_json::{Map, Value};
 
-use super::{Head, TraceDirection, lazy::nests_as_deep_as};
+use super::{Body, Head, TraceDirection, lazy::nests_as_deep_as};
+use crate::actor::{CompiledActor, Role};
+use crate::attack::CompiledAttack;
+use crate::compat::Compat;
+use crate::verdict::AttackVerdict;
+use crate::warning::{TraceWarning, TraceWarningKind};
 
 /// Entries (whole trace lines, the line's own object being the first level) that nest arrays and
 /// objects deeper than this are skipped by the context profile, as ThoughtJack skips them.
@@ -219,6 +225,196 @@ impl Source {
         )
     }
 }
+
+/// What the context profile keeps while reading (D-100).
+#[derive(Debug, Default)]
+pub(super) struct ContextState {
+    /// The AG-UI text entries to derive messages from at the end (point 1).
+    pub(super) derivations: Derivations,
+    /// Whether a derived message could apply to an indicator at all; when not, nothing is kept.
+    pub(super) useful: bool,
+    /// The declared `_server` actors (indexes, document order), which derived messages go to.
+    pub(super) servers: Vec<usize>,
+    /// AG-UI `text_message_content` entries seen (the trace looks like context mode).
+    pub(super) sources: u64,
+    /// Entries kept for derivation (their number never decreases).
+    pub(super) kept: u64,
+    /// Entries skipped for nesting deeper than [`MAX_ENTRY_DEPTH`].
+    pub(super) too_deep: u64,
+}
+
+impl ContextState {
+    /// The state for `attack`: its server actors, and whether a derived message could apply to
+    /// any indicator (when none can, no entry is kept).
+    pub(super) fn new(attack: &CompiledAttack) -> Self {
+        let actors = attack.compiled_actors();
+        let servers: Vec<usize> = actors
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| a.role == Some(Role::Server))
+            .map(|(index, _)| index)
+            .collect();
+        // Every (actor, direction) a derived message can have.
+        let server_targets = servers.iter().map(|&i| (i, TraceDirection::Outgoing));
+        let own_targets = actors
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| a.protocol == AG_UI)
+            .flat_map(|(i, _)| [(i, TraceDirection::Incoming), (i, TraceDirection::Outgoing)]);
+        let useful = server_targets.chain(own_targets).any(|(index, travel)| {
+            let Some(actor) = actors.get(index) else {
+                return false;
+            };
+            let direction = actor.role.map(|role| travel.as_seen_by(role));
+            attack
+                .indicator_entries()
+                .iter()
+                .flatten()
+                .any(|indicator| {
+                    super::filter::filter_steps_passed(
+                        indicator,
+                        (Some(TEXT_MESSAGE_CONTENT), travel),
+                        Some(actor),
+                        Some(actor.protocol.as_str()),
+                        direction,
+                        Compat::ThoughtjackContext,
+                    ) == 4
+                })
+        });
+        ContextState {
+            useful,
+            servers,
+            ..ContextState::default()
+        }
+    }
+
+    /// Whether the context profile could change the verdict of a trace of `attack`: it has an
+    /// AG-UI actor and a server actor, the shape of ThoughtJack's context mode (D-101).
+    pub(super) fn may_change(attack: &CompiledAttack) -> bool {
+        let actors = attack.compiled_actors();
+        actors.iter().any(|a| a.protocol == AG_UI)
+            && actors.iter().any(|a| a.role == Some(Role::Server))
+    }
+
+    /// Whether the entry `head` of `actor` is one point 1 derives messages from (before its
+    /// content is read): a `text_message_content` entry of an AG-UI actor.
+    pub(super) fn is_source(actor: Option<(usize, &CompiledActor)>, head: &Head<'_>) -> bool {
+        head.method == Some(TEXT_MESSAGE_CONTENT) && actor.is_some_and(|(_, a)| a.protocol == AG_UI)
+    }
+
+    /// Applies points 1 and 2 to the original entry `head` (number `position`) of `actor`: keeps
+    /// an AG-UI text entry's delta for the end (while an indicator is `undecided`), and returns
+    /// the aliased content of an incoming A2A `tools/call` with `arguments`.
+    pub(super) fn observe(
+        &mut self,
+        actor: Option<(usize, &CompiledActor)>,
+        head: &Head<'_>,
+        body: Body<'_>,
+        position: u64,
+        undecided: usize,
+    ) -> Option<Value> {
+        let (index, compiled) = actor?;
+        if Self::is_source(actor, head) {
+            self.sources += 1;
+            if let Body::Parsed(content) = body
+                && self.useful
+                && undecided > 0
+                && let Some(delta) = content.get("delta").and_then(Value::as_str)
+                && self.derivations.keep(index, position, head, delta)
+            {
+                self.kept += 1;
+            }
+            return None;
+        }
+        match body {
+            Body::Parsed(content)
+                if compiled.protocol == "a2a"
+                    && head.method == Some("tools/call")
+                    && head.direction == TraceDirection::Incoming =>
+            {
+                a2a_alias(content)
+            }
+            _ => None,
+        }
+    }
+
+    /// The warnings of the profile: entries skipped for their depth, entries not derived for the
+    /// bound on what is kept.
+    pub(super) fn warnings(&self) -> Vec<TraceWarning> {
+        let mut warnings = Vec::new();
+        if self.too_deep > 0 {
+            warnings.push(TraceWarning::compat_note(
+                TraceWarningKind::TooDeepEntriesSkipped,
+                format!(
+                    "{} trace {} nested deeper than {} levels, skipped as ThoughtJack skips them \
+                     (--compat thoughtjack-context)",
+                    self.too_deep,
+                    if self.too_deep == 1 {
+                        "entry"
+                    } else {
+                        "entries"
+                    },
+                    MAX_ENTRY_DEPTH
+                ),
+            ));
+        }
+        if self.derivations.dropped > 0 {
+            warnings.push(TraceWarning::compat_note(
+                TraceWarningKind::DerivationLimit,
+                format!(
+                    "{} AG-UI text_message_content {} not turned into responses: the \
+                     thoughtjack-context profile keeps at most {} bytes of them, so the verdict \
+                     may miss a match",
+                    self.derivations.dropped,
+                    if self.derivations.dropped == 1 {
+                        "entry was"
+                    } else {
+                        "entries were"
+                    },
+                    MAX_DERIVED_BYTES
+                ),
+            ));
+        }
+        warnings
+    }
+
+    /// The warning of D-101: the spec-exact `verdict` of a trace that looks like ThoughtJack's
+    /// context mode (`sources` AG-UI text entries beside server actors, and a target that never
+    /// resolved) differs from `other`, its verdict under the context profile.
+    pub(super) fn would_change(
+        verdict: &AttackVerdict,
+        other: &AttackVerdict,
+        sources: u64,
+    ) -> Option<TraceWarning> {
+        let unresolved = verdict
+            .warnings
+            .iter()
+            .any(|w| w.kind == TraceWarningKind::UnresolvedTarget);
+        if sources == 0 || !unresolved {
+            return None;
+        }
+        let outcome = |v: &AttackVerdict| match v.max_tier {
+            Some(tier) => format!("{} ({})", v.result, tier.as_str()),
+            None => v.result.to_string(),
+        };
+        let (now, then) = (outcome(verdict), outcome(other));
+        (now != then).then(|| {
+            TraceWarning::compat_note(
+                TraceWarningKind::CompatWouldChange,
+                format!(
+                    "this trace looks like ThoughtJack's context mode (AG-UI text_message_content \
+                     entries beside server actors, and a target that never resolved): scored as \
+                     ThoughtJack scores context mode, the verdict would be {then}, not {now}; \
+                     re-score it with --compat thoughtjack-context (Python: \
+                     compat=\"thoughtjack-context\"; JavaScript: {{compat: \"thoughtjack-context\"}})"
+                ),
+            )
+        })
+    }
+}
+
+/// The protocol of AG-UI actors (`ag_ui_client`, `ag_ui_server`).
+pub(super) const AG_UI: &str = "ag_ui";
 
 #[cfg(test)]
 mod tests {
