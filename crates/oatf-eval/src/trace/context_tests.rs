@@ -619,3 +619,90 @@ fn nothing_is_kept_when_no_indicator_could_see_a_derived_message() {
     }
     assert_eq!(evaluator.retained_bytes(), before);
 }
+
+/// The default profile is format §6 as written, whatever the trace looks like: on generated traces
+/// of the three-actor document (AG-UI text, MCP calls, A2A calls, both directions), each indicator's
+/// result is the one a plain reading of the four filters and `CompiledIndicator::evaluate` gives,
+/// though the evaluator runs its context-profile shadow beside it (D-101).
+#[test]
+fn the_default_profile_is_the_spec_on_context_mode_traces() {
+    let indicators = json!([
+        {"id": "UI", "protocol": "ag_ui", "target": "response.content", "pattern": {"contains": "key"}},
+        {"id": "UI-DELTA", "protocol": "ag_ui", "direction": "response", "target": "delta",
+         "pattern": {"contains": "key"}},
+        {"id": "MCP-ARGS", "protocol": "mcp", "target": "arguments", "pattern": {"contains": "key"}},
+        {"id": "MCP-CALL", "protocol": "mcp", "surface": "tools/call", "direction": "request",
+         "target": "arguments.path", "pattern": {"contains": "key"}},
+        {"id": "MCP-TEXT", "protocol": "mcp", "actor": "tools", "target": "content",
+         "pattern": {"contains": "key"}},
+        {"id": "A2A", "protocol": "a2a", "target": "a2a.task.message", "pattern": {"contains": "key"}},
+        {"id": "A2A-BODY", "protocol": "a2a", "direction": "response", "target": "body",
+         "pattern": {"contains": "key"}}
+    ]);
+    let document = document(indicators);
+    let attack = CompiledAttack::new(&document, &EvalOptions::new());
+    let actors = [
+        ("ui", "ag_ui", false),
+        ("tools", "mcp", true),
+        ("peer", "a2a", true),
+    ];
+    let methods = [
+        "text_message_content",
+        "tools/call",
+        "message/send",
+        "custom",
+    ];
+    let mut state = 11u64;
+    let mut next = |n: usize| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((state >> 33) as usize) % n
+    };
+    for round in 0..60 {
+        let trace: Vec<TraceMessage> = (0..(round % 12 + 1))
+            .map(|seq| {
+                let (actor, _, _) = actors[next(3)];
+                let direction = [TraceDirection::Incoming, TraceDirection::Outgoing][next(2)];
+                let word = ["key", "nothing"][next(2)];
+                let content = json!({"delta": format!("a {word}"), "content": word,
+                    "arguments": {"path": word, "message": word}, "body": word,
+                    "response": {"content": word}});
+                message(seq as u64, actor, direction, methods[next(4)], content)
+            })
+            .collect();
+        let verdict = run(&document, &trace, Compat::SpecExact);
+        for (indicator, got) in attack.indicators().zip(&verdict.indicator_verdicts) {
+            let applies = |m: &TraceMessage| {
+                let Some(&(name, protocol, server)) =
+                    actors.iter().find(|a| Some(a.0) == m.actor.as_deref())
+                else {
+                    return false;
+                };
+                let request = (m.direction == TraceDirection::Incoming) == server;
+                let direction = if request {
+                    Direction::Request
+                } else {
+                    Direction::Response
+                };
+                indicator.protocol() == Some(protocol)
+                    && indicator
+                        .surface()
+                        .is_none_or(|s| m.method.as_deref() == Some(s))
+                    && indicator.actor().is_none_or(|a| a == name)
+                    && indicator.direction().is_none_or(|d| d == direction)
+            };
+            let matched = trace
+                .iter()
+                .filter(|m| applies(m))
+                .any(|m| indicator.evaluate(&m.content).result == Matched);
+            let expected = if matched { Matched } else { NotMatched };
+            assert_eq!(
+                got.result,
+                expected,
+                "round {round}, {}: {trace:?}",
+                indicator.id()
+            );
+        }
+    }
+}
