@@ -125,6 +125,8 @@ pub struct CompiledIndicator {
     surface: Option<String>,
     actor: Option<String>,
     direction: Option<Direction>,
+    /// Whether `target` is one the context profile narrows to incoming calls (D-100, point 4).
+    calls_only: bool,
     evidence_chars: usize,
     method: Method,
 }
@@ -209,6 +211,7 @@ impl CompiledIndicator {
             surface: indicator.surface.clone(),
             actor: indicator.actor.clone(),
             direction: indicator.direction.as_ref().and_then(Closed::known),
+            calls_only: crate::compat::narrows_to_calls(&indicator.target),
             evidence_chars: options.evidence_chars,
             id,
             method,
@@ -238,6 +241,11 @@ impl CompiledIndicator {
     /// `indicator.direction`, for trace filtering (step 4).
     pub fn direction(&self) -> Option<Direction> {
         self.direction
+    }
+
+    /// Whether the context profile narrows this indicator to incoming calls (D-100, point 4).
+    pub(crate) fn calls_only(&self) -> bool {
+        self.calls_only
     }
 
     /// Whether the indicator always gives `skipped` (no evaluator for its method).

@@ -52,6 +52,7 @@ mod accumulator;
 mod actor;
 mod attack;
 mod candidates;
+mod compat;
 mod error;
 mod extension;
 mod indicator;
@@ -70,6 +71,7 @@ mod entry_point_tests;
 mod tests;
 
 pub use attack::{AttackError, CompiledAttack};
+pub use compat::{Compat, UnknownCompat};
 pub use error::{EvaluationError, EvaluationErrorKind};
 pub use extension::{CelEvaluator, CelGuard, CompiledCel, SemanticEvaluator};
 pub use indicator::{
@@ -86,9 +88,9 @@ pub use oatf_primitives::RegexLimits;
 /// Attacker text made safe to print (evidence, ids, messages): the escaping rules of D-132.
 pub use oatf_primitives::safe_text;
 pub use trace::{
-    DEFAULT_MAX_LINE_LEN, DEFAULT_MAX_LINE_NODES, JsonlTraceReader, NewMatch, NewMatches,
-    NewMatchesIter, TraceDirection, TraceError, TraceErrorKind, TraceEvaluator, TraceMessage,
-    describe_json_error, evaluate_trace,
+    DEFAULT_MAX_LINE_LEN, DEFAULT_MAX_LINE_NODES, JsonlTraceReader, MAX_DERIVED_BYTES,
+    MAX_ENTRY_DEPTH, NewMatch, NewMatches, NewMatchesIter, TraceDirection, TraceError,
+    TraceErrorKind, TraceEvaluator, TraceMessage, describe_json_error, evaluate_trace,
 };
 pub use verdict::{
     AttackResult, AttackVerdict, EvaluationSummary, IndicatorResult, IndicatorVerdict,

@@ -33,17 +33,30 @@ pub enum TraceWarningKind {
     /// it is `skipped` and the verdict comes from the other indicators (D-134).
     /// [`TraceWarning::indicator_id`] names it.
     IndicatorSkipped,
+    /// The trace looks like ThoughtJack's context mode and its verdict under the
+    /// `thoughtjack-context` profile differs (D-101); the message names the option.
+    CompatWouldChange,
+    /// Under the `thoughtjack-context` profile, entries nested deeper than 64 levels were skipped
+    /// (D-100).
+    TooDeepEntriesSkipped,
+    /// Under the `thoughtjack-context` profile, AG-UI text entries past the bound on what is kept
+    /// were not derived (D-100): the verdict may miss a match.
+    DerivationLimit,
 }
 
 impl TraceWarningKind {
     /// The canonical string of the kind (`actor_without_messages`, `unresolved_target`,
-    /// `content_is_trace_line`, `indicator_skipped`).
+    /// `content_is_trace_line`, `indicator_skipped`, `compat_would_change`, `too_deep_entries_skipped`,
+    /// `derivation_limit`).
     pub fn as_str(self) -> &'static str {
         match self {
             TraceWarningKind::ActorWithoutMessages => "actor_without_messages",
             TraceWarningKind::UnresolvedTarget => "unresolved_target",
             TraceWarningKind::ContentIsTraceLine => "content_is_trace_line",
             TraceWarningKind::IndicatorSkipped => "indicator_skipped",
+            TraceWarningKind::CompatWouldChange => "compat_would_change",
+            TraceWarningKind::TooDeepEntriesSkipped => "too_deep_entries_skipped",
+            TraceWarningKind::DerivationLimit => "derivation_limit",
         }
     }
 }
@@ -111,6 +124,18 @@ impl TraceWarning {
             message: format!(
                 "actor `{actor}` has no message in the trace: it never ran, and the run may have failed"
             ),
+        }
+    }
+
+    /// A warning of the compatibility profiles (D-100, D-101), about the trace as a whole.
+    pub(crate) fn compat_note(kind: TraceWarningKind, message: String) -> Self {
+        TraceWarning {
+            kind,
+            indicator_id: None,
+            actor: None,
+            path: None,
+            suggestion: None,
+            message,
         }
     }
 

@@ -67,6 +67,12 @@ pub(crate) fn _attack_from_yaml(
 }
 
 /// `(hits, misses)` of this process's compile cache: a miss is one compilation.
+/// The names of the compatibility profiles (D-100), the default first.
+#[pyfunction]
+pub(crate) fn _compat_profiles() -> Vec<&'static str> {
+    oatf::Compat::ALL.iter().map(|c| c.as_str()).collect()
+}
+
 #[pyfunction]
 pub(crate) fn _compile_cache_stats() -> (u64, u64) {
     let cache = cache().lock().unwrap_or_else(|e| e.into_inner());
@@ -128,7 +134,7 @@ const PY_READ_CHUNK: usize = 1 << 20;
 /// object, such as an fsspec file) when given, else opened as a local path. A trace that cannot be
 /// opened or read gives a row with the error, never an exception.
 #[pyfunction]
-#[pyo3(signature = (document, attack, trace, file = None, *, max_line_len = None, group = None))]
+#[pyo3(signature = (document, attack, trace, file = None, *, max_line_len = None, group = None, compat = None))]
 pub(crate) fn evaluate_run<'py>(
     py: Python<'py>,
     document: &str,
@@ -137,7 +143,9 @@ pub(crate) fn evaluate_run<'py>(
     file: Option<Py<PyAny>>,
     max_line_len: Option<usize>,
     group: Option<&str>,
+    compat: Option<&str>,
 ) -> PyResult<Bound<'py, PyTuple>> {
+    let compat = crate::attack::compat_of(compat)?;
     let compiled = &*attack.attack;
     let attack_id = campaign::attack_label(document, true, compiled.attack_id());
     let max_line_len = max_line_len.or(Some(oatf::trace::DEFAULT_MAX_LINE_LEN));
@@ -151,7 +159,13 @@ pub(crate) fn evaluate_run<'py>(
                     .0,
             )),
         };
-        match read_trace(compiled, input, trace.to_owned(), false, max_line_len) {
+        match read_trace(
+            compiled,
+            input,
+            trace.to_owned(),
+            (false, max_line_len),
+            compat,
+        ) {
             Ok(run) => Ok(run.finish()),
             Err(failure) => Err((false, failure.to_string())),
         }

@@ -98,6 +98,7 @@ fn _oatf(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(document::_document_from_yaml, m)?)?;
     m.add_function(wrap_pyfunction!(campaign::_attack_from_yaml, m)?)?;
     m.add_function(wrap_pyfunction!(campaign::_compile_cache_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(campaign::_compat_profiles, m)?)?;
     m.add_function(wrap_pyfunction!(campaign::campaign_columns, m)?)?;
     m.add_function(wrap_pyfunction!(campaign::evaluate_run, m)?)?;
     m.add_function(wrap_pyfunction!(campaign::failed_run, m)?)?;

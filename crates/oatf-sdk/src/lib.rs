@@ -166,6 +166,12 @@ pub use oatf_eval::evaluate_trace;
 /// ```
 pub use oatf_eval::TraceEvaluator;
 
+/// The compatibility profile of a trace evaluation (D-100): [`Compat::SpecExact`] by default,
+/// [`Compat::ThoughtjackContext`] to score a trace as ThoughtJack's context mode does
+/// ([`TraceEvaluator::with_compat`], and `report::TraceRun::with_compat` with the
+/// `report` feature).
+pub use oatf_eval::Compat;
+
 /// Extension point for CEL (SDK §6.1); [`default_eval_options`] installs the `cel` feature's engine.
 /// A tool can bring its own:
 ///
@@ -288,8 +294,8 @@ pub mod eval {
 /// [`JsonlTraceReader`]; what one message pushed into a [`TraceEvaluator`] newly matched.
 pub mod trace {
     pub use oatf_eval::{
-        DEFAULT_MAX_LINE_LEN, DEFAULT_MAX_LINE_NODES, NewMatch, NewMatches, NewMatchesIter,
-        TraceError, TraceErrorKind, describe_json_error,
+        DEFAULT_MAX_LINE_LEN, DEFAULT_MAX_LINE_NODES, MAX_DERIVED_BYTES, MAX_ENTRY_DEPTH, NewMatch,
+        NewMatches, NewMatchesIter, TraceError, TraceErrorKind, UnknownCompat, describe_json_error,
     };
 }
 

@@ -128,15 +128,18 @@ export declare class Attack {
   readonly indicatorIds: string[];
   evaluateMessage(message: Record<string, unknown> | string): Verdict;
   computeVerdict(verdicts: Array<Partial<IndicatorVerdict> & { indicator_id: string; result: IndicatorResult }>): Verdict;
-  evaluateTrace(jsonl: string | Uint8Array, options?: { name?: string }): VerdictReport;
+  evaluateTrace(jsonl: string | Uint8Array, options?: { name?: string; compat?: Compat }): VerdictReport;
   free(): void;
 }
 
 /** Loads and compiles a document. Throws `OatfError`. */
 export declare function compile(source: string | Uint8Array, options?: CompileOptions): Attack;
 
+/** A compatibility profile (D-100): `'spec-exact'` (the default) or `'thoughtjack-context'`. */
+export type Compat = 'spec-exact' | 'thoughtjack-context';
+
 export declare class TraceEvaluator {
-  constructor(attack: Attack);
+  constructor(attack: Attack, options?: { compat?: Compat });
   push(message: TraceMessageInput): void;
   readonly messages: number;
   readonly matchedCount: number;

@@ -146,9 +146,17 @@ export class Attack {
   }
 
   /** Evaluates a JSON Lines trace (format §6). Returns the verdict document `oatf evaluate --format
-   * json` prints, with `traceErrors` (the first 100 malformed lines) beside it. */
-  evaluateTrace(jsonl, { name = '<trace>' } = {}) {
-    const { report, traceErrors } = JSON.parse(this.#inner.evaluateTraceJson(text(jsonl, 'the trace'), name));
+   * json` prints, with `traceErrors` (the first 100 malformed lines) beside it. `compat:
+   * 'thoughtjack-context'` scores it as ThoughtJack's context mode does (the default, `'spec-exact'`,
+   * is the spec as written); an unknown profile throws `RangeError`. */
+  evaluateTrace(jsonl, { name = '<trace>', compat } = {}) {
+    let json;
+    try {
+      json = this.#inner.evaluateTraceJson(text(jsonl, 'the trace'), name, compatName(compat));
+    } catch (e) {
+      throw typeof e === 'string' ? new RangeError(e) : e;
+    }
+    const { report, traceErrors } = JSON.parse(json);
     Object.defineProperty(report, 'traceErrors', { value: traceErrors, enumerable: false });
     return report;
   }
@@ -176,13 +184,25 @@ export function compile(source, options = {}) {
   return new Attack(inner);
 }
 
+/** A compatibility profile's name, or undefined for the default. */
+function compatName(compat) {
+  if (compat === undefined || compat === null) return undefined;
+  if (typeof compat !== 'string') throw new TypeError('compat must be a string');
+  return compat;
+}
+
 /** Evaluates a trace one message at a time: `push(message)` each, then `finish()`. Memory does not
- * grow with the trace. */
+ * grow with the trace. `{ compat: 'thoughtjack-context' }` scores it as ThoughtJack's context mode
+ * does (D-100). */
 export class TraceEvaluator {
   #inner;
-  constructor(attack) {
+  constructor(attack, { compat } = {}) {
     if (!(attack instanceof Attack)) throw new TypeError('TraceEvaluator takes an Attack (from compile)');
-    this.#inner = new wasm.WasmTraceEvaluator(attack._inner);
+    try {
+      this.#inner = new wasm.WasmTraceEvaluator(attack._inner, compatName(compat));
+    } catch (e) {
+      throw typeof e === 'string' ? new RangeError(e) : e;
+    }
   }
 
   /** Evaluates one message: an object in the trace format, or one JSON line. A malformed message

@@ -5,6 +5,7 @@ use std::io::Cursor;
 use std::rc::Rc;
 use std::sync::Arc;
 
+use oatf::Compat;
 use oatf::CompiledAttack;
 use oatf::EvaluationError;
 use oatf::EvaluationErrorKind;
@@ -170,15 +171,23 @@ impl WasmAttack {
             .to_string())
     }
 
-    /// Evaluates a whole JSON Lines trace (format §6) as `oatf evaluate --format json` does and returns
+    /// Evaluates a whole JSON Lines trace (format §6) as `oatf evaluate --format json` does, in the
+    /// compatibility profile `compat` (D-100; the default without one), and returns
     /// `{ report, traceErrors }` as JSON: the CLI's verdict document and the first malformed lines.
+    /// Throws a message for an unknown profile.
     #[wasm_bindgen(js_name = evaluateTraceJson)]
-    pub fn evaluate_trace_json(&self, jsonl: &str, name: &str) -> String {
+    pub fn evaluate_trace_json(
+        &self,
+        jsonl: &str,
+        name: &str,
+        compat: Option<String>,
+    ) -> Result<String, JsValue> {
+        let compat = compat_of(compat.as_deref())?;
         let mut reader = JsonlTraceReader::new(Cursor::new(jsonl.as_bytes()));
-        let mut run = TraceRun::new(&self.attack, name);
+        let mut run = TraceRun::with_compat(&self.attack, name, compat);
         // Reading a string cannot fail: the run ends at the end of the text either way.
         let _ = run.read_to_end(&mut reader);
-        finish(run)
+        Ok(finish(run))
     }
 
     /// Computes the attack verdict (SDK §4.5) from indicator verdicts given as a JSON array of
@@ -193,6 +202,15 @@ impl WasmAttack {
             .unwrap_or(Value::Null)
             .to_string())
     }
+}
+
+/// The compatibility profile named `name` (D-100), the default without one; an unknown name is a
+/// message listing the known ones.
+fn compat_of(name: Option<&str>) -> Result<Compat, JsValue> {
+    name.map_or(Ok(Compat::default()), |name| {
+        name.parse()
+            .map_err(|e: oatf::trace::UnknownCompat| JsValue::from_str(&e.to_string()))
+    })
 }
 
 /// `{ report, traceErrors }` of a run, as JSON: the CLI's verdict document and the first malformed
@@ -227,15 +245,17 @@ pub struct WasmTraceEvaluator {
 
 #[wasm_bindgen]
 impl WasmTraceEvaluator {
-    /// A streaming evaluation of `attack`.
+    /// A streaming evaluation of `attack` in the compatibility profile `compat` (D-100; the
+    /// default without one). Throws a message for an unknown profile.
     #[wasm_bindgen(constructor)]
-    pub fn new(attack: &WasmAttack) -> WasmTraceEvaluator {
-        WasmTraceEvaluator {
+    pub fn new(attack: &WasmAttack, compat: Option<String>) -> Result<WasmTraceEvaluator, JsValue> {
+        let compat = compat_of(compat.as_deref())?;
+        Ok(WasmTraceEvaluator {
             run: LiveRun::new(Rc::clone(&attack.attack), |attack| {
-                Some(TraceRun::new(attack, "<push>"))
+                Some(TraceRun::with_compat(attack, "<push>", compat))
             }),
             position: 0,
-        }
+        })
     }
 
     /// Evaluates one message (a JSON line of the trace format). A malformed message is counted and

@@ -10,6 +10,7 @@ mod support;
 mod campaigns;
 mod catalog;
 mod ci_formats;
+mod compat;
 mod conformance;
 mod diagnostics;
 mod diff;

@@ -106,7 +106,8 @@ class TraceWarning:
 
     @property
     def kind(self) -> str:
-        """`actor_without_messages`, `unresolved_target`, `content_is_trace_line` or `indicator_skipped`."""
+        """`actor_without_messages`, `unresolved_target`, `content_is_trace_line`, `indicator_skipped`,
+        `compat_would_change`, `too_deep_entries_skipped` or `derivation_limit`."""
     @property
     def indicator_id(self) -> Optional[str]: ...
     @property
@@ -179,6 +180,7 @@ class Attack:
         *,
         strict: bool = False,
         max_line_len: Optional[int] = None,
+        compat: Optional[str] = None,
     ) -> Verdict:
         """A path, JSON Lines text (bytes, or a str with a line break or starting with `{`), or an iterable
         of messages."""
@@ -190,6 +192,7 @@ class Attack:
         *,
         strict: bool = False,
         max_line_len: Optional[int] = None,
+        compat: Optional[str] = None,
     ) -> Verdict:
         """`evaluate_trace` in a worker thread; async judges run on the caller's event loop."""
     def compute_verdict(self, verdicts: Iterable[Mapping[str, Any]]) -> Verdict: ...
@@ -197,7 +200,7 @@ class Attack:
 class TraceEvaluator:
     """Evaluates a trace one message at a time; in a `with` block, finished at its end."""
 
-    def __init__(self, attack: Attack) -> None: ...
+    def __init__(self, attack: Attack, *, compat: Optional[str] = None) -> None: ...
     def __enter__(self) -> "TraceEvaluator": ...
     def __exit__(
         self,

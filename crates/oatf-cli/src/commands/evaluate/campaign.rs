@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::io::{BufReader, IsTerminal as _};
 use std::path::{Path, PathBuf};
 
-use oatf::{AttackResult, AttackVerdict, CompiledAttack, Document, Tier};
+use oatf::{AttackResult, AttackVerdict, Compat, CompiledAttack, Document, Tier};
 use rayon::prelude::*;
 use serde_json::{Value, json};
 
@@ -39,6 +39,8 @@ struct Run {
     trace: PathBuf,
     /// The manifest's `group:` of the run (D-105).
     group: Option<String>,
+    /// The compatibility profile of the run (D-100).
+    compat: Compat,
 }
 
 /// What a campaign evaluates: the documents, and the runs that refer to them by index.
@@ -59,8 +61,15 @@ impl Plan {
         }
     }
 
-    /// Adds runs of `document` for `trace`: the file itself, or every trace file under a directory.
-    fn add(&mut self, document: usize, trace: &Path, group: Option<&str>) -> Result<(), String> {
+    /// Adds runs of `document` for `trace` in the profile `compat`: the file itself, or every trace
+    /// file under a directory.
+    fn add(
+        &mut self,
+        document: usize,
+        trace: &Path,
+        group: Option<&str>,
+        compat: Compat,
+    ) -> Result<(), String> {
         if trace.as_os_str() != "-" && trace.is_dir() {
             let found = trace_files(trace)?;
             if found.is_empty() {
@@ -73,12 +82,14 @@ impl Plan {
                 document,
                 trace,
                 group: group.map(str::to_owned),
+                compat,
             }));
         } else {
             self.runs.push(Run {
                 document,
                 trace: trace.to_path_buf(),
                 group: group.map(str::to_owned),
+                compat,
             });
         }
         Ok(())
@@ -131,22 +142,43 @@ struct ManifestRun {
     /// The group of these runs, for example the model that produced the traces (D-105).
     #[serde(default)]
     group: Option<String>,
+    /// This run's compatibility profile; wins over the manifest's.
+    #[serde(default)]
+    compat: Option<CompatName>,
+}
+
+/// A compatibility profile's name in a manifest (D-100); an unknown one is an error at its line.
+#[derive(Clone, Copy, Debug)]
+struct CompatName(Compat);
+
+impl<'de> serde::Deserialize<'de> for CompatName {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        name.parse()
+            .map(CompatName)
+            .map_err(|e: oatf::trace::UnknownCompat| serde::de::Error::custom(e))
+    }
 }
 
 /// A campaign manifest (`docs/guide.md`, "Campaigns").
 #[derive(Debug, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Manifest {
+    /// The compatibility profile of every run that does not name its own; else `--compat`'s.
+    #[serde(default)]
+    compat: Option<CompatName>,
     runs: Vec<ManifestRun>,
 }
 
-fn plan_from_manifest(path: &PathBuf) -> Result<Plan, String> {
+fn plan_from_manifest(path: &PathBuf, compat: Compat) -> Result<Plan, String> {
     let (name, source) = read_input(path)?;
     let manifest: Manifest = serde_saphyr::from_str(&source)
         .map_err(|e| format!("{name}: not a campaign manifest: {e}"))?;
     let base = path.parent().unwrap_or_else(|| Path::new("."));
     let mut plan = Plan::default();
+    let default = manifest.compat.map_or(compat, |c| c.0);
     for (index, entry) in manifest.runs.into_iter().enumerate() {
+        let compat = entry.compat.map_or(default, |c| c.0);
         let document = plan.document_index(base.join(&entry.document));
         let traces: Vec<PathBuf> = entry.trace.into_iter().chain(entry.traces).collect();
         if traces.is_empty() {
@@ -161,7 +193,7 @@ fn plan_from_manifest(path: &PathBuf) -> Result<Plan, String> {
                     "{name}: runs[{index}]: a manifest cannot name standard input"
                 ));
             }
-            plan.add(document, &base.join(trace), entry.group.as_deref())?;
+            plan.add(document, &base.join(trace), entry.group.as_deref(), compat)?;
         }
     }
     if plan.runs.is_empty() {
@@ -232,6 +264,8 @@ pub(crate) struct Options<'a> {
     pub(crate) traces: &'a [PathBuf],
     pub(crate) format: Format,
     pub(crate) max_line_len: usize,
+    /// The compatibility profile of runs whose manifest names none (`--compat`, D-100).
+    pub(crate) compat: Compat,
     pub(crate) quiet: bool,
     /// Warnings fail a run (`--strict`, exit 6).
     pub(crate) strict: bool,
@@ -240,14 +274,14 @@ pub(crate) struct Options<'a> {
 
 pub(crate) fn run(options: &Options<'_>, out: &mut Output<'_>) -> u8 {
     let plan = match (options.manifest, options.document) {
-        (Some(manifest), _) => plan_from_manifest(manifest),
+        (Some(manifest), _) => plan_from_manifest(manifest, options.compat),
         (None, Some(document)) => {
             let mut plan = Plan::default();
             let index = plan.document_index(document.clone());
             options
                 .traces
                 .iter()
-                .try_for_each(|trace| plan.add(index, trace, None))
+                .try_for_each(|trace| plan.add(index, trace, None, options.compat))
                 .map(|()| plan)
         }
         (None, None) => Err("give a document and traces, or --manifest".to_owned()),
@@ -391,18 +425,19 @@ fn evaluate_run(
     if let Some(hint) = document_given_as_trace(&mut input) {
         return failure(EXIT_USAGE, format!("{trace}: {hint}"));
     }
-    let result =
-        match super::trace::evaluate(&attack.compiled, input, trace.clone(), max_line_len, false) {
-            Ok((mut verdict, mut stats)) => {
-                verdict.source = Some(format!("oatf {}", env!("CARGO_PKG_VERSION")));
-                stats.strict = strict;
-                Ok((verdict, stats))
-            }
-            Err(message) => Err(Failure {
-                code: EXIT_NO_INPUT,
-                message,
-            }),
-        };
+    let limits = (max_line_len, run.compat);
+    let result = match super::trace::evaluate(&attack.compiled, input, trace.clone(), limits, false)
+    {
+        Ok((mut verdict, mut stats)) => {
+            verdict.source = Some(format!("oatf {}", env!("CARGO_PKG_VERSION")));
+            stats.strict = strict;
+            Ok((verdict, stats))
+        }
+        Err(message) => Err(Failure {
+            code: EXIT_NO_INPUT,
+            message,
+        }),
+    };
     Outcome {
         document: run.document,
         group: run.group.clone(),

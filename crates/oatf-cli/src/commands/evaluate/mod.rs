@@ -9,6 +9,7 @@ use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 
 use oatf::AttackVerdict;
+use oatf::Compat;
 use oatf::CompiledAttack;
 use oatf::Document;
 use oatf::Tier;
@@ -82,10 +83,23 @@ pub(crate) struct Args {
     /// were malformed (the result may be meaningless). In every format and in campaigns.
     #[arg(long)]
     strict: bool,
+    /// Score the traces as a tool other than the spec does (decision D-100): `thoughtjack-context`
+    /// evaluates them as ThoughtJack's context mode (its public benchmark) does, deriving
+    /// responses from the AG-UI text events first; `spec-exact` (the default) is format §6 as
+    /// written. A manifest's `compat:` (top level, or per run, which wins) overrides it.
+    #[arg(long, value_name = "PROFILE", default_value = "spec-exact", value_parser = parse_compat)]
+    compat: Compat,
     /// Colour in the human report: `auto` (when standard output is a terminal and `NO_COLOR` is
     /// not set), `always` or `never`.
     #[arg(long, value_enum, default_value_t = crate::render::color::When::Auto)]
     color: crate::render::color::When,
+}
+
+/// A `--compat` value: one of the profiles' names.
+fn parse_compat(value: &str) -> Result<Compat, String> {
+    value
+        .parse()
+        .map_err(|e: oatf::trace::UnknownCompat| e.to_string())
 }
 
 /// Prints a clap error and gives the exit code: 0 for `--help` and `--version`, else 64 (usage,
@@ -108,6 +122,7 @@ pub(crate) fn run(args: Args, out: &mut Output<'_>) -> u8 {
                 traces: &args.traces,
                 format: args.format,
                 max_line_len: args.max_line_len,
+                compat: args.compat,
                 quiet: args.quiet,
                 strict: args.strict,
                 color,
@@ -182,14 +197,19 @@ pub(crate) fn run(args: Args, out: &mut Output<'_>) -> u8 {
         eprintln!("error: {}: {hint}", one_line(&trace_name));
         return EXIT_USAGE;
     }
-    let (mut verdict, mut stats) =
-        match evaluate(&attack, input, trace_name, args.max_line_len, !args.quiet) {
-            Ok(done) => done,
-            Err(message) => {
-                eprintln!("error: {}", one_line(&message));
-                return EXIT_NO_INPUT;
-            }
-        };
+    let (mut verdict, mut stats) = match evaluate(
+        &attack,
+        input,
+        trace_name,
+        (args.max_line_len, args.compat),
+        !args.quiet,
+    ) {
+        Ok(done) => done,
+        Err(message) => {
+            eprintln!("error: {}", one_line(&message));
+            return EXIT_NO_INPUT;
+        }
+    };
     verdict.source = Some(format!("oatf {}", env!("CARGO_PKG_VERSION")));
     stats.strict = args.strict;
     let report = match args.format {
@@ -290,6 +310,9 @@ fn human(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -> St
             "; {} after the grace period, not evaluated",
             stats.after_grace
         ));
+    }
+    if stats.compat != Compat::SpecExact {
+        text.push_str(&format!("; scored with --compat {}", stats.compat));
     }
     text.push('\n');
     for warning in warnings(verdict, stats) {
