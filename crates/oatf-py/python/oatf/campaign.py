@@ -65,7 +65,7 @@ class Run(NamedTuple):
     """One run: a document (its name in the rows, and the compiled attack, or None when the document
     could not be loaded) against one trace (a path or URL), with its group (the ``group`` column: a
     manifest's ``group:``, for example the model that produced the trace) or None, in the compatibility
-    profile ``compat`` (``None``: the one given to ``evaluate_runs``).
+    profile ``compat`` (``None``: the one given to ``evaluate_runs``)."""
 
     document: str
     attack: Optional[Attack]
