@@ -1,9 +1,8 @@
 //! [`CelEngine`], the public API: the environment, compiling expressions into programs, and the
 //! syntax check of V-014.
 
-use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use cel::{Env, Program};
 use oatf_eval::{CelEvaluator, CompiledCel, EvaluationError};
@@ -50,10 +49,7 @@ impl CelEngine {
     pub fn with_limits(limits: CelLimits) -> Self {
         CelEngine {
             env: shared_env(),
-            regexes: Arc::new(RegexCache {
-                limits: limits.regex,
-                compiled: Mutex::new(HashMap::new()),
-            }),
+            regexes: Arc::new(RegexCache::new(limits.regex)),
             limits,
         }
     }
