@@ -234,16 +234,48 @@ pub(crate) fn size_budget(
         };
         let (value, size) = value;
         if !budget::charge(counter, size, max) {
-            return Err(ExecutionError::function_error(
-                function,
-                format!(
-                    "the expression needs more than the limit of {max} {what} in one evaluation \
-                     (CelLimits::{option})"
-                ),
-            ));
+            return Err(size_exceeded(function, max, what, option));
         }
         Ok(value)
     })
+}
+
+/// The error of the budget function `function` when an evaluation would go over `max` (the
+/// direct path gives the same, D-125).
+fn size_exceeded(function: &str, max: usize, what: &str, option: &str) -> ExecutionError {
+    ExecutionError::function_error(
+        function,
+        format!(
+            "the expression needs more than the limit of {max} {what} in one evaluation \
+             (CelLimits::{option})"
+        ),
+    )
+}
+
+/// The error of [`COST_FUNCTION`] over `max` ([`CelLimits::max_cost`]).
+pub(crate) fn cost_exceeded(max: usize) -> ExecutionError {
+    size_exceeded(COST_FUNCTION, max, COST_WHAT, "max_cost")
+}
+
+/// The error of [`PRODUCED_FUNCTION`] over `max` ([`CelLimits::max_produced_bytes`]).
+pub(crate) fn produced_exceeded(max: usize) -> ExecutionError {
+    size_exceeded(PRODUCED_FUNCTION, max, PRODUCED_WHAT, "max_produced_bytes")
+}
+
+/// What the cost budget counts, in its error.
+pub(crate) const COST_WHAT: &str = "cost";
+/// What the produced-bytes budget counts, in its error.
+pub(crate) const PRODUCED_WHAT: &str = "bytes of values produced";
+
+/// The error of [`CHARGE_FUNCTION`] over `max` ([`CelLimits::max_iterations`]).
+pub(crate) fn iterations_exceeded(max: usize) -> ExecutionError {
+    ExecutionError::function_error(
+        CHARGE_FUNCTION,
+        format!(
+            "the expression needs more than the limit of {max} comprehension iterations \
+             (CelLimits::max_iterations)"
+        ),
+    )
 }
 
 /// The function wrapped around the range of every comprehension; `@` cannot start a CEL identifier,
@@ -313,13 +345,7 @@ pub(crate) fn iteration_budget(max: usize) -> BuiltinFunction {
                 usize::try_from(*s.size().inner()).unwrap_or(usize::MAX)
             });
             if !budget::charge(budget::Counter::Iterations, size, max) {
-                return Err(ExecutionError::function_error(
-                    CHARGE_FUNCTION,
-                    format!(
-                        "the expression needs more than the limit of {max} comprehension iterations \
-                         (CelLimits::max_iterations)"
-                    ),
-                ));
+                return Err(iterations_exceeded(max));
             }
         }
         Ok(range)

@@ -99,6 +99,11 @@ fn residual(node: &Node, from_message: &mut Vec<bool>, needles: &mut Vec<String>
             arg(b, from_message, needles),
             *op,
         ),
+        Node::Arith(a, b, op) => Node::Arith(
+            arg(a, from_message, needles),
+            arg(b, from_message, needles),
+            *op,
+        ),
         Node::In(a, b) => Node::In(arg(a, from_message, needles), arg(b, from_message, needles)),
         Node::InStrs(a, items) => Node::InStrs(arg(a, from_message, needles), items.clone()),
         Node::Size(a) => Node::Size(arg(a, from_message, needles)),

@@ -35,6 +35,7 @@
 
 use std::cell::RefCell;
 
+use cel::ExecutionError;
 use cel::common::ast::{CallExpr, ComprehensionExpr, Expr, IdedExpr, LiteralValue, operators};
 use memchr::memmem::Finder;
 use oatf_primitives::field_of;
@@ -42,6 +43,7 @@ use serde_json::{Map, Value};
 
 use crate::convert::nests_deeper;
 use crate::limits::CelLimits;
+use crate::metering;
 use crate::regex_cache::RegexCache;
 pub(crate) use guard::Guard;
 
@@ -68,6 +70,14 @@ enum Method {
     StartsWith,
     EndsWith,
     Matches,
+}
+
+/// An arithmetic operator of the subset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Add,
+    Sub,
+    Mul,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,6 +126,8 @@ enum Node {
     /// `x == 'literal'` (or `!=`, either side): the literal, uncharged, compared directly.
     EqStr(Box<Arg>, Box<str>, bool),
     Compare(Box<Arg>, Box<Arg>, Cmp),
+    /// `+`, `-` or `*` on numbers of one kind (D-125).
+    Arith(Box<Arg>, Box<Arg>, Op),
     In(Box<Arg>, Box<Arg>),
     /// `x in ['a', 'b']`, a list of string literals: compared directly; the list is charged its
     /// length, as the metered tree charges a list literal.
@@ -204,6 +216,9 @@ impl Node {
                 operators::LESS_EQUALS => Node::Compare(arg(a, scope)?, arg(b, scope)?, Cmp::Le),
                 operators::GREATER => Node::Compare(arg(a, scope)?, arg(b, scope)?, Cmp::Gt),
                 operators::GREATER_EQUALS => Node::Compare(arg(a, scope)?, arg(b, scope)?, Cmp::Ge),
+                operators::ADD => Node::Arith(arg(a, scope)?, arg(b, scope)?, Op::Add),
+                operators::SUBSTRACT => Node::Arith(arg(a, scope)?, arg(b, scope)?, Op::Sub),
+                operators::MULTIPLY => Node::Arith(arg(a, scope)?, arg(b, scope)?, Op::Mul),
                 operators::IN => Node::membership(arg(a, scope)?, arg(b, scope)?),
                 operators::INDEX => match &b.expr {
                     Expr::Literal(l @ (LiteralValue::String(_) | LiteralValue::Int(_))) => {
@@ -367,6 +382,12 @@ fn mentions(expr: &IdedExpr, name: &str) -> bool {
                 stack.extend(call.target.as_deref());
                 stack.extend(call.args.iter());
             }
+            // A nested comprehension with the same accumulator (`@result`, which CEL source
+            // cannot name) binds its own in its loop and result: only its range and initial
+            // value are in the outer scope.
+            Expr::Comprehension(c) if c.accu_var == name => {
+                stack.extend([&c.iter_range, &c.accu_init]);
+            }
             Expr::Comprehension(c) => stack.extend([
                 &c.iter_range,
                 &c.accu_init,
@@ -441,26 +462,38 @@ impl Direct {
 
     /// Evaluates the residual of the guard (D-95) with `message` bound: on a message none of
     /// whose strings contains a needle, `Some(result)` is the direct path's (and so the
-    /// interpreter's) `Ok(result)`; `None` when there is no guard or the direct path abstains.
+    /// interpreter's) `Ok(result)`; `None` when there is no guard, the direct path abstains or
+    /// the outcome is an error (the whole expression then gives it).
     pub(crate) fn evaluate_residual(
         &self,
         message: &Value,
         limits: &CelLimits,
         regexes: &RegexCache,
     ) -> Option<bool> {
+        self.residual_outcome(message, limits, regexes)?.ok()
+    }
+
+    /// The outcome of the residual, errors included (as [`Direct::evaluate`] gives them).
+    pub(crate) fn residual_outcome(
+        &self,
+        message: &Value,
+        limits: &CelLimits,
+        regexes: &RegexCache,
+    ) -> Option<Result<bool, ExecutionError>> {
         let guard = self.guard.as_ref()?;
         self.run_tree(guard.residual(), message, &[], limits, regexes)
     }
 
-    /// Evaluates on the direct path: `Some(result)` when it is the interpreter's `Ok(result)`,
-    /// `None` when the interpreter must decide.
+    /// Evaluates on the direct path: `Some(outcome)` when it is the interpreter's outcome, a
+    /// result or one of the errors the direct path reproduces (D-125), as the `cel` crate's error
+    /// for [`crate::program`] to report; `None` when the interpreter must decide.
     pub(crate) fn evaluate(
         &self,
         message: &Value,
         variables: &[(&str, &Value)],
         limits: &CelLimits,
         regexes: &RegexCache,
-    ) -> Option<bool> {
+    ) -> Option<Result<bool, ExecutionError>> {
         self.run_tree(&self.root, message, variables, limits, regexes)
     }
 
@@ -471,7 +504,7 @@ impl Direct {
         variables: &[(&str, &Value)],
         limits: &CelLimits,
         regexes: &RegexCache,
-    ) -> Option<bool> {
+    ) -> Option<Result<bool, ExecutionError>> {
         const NULL: Value = Value::Null;
         // The slots live on the stack for the usual handful (message, a few variables, nested
         // comprehensions): no allocation per evaluation.
@@ -494,15 +527,14 @@ impl Direct {
         let mut run = Run {
             slots,
             cost: 0,
+            produced: 0,
             iterations: 0,
             limits,
             regexes,
             patterns: RefCell::new(Vec::new()),
+            inexact: false,
         };
-        match run.eval(root)? {
-            V::Bool(b) => Some(b),
-            _ => None,
-        }
+        run.finish(root)
     }
 }
 
@@ -594,41 +626,87 @@ fn equal(a: V<'_>, b: V<'_>) -> Option<bool> {
 struct Run<'a, 'l> {
     slots: &'l mut [V<'a>],
     cost: usize,
+    produced: usize,
     iterations: usize,
     limits: &'l CelLimits,
     regexes: &'l RegexCache,
     /// The distinct `matches` patterns of the evaluation (D-96).
     patterns: RefCell<Vec<Box<str>>>,
+    /// Set once a loop over a map ran: the interpreter iterates a map in hash order and may stop
+    /// early, so from then on the charges bound the interpreter's without equalling them, and an
+    /// error is left to the interpreter (D-125).
+    inexact: bool,
+}
+
+/// What evaluating a node gives: `None` to abstain, or the interpreter's outcome at that node: a
+/// value, or one of the errors the direct path reproduces (D-125): a budget of
+/// [`crate::metering`] going over its limit, or a `matches` error.
+type Out<'a> = Option<Result<V<'a>, ExecutionError>>;
+
+/// The value of an [`Out`]: abstains on `None`, returns the error on an error.
+macro_rules! tri {
+    ($out:expr) => {
+        match $out? {
+            Ok(value) => value,
+            Err(error) => return Some(Err(error)),
+        }
+    };
 }
 
 impl<'a> Run<'a, '_> {
-    /// Charges `amount` to the cost budget; `None` (abstain) beyond it.
-    fn charge(&mut self, amount: usize) -> Option<()> {
-        let total = self.cost.checked_add(amount)?;
-        (total <= self.limits.max_cost).then(|| self.cost = total)
+    /// Charges `amount` to the cost budget, or gives the cost function's error, charging nothing,
+    /// as [`metering::size_budget`] does.
+    fn charge(&mut self, amount: usize) -> Result<(), ExecutionError> {
+        let total = self.cost.saturating_add(amount);
+        if total > self.limits.max_cost {
+            return Err(metering::cost_exceeded(self.limits.max_cost));
+        }
+        self.cost = total;
+        Ok(())
     }
 
-    fn arg(&mut self, arg: &'a Arg) -> Option<V<'a>> {
-        let value = self.eval(&arg.node)?;
+    /// Charges `amount` to the produced-bytes budget (the result of an arithmetic operator).
+    fn produce(&mut self, amount: usize) -> Result<(), ExecutionError> {
+        let total = self.produced.saturating_add(amount);
+        if total > self.limits.max_produced_bytes {
+            return Err(metering::produced_exceeded(self.limits.max_produced_bytes));
+        }
+        self.produced = total;
+        Ok(())
+    }
+
+    fn arg(&mut self, arg: &'a Arg) -> Out<'a> {
+        let value = tri!(self.eval(&arg.node));
         if arg.charged {
-            self.charge(value.charge())?;
+            tri!(Some(self.charge(value.charge())));
         }
-        Some(value)
+        Some(Ok(value))
     }
 
-    fn boolean(&mut self, node: &'a Node) -> Option<bool> {
+    /// A boolean, or an error; `None` for any other value (the interpreter's error would not be one
+    /// the direct path reproduces).
+    fn boolean(&mut self, node: &'a Node) -> Option<Result<bool, ExecutionError>> {
         match self.eval(node)? {
-            V::Bool(b) => Some(b),
-            _ => None,
+            Ok(V::Bool(b)) => Some(Ok(b)),
+            Ok(_) => None,
+            Err(error) => Some(Err(error)),
         }
     }
 
-    fn eval(&mut self, node: &'a Node) -> Option<V<'a>> {
-        Some(match node {
+    /// The outcome of the whole evaluation: an error only where the charges were exact.
+    fn finish(&mut self, root: &'a Node) -> Option<Result<bool, ExecutionError>> {
+        match self.boolean(root)? {
+            Err(_) if self.inexact => None,
+            outcome => Some(outcome),
+        }
+    }
+
+    fn eval(&mut self, node: &'a Node) -> Out<'a> {
+        Some(Ok(match node {
             Node::Lit(l) => V::lit(l),
             Node::List(items) => V::Lits(items),
             Node::Slot(slot) => *self.slots.get(*slot)?,
-            Node::Select(operand, field) => match self.eval(operand)? {
+            Node::Select(operand, field) => match tri!(self.eval(operand)) {
                 V::Object(map) => V::of(field_of(map, field)?),
                 _ => return None,
             },
@@ -642,37 +720,62 @@ impl<'a> Run<'a, '_> {
                 }
                 value
             }
-            Node::Has(operand, field) => match self.eval(operand)? {
+            Node::Has(operand, field) => match tri!(self.eval(operand)) {
                 V::Object(map) => V::Bool(field_of(map, field).is_some()),
                 _ => return None,
             },
-            Node::Index(operand, key) => match (self.eval(operand)?, key) {
+            Node::Index(operand, key) => match (tri!(self.eval(operand)), key) {
                 (V::Object(map), Lit::Str(key)) => V::of(field_of(map, key)?),
                 (V::Array(items), Lit::Int(i)) => V::of(items.get(usize::try_from(*i).ok()?)?),
                 _ => return None,
             },
-            Node::And(a, b) => V::Bool(self.boolean(a)? && self.boolean(b)?),
-            Node::Or(a, b) => V::Bool(self.boolean(a)? || self.boolean(b)?),
-            Node::Not(a) => V::Bool(!self.boolean(a)?),
+            // `&&` and `||` as the interpreter evaluates them: the right operand is evaluated
+            // unless the left one decides, and its error wins; an error on the left is absorbed
+            // by a deciding right operand (`error && false` is `false`) and kept otherwise.
+            Node::And(a, b) => {
+                let left = self.boolean(a)?;
+                if matches!(left, Ok(false)) {
+                    return Some(Ok(V::Bool(false)));
+                }
+                match (left, tri!(self.eval(b))) {
+                    (Ok(_), V::Bool(right)) => V::Bool(right),
+                    (Ok(_), _) => return None,
+                    (Err(_), V::Bool(false)) => V::Bool(false),
+                    (Err(error), _) => return Some(Err(error)),
+                }
+            }
+            Node::Or(a, b) => {
+                let left = self.boolean(a)?;
+                if matches!(left, Ok(true)) {
+                    return Some(Ok(V::Bool(true)));
+                }
+                match (left, tri!(self.eval(b))) {
+                    (Ok(_), V::Bool(right)) => V::Bool(right),
+                    (Ok(_), _) => return None,
+                    (Err(_), V::Bool(true)) => V::Bool(true),
+                    (Err(error), _) => return Some(Err(error)),
+                }
+            }
+            Node::Not(a) => V::Bool(!tri!(self.boolean(a))),
             Node::Cond(c, a, b) => {
-                if self.boolean(c)? {
-                    self.eval(a)?
+                if tri!(self.boolean(c)) {
+                    tri!(self.eval(a))
                 } else {
-                    self.eval(b)?
+                    tri!(self.eval(b))
                 }
             }
             Node::Eq(a, b, equals) => {
-                let a = self.arg(a)?;
-                let b = self.arg(b)?;
+                let a = tri!(self.arg(a));
+                let b = tri!(self.arg(b));
                 V::Bool(equal(a, b)? == *equals)
             }
             Node::EqStr(a, literal, equals) => {
-                let a = self.arg(a)?;
+                let a = tri!(self.arg(a));
                 V::Bool(equal(a, V::Str(literal))? == *equals)
             }
             Node::Compare(a, b, op) => {
-                let a = self.arg(a)?;
-                let b = self.arg(b)?;
+                let a = tri!(self.arg(a));
+                let b = tri!(self.arg(b));
                 let ordering = match (a, b) {
                     (V::Int(x), V::Int(y)) => x.cmp(&y),
                     (V::UInt(x), V::UInt(y)) => x.cmp(&y),
@@ -687,9 +790,30 @@ impl<'a> Run<'a, '_> {
                     Cmp::Ge => ordering.is_ge(),
                 })
             }
+            Node::Arith(a, b, op) => {
+                let a = tri!(self.arg(a));
+                let b = tri!(self.arg(b));
+                // Numbers of one kind, as the `cel` crate computes them; an integer overflow (its
+                // error) or mixed kinds abstain.
+                let result = match (a, b, op) {
+                    (V::Int(x), V::Int(y), Op::Add) => V::Int(x.checked_add(y)?),
+                    (V::Int(x), V::Int(y), Op::Sub) => V::Int(x.checked_sub(y)?),
+                    (V::Int(x), V::Int(y), Op::Mul) => V::Int(x.checked_mul(y)?),
+                    (V::UInt(x), V::UInt(y), Op::Add) => V::UInt(x.checked_add(y)?),
+                    (V::UInt(x), V::UInt(y), Op::Sub) => V::UInt(x.checked_sub(y)?),
+                    (V::UInt(x), V::UInt(y), Op::Mul) => V::UInt(x.checked_mul(y)?),
+                    (V::Double(x), V::Double(y), Op::Add) => V::Double(x + y),
+                    (V::Double(x), V::Double(y), Op::Sub) => V::Double(x - y),
+                    (V::Double(x), V::Double(y), Op::Mul) => V::Double(x * y),
+                    _ => return None,
+                };
+                // The metered tree charges the result its size: one for a number.
+                tri!(Some(self.produce(1)));
+                result
+            }
             Node::In(a, b) => {
-                let needle = self.arg(a)?;
-                match self.arg(b)? {
+                let needle = tri!(self.arg(a));
+                match tri!(self.arg(b)) {
                     V::Lits(items) => V::Bool(any(items.iter().map(V::lit), needle)?),
                     V::Array(items) => V::Bool(any(items.iter().map(V::of), needle)?),
                     V::Object(map) => match needle {
@@ -699,13 +823,13 @@ impl<'a> Run<'a, '_> {
                     _ => return None,
                 }
             }
-            Node::ErasedContains(target) => match self.arg(target)? {
+            Node::ErasedContains(target) => match tri!(self.arg(target)) {
                 V::Str(_) => V::Bool(false),
                 _ => return None,
             },
             Node::ErasedIn(a, len) => {
-                let needle = self.arg(a)?;
-                self.charge(*len)?;
+                let needle = tri!(self.arg(a));
+                tri!(Some(self.charge(*len)));
                 match needle {
                     V::Str(_) | V::Bool(_) | V::Null | V::Int(_) | V::UInt(_) | V::Double(_) => {
                         V::Bool(false)
@@ -714,9 +838,9 @@ impl<'a> Run<'a, '_> {
                 }
             }
             Node::InStrs(a, items) => {
-                let needle = self.arg(a)?;
+                let needle = tri!(self.arg(a));
                 // The list literal is charged its length, as `In` charges it.
-                self.charge(items.len())?;
+                tri!(Some(self.charge(items.len())));
                 match needle {
                     V::Str(needle) => V::Bool(items.iter().any(|item| **item == *needle)),
                     // Another scalar equals no string; a list or map is not decided here.
@@ -725,7 +849,7 @@ impl<'a> Run<'a, '_> {
                 }
             }
             Node::Size(a) => {
-                let size = match self.arg(a)? {
+                let size = match tri!(self.arg(a)) {
                     V::Str(s) => s.chars().count(),
                     V::Array(items) => items.len(),
                     V::Object(map) => map.len(),
@@ -733,27 +857,28 @@ impl<'a> Run<'a, '_> {
                 };
                 V::Int(i64::try_from(size).ok()?)
             }
-            Node::ContainsLiteral(target, finder) => match self.arg(target)? {
+            Node::ContainsLiteral(target, finder) => match tri!(self.arg(target)) {
                 // A literal is not charged (it is part of the expression); a byte match of valid
                 // UTF-8 in valid UTF-8 is a match of `str::contains`.
                 V::Str(text) => V::Bool(finder.find(text.as_bytes()).is_some()),
                 _ => return None,
             },
             Node::Method(target, a, method) => {
-                // The interpreter evaluates the argument before the target; the charges add up
-                // the same either way.
-                let needle = self.arg(a)?;
-                let (V::Str(text), V::Str(needle)) = (self.arg(target)?, needle) else {
+                // The interpreter evaluates the argument before the target.
+                let needle = tri!(self.arg(a));
+                let (V::Str(text), V::Str(needle)) = (tri!(self.arg(target)), needle) else {
                     return None;
                 };
                 V::Bool(match method {
                     Method::Contains => text.contains(needle),
                     Method::StartsWith => text.starts_with(needle),
                     Method::EndsWith => text.ends_with(needle),
-                    Method::Matches => self
-                        .regexes
-                        .is_match(text, needle, &self.patterns, self.limits.max_regex_compiles)
-                        .ok()?,
+                    Method::Matches => tri!(Some(self.regexes.is_match(
+                        text,
+                        needle,
+                        &self.patterns,
+                        self.limits.max_regex_compiles
+                    ))),
                 })
             }
             Node::Loop {
@@ -762,44 +887,57 @@ impl<'a> Run<'a, '_> {
                 body,
                 exists,
             } => {
-                let range = self.eval(range)?;
+                let range = tri!(self.eval(range));
                 let size = match range {
                     V::Array(items) => items.len(),
                     V::Object(map) => map.len(),
                     _ => return None,
                 };
-                let total = self.iterations.checked_add(size)?;
+                // The range is charged before the loop runs, nothing when it would go over.
+                let total = self.iterations.saturating_add(size);
                 if total > self.limits.max_iterations {
-                    return None;
+                    return Some(Err(metering::iterations_exceeded(
+                        self.limits.max_iterations,
+                    )));
                 }
                 self.iterations = total;
                 // `exists` stops at the first true body, `all` at the first false one.
                 let decided = *exists;
                 match range {
                     V::Array(items) => {
+                        // As the interpreter's loop: a body's error is kept while the loop goes
+                        // on (the last one wins), a deciding body drops it, and the loop ends
+                        // with the error still kept.
+                        let mut kept = None;
                         for item in items {
                             *self.slots.get_mut(*slot)? = V::of(item);
-                            if self.boolean(body)? == decided {
-                                return Some(V::Bool(decided));
+                            match self.boolean(body)? {
+                                Ok(b) if b == decided => return Some(Ok(V::Bool(decided))),
+                                Ok(_) => {}
+                                Err(error) => kept = Some(error),
                             }
                         }
-                        V::Bool(!decided)
+                        match kept {
+                            Some(error) => return Some(Err(error)),
+                            None => V::Bool(!decided),
+                        }
                     }
                     V::Object(map) => {
                         // The interpreter iterates a map in hash order: every key's body is
                         // evaluated (and charged) here, so that the result and the charges cover
-                        // any order.
+                        // any order; an error in a body is left to the interpreter.
+                        self.inexact = true;
                         let mut found = false;
                         for key in map.keys() {
                             *self.slots.get_mut(*slot)? = V::Str(key);
-                            found |= self.boolean(body)? == decided;
+                            found |= self.boolean(body)?.ok()? == decided;
                         }
                         V::Bool(if found { decided } else { !decided })
                     }
                     _ => return None,
                 }
             }
-        })
+        }))
     }
 }
 
