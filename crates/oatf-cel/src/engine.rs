@@ -109,7 +109,8 @@ impl CelEngine {
             .collect();
         let mut budgeted = program.expression().clone();
         metering::meter(&mut budgeted);
-        metering::charge_comprehensions(&mut budgeted);
+        let weights = metering::iteration_weights(program.expression());
+        metering::charge_comprehensions(&mut budgeted, &weights);
         let roots: Vec<&str> = std::iter::once("message")
             .chain(variables.iter().copied())
             .collect();

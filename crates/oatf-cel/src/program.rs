@@ -18,7 +18,7 @@ use crate::direct::Direct;
 use crate::limits::CelLimits;
 use crate::metering::{
     CHARGE_FUNCTION, COST_FUNCTION, COST_WHAT, PRECHECK_FUNCTION, PRODUCED_FUNCTION, PRODUCED_WHAT,
-    iteration_budget, size_budget,
+    deep_size, iteration_budget, produced_size, size_budget,
 };
 use crate::parse::first_line;
 use crate::regex_cache::{REGEX_BOUND_MARKER, RegexCache};
@@ -192,7 +192,10 @@ pub(crate) fn root_context(
     // The produced-bytes budget is shared by the charge after each call and the worst-case
     // charge before `replace`, `join` and `split`.
     let registered = [
-        (CHARGE_FUNCTION, iteration_budget(limits.max_iterations)),
+        (
+            CHARGE_FUNCTION,
+            iteration_budget(limits.max_iterations, limits.max_cost),
+        ),
         (
             PRODUCED_FUNCTION,
             size_budget(
@@ -200,7 +203,7 @@ pub(crate) fn root_context(
                 limits.max_produced_bytes,
                 PRODUCED_WHAT,
                 "max_produced_bytes",
-                48,
+                produced_size,
                 budget::Counter::Produced,
             ),
         ),
@@ -211,7 +214,7 @@ pub(crate) fn root_context(
                 limits.max_produced_bytes,
                 PRODUCED_WHAT,
                 "max_produced_bytes",
-                48,
+                produced_size,
                 budget::Counter::Produced,
             ),
         ),
@@ -222,7 +225,7 @@ pub(crate) fn root_context(
                 limits.max_cost,
                 COST_WHAT,
                 "max_cost",
-                1,
+                deep_size,
                 budget::Counter::Cost,
             ),
         ),

@@ -140,8 +140,8 @@ enum Node {
     /// A `ContainsLiteral` of the residual (D-95): the needle occurs in no string of the message,
     /// so a string target does not contain it.
     ErasedContains(Box<Arg>),
-    /// An `InStrs` of the residual (D-95) with its list's length: no string of the message
-    /// equals one of the list's strings.
+    /// An `InStrs` of the residual (D-95) with its list's charge ([`lits_size`]): no string of
+    /// the message equals one of the list's strings.
     ErasedIn(Box<Arg>, usize),
     /// `exists` (`any` true) or `all` (`any` false) over a range, binding a slot.
     Loop {
@@ -149,6 +149,8 @@ enum Node {
         slot: usize,
         body: Box<Node>,
         exists: bool,
+        /// The comprehension's [`metering::iteration_weight`] (D-127).
+        weight: usize,
     },
 }
 
@@ -368,6 +370,7 @@ impl Node {
             slot,
             body: Box::new(body?),
             exists,
+            weight: metering::iteration_weight(c),
         })
     }
 }
@@ -470,18 +473,9 @@ impl Direct {
         limits: &CelLimits,
         regexes: &RegexCache,
     ) -> Option<bool> {
-        self.residual_outcome(message, limits, regexes)?.ok()
-    }
-
-    /// The outcome of the residual, errors included (as [`Direct::evaluate`] gives them).
-    pub(crate) fn residual_outcome(
-        &self,
-        message: &Value,
-        limits: &CelLimits,
-        regexes: &RegexCache,
-    ) -> Option<Result<bool, ExecutionError>> {
         let guard = self.guard.as_ref()?;
-        self.run_tree(guard.residual(), message, &[], limits, regexes)
+        self.run_tree(guard.residual(), message, &[], limits, regexes, false)?
+            .ok()
     }
 
     /// Evaluates on the direct path: `Some(outcome)` when it is the interpreter's outcome, a
@@ -494,7 +488,7 @@ impl Direct {
         limits: &CelLimits,
         regexes: &RegexCache,
     ) -> Option<Result<bool, ExecutionError>> {
-        self.run_tree(&self.root, message, variables, limits, regexes)
+        self.run_tree(&self.root, message, variables, limits, regexes, true)
     }
 
     fn run_tree(
@@ -504,6 +498,7 @@ impl Direct {
         variables: &[(&str, &Value)],
         limits: &CelLimits,
         regexes: &RegexCache,
+        answer_errors: bool,
     ) -> Option<Result<bool, ExecutionError>> {
         const NULL: Value = Value::Null;
         // The slots live on the stack for the usual handful (message, a few variables, nested
@@ -533,6 +528,7 @@ impl Direct {
             regexes,
             patterns: RefCell::new(Vec::new()),
             inexact: false,
+            answer_errors,
         };
         run.finish(root)
     }
@@ -587,16 +583,60 @@ impl<'a> V<'a> {
         }
     }
 
-    /// The size the budgets charge (`metering::value_size` with one per element).
+    /// The size the cost budget charges ([`metering::deep_size`] of the value the interpreter
+    /// binds, which for a whole JSON value is [`json_size`]).
     fn charge(self) -> usize {
         match self {
             V::Str(s) => s.len(),
-            V::Array(items) => items.len(),
-            V::Object(map) => map.len(),
-            V::Lits(items) => items.len(),
+            V::Array(items) => items
+                .iter()
+                .map(|item| json_size(item).max(1))
+                .fold(0, usize::saturating_add),
+            V::Object(map) => map
+                .values()
+                .map(|item| json_size(item).max(1))
+                .fold(0, usize::saturating_add),
+            V::Lits(items) => lits_size(items),
             _ => 1,
         }
     }
+}
+
+/// [`metering::deep_size`] of the CEL value of `value`: a string its length, a list or map the sum
+/// of its elements' (values') sizes, each at least 1, anything else 1. Bound values nest at most
+/// 128 levels (see [`bound`]), so the recursion is bounded.
+fn json_size(value: &Value) -> usize {
+    match value {
+        Value::String(s) => s.len(),
+        Value::Array(items) => items
+            .iter()
+            .map(|item| json_size(item).max(1))
+            .fold(0, usize::saturating_add),
+        Value::Object(map) => map
+            .values()
+            .map(|item| json_size(item).max(1))
+            .fold(0, usize::saturating_add),
+        _ => 1,
+    }
+}
+
+/// [`metering::deep_size`] of a list literal of literals.
+fn lits_size(items: &[Lit]) -> usize {
+    items
+        .iter()
+        .map(|item| match item {
+            Lit::Str(s) => s.len().max(1),
+            _ => 1,
+        })
+        .fold(0, usize::saturating_add)
+}
+
+/// [`metering::deep_size`] of a list literal of strings.
+pub(crate) fn strs_size(items: &[Box<str>]) -> usize {
+    items
+        .iter()
+        .map(|item| item.len().max(1))
+        .fold(0, usize::saturating_add)
 }
 
 /// CEL equality where the subset decides it: `Some(equal)`, or `None` to abstain.
@@ -636,12 +676,18 @@ struct Run<'a, 'l> {
     /// early, so from then on the charges bound the interpreter's without equalling them, and an
     /// error is left to the interpreter (D-125).
     inexact: bool,
+    /// Whether errors are answered (D-125); without, the run abstains at the first one, as the
+    /// residual of the literal guard does, whose charges may be larger than the expression's.
+    answer_errors: bool,
 }
 
 /// What evaluating a node gives: `None` to abstain, or the interpreter's outcome at that node: a
 /// value, or one of the errors the direct path reproduces (D-125): a budget of
 /// [`crate::metering`] going over its limit, or a `matches` error.
-type Out<'a> = Option<Result<V<'a>, ExecutionError>>;
+type Out<'a> = Option<Result<V<'a>, Fail>>;
+
+/// An error of the direct path, boxed: the evaluation passes its outcomes up by value.
+type Fail = Box<ExecutionError>;
 
 /// The value of an [`Out`]: abstains on `None`, returns the error on an error.
 macro_rules! tri {
@@ -654,38 +700,48 @@ macro_rules! tri {
 }
 
 impl<'a> Run<'a, '_> {
+    /// `outcome` as an [`Out`]: an error only when the run answers errors.
+    fn check<T>(&self, outcome: Result<T, Fail>) -> Option<Result<T, Fail>> {
+        match outcome {
+            Ok(value) => Some(Ok(value)),
+            Err(error) => self.answer_errors.then_some(Err(error)),
+        }
+    }
+
     /// Charges `amount` to the cost budget, or gives the cost function's error, charging nothing,
     /// as [`metering::size_budget`] does.
-    fn charge(&mut self, amount: usize) -> Result<(), ExecutionError> {
+    fn charge(&mut self, amount: usize) -> Option<Result<(), Fail>> {
         let total = self.cost.saturating_add(amount);
         if total > self.limits.max_cost {
-            return Err(metering::cost_exceeded(self.limits.max_cost));
+            return self.check(Err(Box::new(metering::cost_exceeded(self.limits.max_cost))));
         }
         self.cost = total;
-        Ok(())
+        Some(Ok(()))
     }
 
     /// Charges `amount` to the produced-bytes budget (the result of an arithmetic operator).
-    fn produce(&mut self, amount: usize) -> Result<(), ExecutionError> {
+    fn produce(&mut self, amount: usize) -> Option<Result<(), Fail>> {
         let total = self.produced.saturating_add(amount);
         if total > self.limits.max_produced_bytes {
-            return Err(metering::produced_exceeded(self.limits.max_produced_bytes));
+            return self.check(Err(Box::new(metering::produced_exceeded(
+                self.limits.max_produced_bytes,
+            ))));
         }
         self.produced = total;
-        Ok(())
+        Some(Ok(()))
     }
 
     fn arg(&mut self, arg: &'a Arg) -> Out<'a> {
         let value = tri!(self.eval(&arg.node));
         if arg.charged {
-            tri!(Some(self.charge(value.charge())));
+            tri!(self.charge(value.charge()));
         }
         Some(Ok(value))
     }
 
     /// A boolean, or an error; `None` for any other value (the interpreter's error would not be one
     /// the direct path reproduces).
-    fn boolean(&mut self, node: &'a Node) -> Option<Result<bool, ExecutionError>> {
+    fn boolean(&mut self, node: &'a Node) -> Option<Result<bool, Fail>> {
         match self.eval(node)? {
             Ok(V::Bool(b)) => Some(Ok(b)),
             Ok(_) => None,
@@ -697,7 +753,7 @@ impl<'a> Run<'a, '_> {
     fn finish(&mut self, root: &'a Node) -> Option<Result<bool, ExecutionError>> {
         match self.boolean(root)? {
             Err(_) if self.inexact => None,
-            outcome => Some(outcome),
+            outcome => Some(outcome.map_err(|error| *error)),
         }
     }
 
@@ -808,7 +864,7 @@ impl<'a> Run<'a, '_> {
                     _ => return None,
                 };
                 // The metered tree charges the result its size: one for a number.
-                tri!(Some(self.produce(1)));
+                tri!(self.produce(1));
                 result
             }
             Node::In(a, b) => {
@@ -827,9 +883,9 @@ impl<'a> Run<'a, '_> {
                 V::Str(_) => V::Bool(false),
                 _ => return None,
             },
-            Node::ErasedIn(a, len) => {
+            Node::ErasedIn(a, size) => {
                 let needle = tri!(self.arg(a));
-                tri!(Some(self.charge(*len)));
+                tri!(self.charge(*size));
                 match needle {
                     V::Str(_) | V::Bool(_) | V::Null | V::Int(_) | V::UInt(_) | V::Double(_) => {
                         V::Bool(false)
@@ -839,8 +895,8 @@ impl<'a> Run<'a, '_> {
             }
             Node::InStrs(a, items) => {
                 let needle = tri!(self.arg(a));
-                // The list literal is charged its length, as `In` charges it.
-                tri!(Some(self.charge(items.len())));
+                // The list literal is charged its size, as `In` charges it.
+                tri!(self.charge(strs_size(items)));
                 match needle {
                     V::Str(needle) => V::Bool(items.iter().any(|item| **item == *needle)),
                     // Another scalar equals no string; a list or map is not decided here.
@@ -873,12 +929,18 @@ impl<'a> Run<'a, '_> {
                     Method::Contains => text.contains(needle),
                     Method::StartsWith => text.starts_with(needle),
                     Method::EndsWith => text.ends_with(needle),
-                    Method::Matches => tri!(Some(self.regexes.is_match(
-                        text,
-                        needle,
-                        &self.patterns,
-                        self.limits.max_regex_compiles
-                    ))),
+                    Method::Matches => tri!(
+                        self.check(
+                            self.regexes
+                                .is_match(
+                                    text,
+                                    needle,
+                                    &self.patterns,
+                                    self.limits.max_regex_compiles
+                                )
+                                .map_err(Box::new)
+                        )
+                    ),
                 })
             }
             Node::Loop {
@@ -886,6 +948,7 @@ impl<'a> Run<'a, '_> {
                 slot,
                 body,
                 exists,
+                weight,
             } => {
                 let range = tri!(self.eval(range));
                 let size = match range {
@@ -896,11 +959,22 @@ impl<'a> Run<'a, '_> {
                 // The range is charged before the loop runs, nothing when it would go over.
                 let total = self.iterations.saturating_add(size);
                 if total > self.limits.max_iterations {
-                    return Some(Err(metering::iterations_exceeded(
-                        self.limits.max_iterations,
-                    )));
+                    return self
+                        .check(Err(Box::new(metering::iterations_exceeded(
+                            self.limits.max_iterations,
+                        ))))
+                        .map(|outcome| outcome.map(|()| V::Null));
                 }
                 self.iterations = total;
+                // Then the loop's cost, as `metering::loop_cost` charges it (D-127).
+                let binding = match range {
+                    V::Array(items) => items
+                        .iter()
+                        .map(|item| json_size(item).max(1))
+                        .fold(0, usize::saturating_add),
+                    _ => size,
+                };
+                tri!(self.charge(binding.saturating_add(size.saturating_mul(*weight))));
                 // `exists` stops at the first true body, `all` at the first false one.
                 let decided = *exists;
                 match range {

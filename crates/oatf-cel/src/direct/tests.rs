@@ -645,11 +645,13 @@ fn the_residual_answers_as_the_expression_where_no_needle_occurs() {
                 continue;
             }
             compared += 1;
-            let residual = direct.residual_outcome(&message, engine.limits(), &engine.regexes);
-            let whole = direct.evaluate(&message, &[], engine.limits(), &engine.regexes);
-            assert_eq!(residual, whole, "{expression} on {message}");
             let residual = direct.evaluate_residual(&message, engine.limits(), &engine.regexes);
-            assert_eq!(residual, whole.and_then(Result::ok));
+            let whole = direct.evaluate(&message, &[], engine.limits(), &engine.regexes);
+            // The residual answers no errors and may charge more (D-127): where it answers, the
+            // expression answers the same.
+            if let Some(result) = residual {
+                assert_eq!(whole, Some(Ok(result)), "{expression} on {message}");
+            }
             if let Some(result) = residual {
                 answered += 1;
                 assert_eq!(

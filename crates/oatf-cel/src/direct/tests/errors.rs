@@ -9,7 +9,8 @@ use super::{ERRORS, Rng, agree};
 use crate::{CelEngine, CelLimits};
 use oatf_primitives::RegexLimits;
 
-/// A boolean expression over `message.xs`, `message.ys` (lists of small integers), `message.m`
+/// A boolean expression over `message.xs` (a list of small integers), `message.ys` (a list of
+/// integers, strings, maps and lists), `message.m`
 /// (a map) and `message.p`/`message.q` (a text and a pattern), with the loop variables `vars`.
 fn failing(rng: &mut Rng, vars: &[&str], depth: usize) -> String {
     let number = |rng: &mut Rng| -> String {
@@ -77,9 +78,22 @@ fn message(rng: &mut Rng) -> Value {
     for key in ["a", "b", "c"].iter().take(rng.below(4)) {
         m.insert((*key).to_owned(), json!(1));
     }
+    // Elements of different sizes: a loop is charged each bound element's size (D-127).
+    let ys: Vec<Value> = (0..rng.below(5))
+        .map(|_| {
+            rng.pick(&[
+                json!(1),
+                json!(2),
+                json!("abcd"),
+                json!({"k": "xy"}),
+                json!([1, "ab"]),
+            ])
+            .clone()
+        })
+        .collect();
     json!({
         "xs": list(rng),
-        "ys": list(rng),
+        "ys": ys,
         "m": m,
         "p": *rng.pick(&["", "a", "abba", "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"]),
         "q": *rng.pick(&["(", "a", "b", "x{1000}{1000}"]),
@@ -135,7 +149,7 @@ fn errors_after_a_loop_over_a_map_are_left_to_the_interpreter() {
     let message = json!({"m": {"a": 1, "b": 2, "c": 3}, "xs": [1, 1]});
     let expression = "message.m.exists(k, k != 'z') && message.xs.all(a, a >= 0)";
     let mut answered = 0;
-    for max_cost in 0..8 {
+    for max_cost in 0..160 {
         let engine = CelEngine::with_limits(CelLimits {
             max_cost,
             ..CelLimits::default()
@@ -144,6 +158,41 @@ fn errors_after_a_loop_over_a_map_are_left_to_the_interpreter() {
             answered += 1;
         }
     }
-    // Answered where the direct path's own charges fit (5 of cost: 3 keys and 2 elements).
-    assert_eq!(answered, 3);
+    // Not answered where the direct path's charges go over the limit after the map's loop.
+    assert!(answered < 160, "{answered}");
+}
+
+/// A loop is charged each bound element's size, nested parts included, and its weight per
+/// element (D-127), on both paths: at every cost limit around the charges of a loop over nested
+/// elements, the direct path answers the interpreter's result or error.
+#[test]
+fn loops_are_charged_their_elements_sizes_on_both_paths() {
+    let message = json!({"ys": [{"k": "xyzw"}, "abcdefgh", [1, "ab"]]});
+    let (mut results, mut errors) = (0, 0);
+    for max_cost in 0..80 {
+        let engine = CelEngine::with_limits(CelLimits {
+            max_cost,
+            ..CelLimits::default()
+        });
+        for expression in ["message.ys.exists(a, false)", "message.ys.all(a, true)"] {
+            let program = engine.compile_program(expression, &[]).expect("compiles");
+            let direct = program.direct.as_ref().expect("in the subset");
+            match direct.evaluate(&message, &[], engine.limits(), &engine.regexes) {
+                Some(Ok(_)) => results += 1,
+                Some(Err(_)) => errors += 1,
+                None => {}
+            }
+            assert!(agree(
+                &engine,
+                expression,
+                &message,
+                &Value::Null,
+                &Value::Null
+            ));
+        }
+    }
+    assert!(
+        results > 0 && errors > 0,
+        "{results} results, {errors} errors"
+    );
 }
