@@ -120,7 +120,7 @@ impl CelEngine {
             root: program::root_context(&self.env, &self.regexes, &self.limits)?,
             variables: variables.iter().map(|v| (*v).to_owned()).collect(),
             functions,
-            direct: Direct::of(program.expression(), variables, &self.limits),
+            direct: Direct::of(program.expression(), variables, &self.limits, &weights),
             limits: self.limits,
             regexes: Arc::clone(&self.regexes),
         })

@@ -313,12 +313,14 @@ pub(crate) fn iterations_exceeded(max: usize) -> ExecutionError {
 /// so an expression can neither call nor shadow it.
 pub(crate) const CHARGE_FUNCTION: &str = "@oatf_charge_iterations";
 
-/// The weight of one iteration of a comprehension (D-127): one for binding the variable, and the
-/// nodes of its loop condition and step, where a nested comprehension counts its node, its range
-/// and its initial value (its own loop is charged when it starts). Computed on the expression as
-/// parsed, before metering, so that both paths charge the same.
-pub(crate) fn iteration_weight(c: &ComprehensionExpr) -> usize {
-    let mut nodes = 1;
+/// The weight of one iteration of a comprehension nested in `depth - 1` others (D-127): one for
+/// binding the variable, and the nodes of its loop condition and step, where a nested
+/// comprehension counts its node, its range and its initial value (its own loop is charged when
+/// it starts), each node `depth` times (the interpreter looks names and functions up through one
+/// scope per enclosing comprehension). Computed on the expression as parsed, before metering, so
+/// that both paths charge the same.
+fn iteration_weight(c: &ComprehensionExpr, depth: usize) -> usize {
+    let mut nodes: usize = 0;
     let mut stack = vec![&c.loop_cond, &c.loop_step];
     while let Some(node) = stack.pop() {
         nodes += 1;
@@ -335,7 +337,7 @@ pub(crate) fn iteration_weight(c: &ComprehensionExpr) -> usize {
             Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => {}
         }
     }
-    nodes
+    nodes.saturating_mul(depth).saturating_add(1)
 }
 
 fn entry_children(entry: &cel::common::ast::IdedEntryExpr) -> Vec<&IdedExpr> {
@@ -345,30 +347,41 @@ fn entry_children(entry: &cel::common::ast::IdedEntryExpr) -> Vec<&IdedExpr> {
     }
 }
 
-/// The [`iteration_weight`] of every comprehension of `expr`, by the comprehension's id.
+/// The iteration weight of every comprehension of `expr` ([`iteration_weight`] at its nesting
+/// depth), by the comprehension's id: the one table both paths charge from.
 pub(crate) fn iteration_weights(expr: &IdedExpr) -> HashMap<u64, usize> {
     let mut weights = HashMap::new();
-    let mut stack = vec![expr];
-    while let Some(node) = stack.pop() {
+    // Each node with the number of comprehensions whose loop encloses it.
+    let mut stack = vec![(expr, 0)];
+    while let Some((node, depth)) = stack.pop() {
         match &node.expr {
             Expr::Call(call) => {
-                stack.extend(call.target.as_deref());
-                stack.extend(call.args.iter());
+                stack.extend(call.target.as_deref().map(|t| (t, depth)));
+                stack.extend(call.args.iter().map(|a| (a, depth)));
             }
             Expr::Comprehension(c) => {
-                weights.insert(node.id, iteration_weight(c));
+                weights.insert(node.id, iteration_weight(c, depth + 1));
+                stack.extend([(&c.iter_range, depth), (&c.accu_init, depth)]);
                 stack.extend([
-                    &c.iter_range,
-                    &c.accu_init,
-                    &c.loop_cond,
-                    &c.loop_step,
-                    &c.result,
+                    (&c.loop_cond, depth + 1),
+                    (&c.loop_step, depth + 1),
+                    (&c.result, depth + 1),
                 ]);
             }
-            Expr::List(list) => stack.extend(list.elements.iter()),
-            Expr::Map(map) => stack.extend(map.entries.iter().flat_map(entry_children)),
-            Expr::Struct(s) => stack.extend(s.entries.iter().flat_map(entry_children)),
-            Expr::Select(select) => stack.push(&select.operand),
+            Expr::List(list) => stack.extend(list.elements.iter().map(|e| (e, depth))),
+            Expr::Map(map) => stack.extend(
+                map.entries
+                    .iter()
+                    .flat_map(entry_children)
+                    .map(|e| (e, depth)),
+            ),
+            Expr::Struct(s) => stack.extend(
+                s.entries
+                    .iter()
+                    .flat_map(entry_children)
+                    .map(|e| (e, depth)),
+            ),
+            Expr::Select(select) => stack.push((&select.operand, depth)),
             Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => {}
         }
     }

@@ -34,6 +34,7 @@
 //! compares both paths on generated expressions and messages.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 
 use cel::ExecutionError;
 use cel::common::ast::{CallExpr, ComprehensionExpr, Expr, IdedExpr, LiteralValue, operators};
@@ -97,7 +98,7 @@ struct Arg {
 }
 
 impl Arg {
-    fn of(expr: &IdedExpr, scope: &mut Scope) -> Option<Arg> {
+    fn of(expr: &IdedExpr, scope: &mut Scope<'_>) -> Option<Arg> {
         Some(Arg {
             node: Node::of(expr, scope)?,
             charged: !matches!(expr.expr, Expr::Literal(_)),
@@ -149,25 +150,27 @@ enum Node {
         slot: usize,
         body: Box<Node>,
         exists: bool,
-        /// The comprehension's [`metering::iteration_weight`] (D-127).
+        /// The comprehension's iteration weight ([`metering::iteration_weights`], D-127).
         weight: usize,
     },
 }
 
 /// The identifiers in scope while translating: slot names, innermost last.
-struct Scope {
+struct Scope<'w> {
     names: Vec<String>,
     slots: usize,
+    /// The iteration weight of each comprehension, by id ([`metering::iteration_weights`]).
+    weights: &'w HashMap<u64, usize>,
 }
 
-impl Scope {
+impl Scope<'_> {
     fn lookup(&self, name: &str) -> Option<usize> {
         self.names.iter().rposition(|n| n == name)
     }
 }
 
 impl Node {
-    fn of(expr: &IdedExpr, scope: &mut Scope) -> Option<Node> {
+    fn of(expr: &IdedExpr, scope: &mut Scope<'_>) -> Option<Node> {
         Some(match &expr.expr {
             Expr::Literal(literal) => Node::Lit(lit(literal)?),
             Expr::Ident(name) => Node::Slot(scope.lookup(name)?),
@@ -188,7 +191,7 @@ impl Node {
                 }
             }
             Expr::Call(call) => Node::call(call, scope)?,
-            Expr::Comprehension(c) => Node::comprehension(c, scope)?,
+            Expr::Comprehension(c) => Node::comprehension(expr.id, c, scope)?,
             Expr::List(list) if list.optional_indices.is_empty() => Node::List(
                 list.elements
                     .iter()
@@ -202,10 +205,10 @@ impl Node {
         })
     }
 
-    fn call(call: &CallExpr, scope: &mut Scope) -> Option<Node> {
+    fn call(call: &CallExpr, scope: &mut Scope<'_>) -> Option<Node> {
         let name = call.func_name.as_str();
-        let boxed = |e: &IdedExpr, scope: &mut Scope| Node::of(e, scope).map(Box::new);
-        let arg = |e: &IdedExpr, scope: &mut Scope| Arg::of(e, scope).map(Box::new);
+        let boxed = |e: &IdedExpr, scope: &mut Scope<'_>| Node::of(e, scope).map(Box::new);
+        let arg = |e: &IdedExpr, scope: &mut Scope<'_>| Arg::of(e, scope).map(Box::new);
         match (&call.target, call.args.as_slice()) {
             (None, [a, b]) => Some(match name {
                 operators::LOGICAL_AND => Node::And(boxed(a, scope)?, boxed(b, scope)?),
@@ -313,7 +316,7 @@ impl Node {
 
     /// `exists` and `all` as the `cel` crate's macros expand them; any other comprehension is
     /// outside the subset.
-    fn comprehension(c: &ComprehensionExpr, scope: &mut Scope) -> Option<Node> {
+    fn comprehension(id: u64, c: &ComprehensionExpr, scope: &mut Scope<'_>) -> Option<Node> {
         if c.iter_var2.is_some()
             || c.iter_var == c.accu_var
             || NAMESPACES.contains(&c.iter_var.as_str())
@@ -370,7 +373,7 @@ impl Node {
             slot,
             body: Box::new(body?),
             exists,
-            weight: metering::iteration_weight(c),
+            weight: *scope.weights.get(&id)?,
         })
     }
 }
@@ -434,7 +437,12 @@ pub(crate) struct Direct {
 
 impl Direct {
     /// The direct form of `expr` with `message` and `variables` bound, if it is in the subset.
-    pub(crate) fn of(expr: &IdedExpr, variables: &[&str], limits: &CelLimits) -> Option<Direct> {
+    pub(crate) fn of(
+        expr: &IdedExpr,
+        variables: &[&str],
+        limits: &CelLimits,
+        weights: &HashMap<u64, usize>,
+    ) -> Option<Direct> {
         let mut names = vec![String::from("message")];
         names.extend(variables.iter().map(|v| (*v).to_owned()));
         // A name with a dot could be resolved as a qualified name by the interpreter, a namespace
@@ -448,6 +456,7 @@ impl Direct {
         let mut scope = Scope {
             slots: names.len(),
             names,
+            weights,
         };
         let root = Node::of(expr, &mut scope)?;
         let guard = if variables.is_empty() {
