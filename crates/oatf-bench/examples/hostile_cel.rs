@@ -30,12 +30,17 @@ fn cpu() -> Duration {
         .rsplit_once(')')
         .map(|(_, rest)| rest.split_whitespace().collect())
         .unwrap_or_default();
-    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
     // Clock ticks are 1/100 s on Linux.
     Duration::from_millis((ticks(11) + ticks(12)) * 10)
 }
 
-fn time<T>(what: &str, f: impl FnOnce() -> T) -> T
+fn time<T>(what: &str, f: impl FnOnce() -> T)
 where
     T: std::fmt::Debug,
 {
@@ -44,8 +49,7 @@ where
     let (wall, cpu) = (wall.elapsed(), cpu() - cpu0);
     let shown = format!("{out:?}");
     let shown: String = shown.chars().take(150).collect();
-    println!("{what:<34} cpu {cpu:>9.2?}  wall {wall:>9.2?}  {shown}");
-    out
+    println!("{what:<38} cpu {cpu:>9.2?}  wall {wall:>9.2?}  {shown}");
 }
 
 fn eval(engine: &CelEngine, expression: &str, message: &Value) -> Result<bool, String> {
@@ -56,7 +60,7 @@ fn eval(engine: &CelEngine, expression: &str, message: &Value) -> Result<bool, S
 }
 
 fn nested(depth: usize, body: &str, macro_name: &str) -> String {
-    let vars = ["a", "b", "c", "d", "e", "f"];
+    let vars = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"];
     let mut expression = body.to_owned();
     for var in vars[..depth].iter().rev() {
         expression = format!("message.xs.{macro_name}({var}, {expression})");
@@ -70,7 +74,14 @@ fn balanced(levels: u32, leaves: &[&str]) -> String {
         return leaves[usize::try_from(levels).unwrap_or(0) % leaves.len()].to_owned();
     }
     let half = balanced(levels - 1, leaves);
-    let other = balanced(levels - 1, &leaves[1..].iter().chain(&leaves[..1]).copied().collect::<Vec<_>>());
+    let other = balanced(
+        levels - 1,
+        &leaves[1..]
+            .iter()
+            .chain(&leaves[..1])
+            .copied()
+            .collect::<Vec<_>>(),
+    );
     format!("({half}&&{other})")
 }
 
@@ -84,7 +95,9 @@ fn main() {
     let xs = |n: usize| json!({ "xs": (0..n).collect::<Vec<_>>() });
     // Iterations: five nested loops over 100 elements, on the direct path and in the interpreter.
     let sum = "a + b + c + d + e >= 0";
-    time("iterations, direct path", || eval(&engine, &nested(5, sum, "all"), &xs(100)));
+    time("iterations, direct path", || {
+        eval(&engine, &nested(5, sum, "all"), &xs(100))
+    });
     time("iterations, interpreter", || {
         eval(&engine, &nested(5, sum, "exists_one"), &xs(100))
     });
@@ -111,17 +124,34 @@ fn main() {
     time("steps, large body, interpreter", || {
         eval(&engine, &nested(3, &big_body, "exists_one"), &bools)
     });
+    // Ten nested loops over 4 elements, a body of 512 references to the outermost variable.
+    let deep_body = balanced(9, &["a"]);
+    let four = json!({ "xs": vec![true; 4] });
+    time("steps, 10 nested loops, direct path", || {
+        eval(&engine, &nested(10, &deep_body, "all"), &four)
+    });
+    time("steps, 10 nested loops, interpreter", || {
+        eval(&engine, &nested(10, &deep_body, "exists_one"), &four)
+    });
     // Cost: scanning large strings in a loop.
     let big = json!({"xs": (0..1_000).collect::<Vec<_>>(), "s": "a".repeat(10 << 20), "t": "ab"});
     time("cost, contains", || {
-        eval(&engine, "message.xs.all(x, !message.s.contains(message.t))", &big)
+        eval(
+            &engine,
+            "message.xs.all(x, !message.s.contains(message.t))",
+            &big,
+        )
     });
-    time("cost, size", || eval(&engine, "message.xs.all(x, size(message.s) > 0)", &big));
+    time("cost, size", || {
+        eval(&engine, "message.xs.all(x, size(message.s) > 0)", &big)
+    });
     time("cost, matches scan", || {
         eval(&engine, "message.xs.all(x, !message.s.matches('b'))", &big)
     });
     let text: String = (0..(1 << 20))
-        .map(|i: u32| char::from(b'a' + u8::try_from((i.wrapping_mul(2_654_435_761) >> 7) % 26).unwrap_or(0)))
+        .map(|i: u32| {
+            char::from(b'a' + u8::try_from((i.wrapping_mul(2_654_435_761) >> 7) % 26).unwrap_or(0))
+        })
         .collect();
     let random = json!({"xs": (0..1_000).collect::<Vec<_>>(), "s": text});
     time("cost, matches DFA thrash", || {
@@ -141,26 +171,48 @@ fn main() {
     // Produced bytes: concatenation, replace, split, join.
     let one_mb = json!({"xs": (0..1_000).collect::<Vec<_>>(), "s": "ab".repeat(1 << 19)});
     time("produced, concatenation", || {
-        eval(&engine, "message.xs.all(x, size(message.s + message.s) > 0)", &one_mb)
+        eval(
+            &engine,
+            "message.xs.all(x, size(message.s + message.s) > 0)",
+            &one_mb,
+        )
     });
     time("produced, replace", || {
-        eval(&engine, "message.xs.all(x, size(message.s.replace('a', 'xyz')) > 0)", &one_mb)
+        eval(
+            &engine,
+            "message.xs.all(x, size(message.s.replace('a', 'xyz')) > 0)",
+            &one_mb,
+        )
     });
     time("produced, split", || {
-        eval(&engine, "message.xs.all(x, size(message.s.split('a')) > 0)", &one_mb)
+        eval(
+            &engine,
+            "message.xs.all(x, size(message.s.split('a')) > 0)",
+            &one_mb,
+        )
     });
     time("produced, split + join", || {
-        eval(&engine, "message.xs.all(x, size(message.s.split('').join('-')) > 0)", &one_mb)
+        eval(
+            &engine,
+            "message.xs.all(x, size(message.s.split('').join('-')) > 0)",
+            &one_mb,
+        )
     });
     // `matches` compiles: 64 distinct patterns near the size limit, on a fresh engine each time.
     for (what, from) in [("compiles, accepted", 1_100), ("compiles, rejected", 1_500)] {
         let patterns: Vec<String> = (0..64).map(|i| format!(r"\w{{{}}}", from + i)).collect();
         let message = json!({ "ps": patterns });
         time(what, || {
-            eval(&CelEngine::new(), "message.ps.all(p, !'x'.matches(p))", &message)
+            eval(
+                &CelEngine::new(),
+                "message.ps.all(p, !'x'.matches(p))",
+                &message,
+            )
         });
     }
-    let patterns: Vec<String> = (0..64).map(|i| format!(r"(?i)[\w\W]{{{}}}", 100 + i)).collect();
+    let patterns: Vec<String> = (0..64)
+        .map(|i| format!(r"(?i)[\w\W]{{{}}}", 100 + i))
+        .collect();
     time("compiles, case-folded classes", || {
         eval(
             &CelEngine::new(),
@@ -170,17 +222,23 @@ fn main() {
     });
     // Depth and size: the longest expressions accepted, parsed and evaluated.
     let wide = format!("[{}].size() > 0", vec!["1"; 8_000].join(","));
-    time("size, 16 KiB list literal", || eval(&engine, &wide, &json!({})));
+    time("size, 16 KiB list literal", || {
+        eval(&engine, &wide, &json!({}))
+    });
     let mut deep = String::from("message.a");
     for _ in 0..30 {
         deep = format!("({deep} + 1)");
     }
-    time("depth, 30 levels", || eval(&engine, &format!("{deep} > 0"), &json!({"a": 1})));
+    time("depth, 30 levels", || {
+        eval(&engine, &format!("{deep} > 0"), &json!({"a": 1}))
+    });
     let mut message = json!(1);
     for _ in 0..127 {
         message = json!([message]);
     }
-    time("depth, 127-level message", || eval(&engine, "size(message) > 0", &message));
+    time("depth, 127-level message", || {
+        eval(&engine, "size(message) > 0", &message)
+    });
 }
 
 /// The trace of the issue: `n` messages, each giving `matches` a different pattern rejected as
