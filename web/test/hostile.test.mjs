@@ -138,6 +138,41 @@ test('CEL: an expression that would run forever stops at its budget', { timeout:
   assert.match(verdict.indicator_verdicts[0].evidence, /max_iterations/);
 });
 
+// The two inputs that made time a stated property of the CEL budgets (D-125, D-126, D-127; docs/input-safety.md):
+// the same errors as the Rust SDK and the Python package, in bounded time.
+const celAttack = (expression) =>
+  oatf.compile(MCP.replace("target: arguments.path\n      pattern:\n        contains: .ssh/id_rsa", () => `target: ""\n      expression:\n        cel: ${JSON.stringify(expression)}`));
+const traceOf = (contents) =>
+  contents.map((content) => JSON.stringify({ direction: 'incoming', method: 'tools/call', content })).join('\n');
+
+test('CEL: five nested loops over 100 elements stop at the iteration budget quickly', { timeout: 60_000 }, () => {
+  let expression = 'a + b + c + d + e >= 0';
+  for (const v of ['e', 'd', 'c', 'b', 'a']) expression = `message.xs.all(${v}, ${expression})`;
+  const started = performance.now();
+  const report = noTrap(() => celAttack(expression).evaluateTrace(traceOf([{ xs: [...Array(100).keys()] }])));
+  const elapsed = performance.now() - started;
+  assert.equal(report.result, 'error');
+  assert.match(report.indicator_verdicts[0].evidence,
+    /the expression needs more than the limit of 1000000 comprehension iterations \(CelLimits::max_iterations\)/);
+  assert.ok(elapsed < 20_000, `${elapsed} ms`);
+});
+
+test('CEL: 2,000 distinct patterns rejected as too large cost one compile each', { timeout: 240_000 }, () => {
+  const attack = celAttack('message.s.matches(message.p)');
+  const jsonl = traceOf([...Array(2000).keys()].map((i) => ({ s: 'x', p: `\\w{${1500 + i}}` })));
+  let started = performance.now();
+  const report = noTrap(() => attack.evaluateTrace(jsonl));
+  const elapsed = performance.now() - started;
+  assert.equal(report.result, 'error');
+  assert.ok(report.indicator_verdicts[0].evidence.includes('regex "\\\\w{1500}" compiles to more than 1048576 bytes'),
+    report.indicator_verdicts[0].evidence);
+  assert.ok(elapsed < 180_000, `${elapsed} ms`);
+  // The same patterns again: remembered rejections (D-126), no compile.
+  started = performance.now();
+  assert.equal(attack.evaluateTrace(jsonl).result, 'error');
+  assert.ok(performance.now() - started < elapsed / 4 + 1_000);
+});
+
 test('bad trace lines are counted and named; the verdict comes from the rest', TIMEOUT, () => {
   const jsonl = ['not json', call('/tmp/x', 2), '{"seq": 3}', '\ufffd\ufffd', '', call('/home/u/.ssh/id_rsa', 6)].join('\n');
   const report = oatf.compile(MCP).evaluateTrace(jsonl);

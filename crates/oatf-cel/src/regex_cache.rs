@@ -13,11 +13,11 @@ use regex::Regex;
 const REGEX_CACHE_CAPACITY: usize = 256;
 
 /// The most rejected patterns one engine remembers before the memory is cleared (D-126).
-const REJECTED_CAPACITY: usize = 1024;
+const REJECTED_CAPACITY: usize = 4096;
 
 /// The most bytes of text (patterns and their error messages) the rejection memory holds before it
 /// is cleared; a rejection larger than this alone is not remembered (D-126).
-const REJECTED_BYTES: usize = 4 << 20;
+const REJECTED_BYTES: usize = 8 << 20;
 
 /// Marks a `matches` failure caused by a regex bound (reported as `regex_timeout`).
 pub(crate) const REGEX_BOUND_MARKER: &str = "regex bound exceeded: ";
@@ -53,6 +53,14 @@ impl RegexCache {
 
     pub(crate) fn len(&self) -> usize {
         self.store.lock().map_or(0, |s| s.compiled.len())
+    }
+
+    /// How many rejected patterns are remembered, and their bytes (for the tests of D-126).
+    #[cfg(test)]
+    pub(crate) fn rejected(&self) -> (usize, usize) {
+        self.store
+            .lock()
+            .map_or((0, 0), |s| (s.rejected.len(), s.rejected_bytes))
     }
 
     fn get(

@@ -440,6 +440,35 @@ fn rejected_patterns_are_compiled_once_per_engine() {
     }
 }
 
+/// D-126: the memory of rejected patterns is bounded in entries and in bytes.
+#[test]
+fn the_memory_of_rejected_patterns_is_bounded() {
+    let engine = CelEngine::new();
+    let program = engine
+        .compile_program("message.s.matches(message.p)", &[])
+        .expect("compiles");
+    // 5,000 distinct invalid patterns (cheap to reject): more than the memory holds.
+    for i in 0..5_000 {
+        let message = json!({"s": "x", "p": format!("({i}")});
+        assert!(CompiledProgram(&program).evaluate(&message).is_err());
+        let (entries, bytes) = engine.regexes.rejected();
+        assert!(
+            entries <= 4_096 && bytes <= 8 << 20,
+            "{entries} entries, {bytes} bytes"
+        );
+    }
+    // A pattern of 1 MiB is remembered alone (with its error message, which quotes it and points
+    // at it, 4 MiB); one
+    // of 5 MiB is not remembered.
+    for (size, remembered) in [(1usize << 20, true), (5 << 20, false)] {
+        let message = json!({"s": "x", "p": format!("({}", "a".repeat(size))});
+        assert!(CompiledProgram(&program).evaluate(&message).is_err());
+        let (entries, bytes) = engine.regexes.rejected();
+        assert!(bytes <= 8 << 20, "{bytes} bytes");
+        assert_eq!(bytes > size, remembered, "{entries} entries, {bytes} bytes");
+    }
+}
+
 /// Evaluates a [`CelProgram`] as callers do (the direct path, then the interpreter).
 struct CompiledProgram<'a>(&'a CelProgram);
 
