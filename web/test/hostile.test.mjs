@@ -132,10 +132,11 @@ test('CEL: deep nesting is refused, nesting within the limit parses on the wasm 
 test('CEL: an expression that would run forever stops at its budget', { timeout: 120_000 }, () => {
   const expression = '[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, [1,2,3,4,5,6,7,8,9,10].all(f, [1,2,3,4,5,6,7,8,9,10].all(g, a+b+c+d+e+f+g > 0)))))))';
   const attack = oatf.compile(MCP.replace("pattern:\n        contains: .ssh/id_rsa", () => `expression:\n        cel: ${JSON.stringify(expression)}`));
-  // 10^7 iterations unbounded; the budget (CelLimits::max_iterations) stops it at 10^6.
+  // 10^7 iterations unbounded; the budgets stop it: the iterations (CelLimits::max_iterations) at 10^6, or
+  // first the cost of the loops (CelLimits::max_cost, D-127: each of the seven levels weighs its depth).
   const verdict = noTrap(() => attack.evaluateMessage({ arguments: {} }));
   assert.equal(verdict.result, 'error');
-  assert.match(verdict.indicator_verdicts[0].evidence, /max_iterations/);
+  assert.match(verdict.indicator_verdicts[0].evidence, /max_iterations|max_cost/);
 });
 
 // The two inputs that made time a stated property of the CEL budgets (D-125, D-126, D-127; docs/input-safety.md):

@@ -4,34 +4,45 @@
 //! When a program is compiled, its (unmetered) syntax tree is translated into [`Node`]s if every
 //! part of it is in the subset: literals, `message`, the declared variables and comprehension
 //! variables, field selection, `has()`, constant indexes, `&&`, `||`, `!`, `?:`, `==`, `!=`, `<`,
-//! `<=`, `>`, `>=`, `in`, `size`, `contains`, `startsWith`, `endsWith`, `matches`, and the `exists`
-//! and `all` macros. Anything else leaves the program without a direct path.
+//! `<=`, `>`, `>=`, `+`, `-`, `*`, `in`, `size`, `contains`, `startsWith`, `endsWith`, `matches`,
+//! and the `exists` and `all` macros, nested or not. Anything else leaves the program without a
+//! direct path.
 //!
-//! An evaluation on the direct path returns `Some(result)` only when it is certain the
-//! interpreter would return the same `Ok(result)`; in every other case (a missing key, a type the
-//! subset does not decide, an error of any kind, a budget the charges would go over, a message
-//! nested too deep) it returns `None` and the caller runs the interpreter, whose answer (result or
-//! error, with its message) is the one reported. The argument, for each rule:
-//! - No error: the direct path abstains on anything that would be an error (or that it cannot
-//!   decide), so when it returns, the interpreter's evaluation of the same subexpressions raises
-//!   none, and CEL without errors is plain boolean logic: `&&`, `||`, `?:`, `exists` and `all`
-//!   short-circuit exactly where the interpreter does, so both evaluate the same subexpressions.
+//! An evaluation on the direct path returns `Some(outcome)` only when it is certain the
+//! interpreter gives the same outcome: `Ok(result)`, or one of the errors it reproduces (D-125): a
+//! budget of [`crate::metering`] going over its limit, or an error of `matches`. In every other
+//! case (a missing key, a type the subset does not decide, any other error, an error after a loop
+//! over a map, a message nested too deep) it returns `None` and the caller runs the interpreter,
+//! whose answer (result or error, with its message) is the one reported. The argument, for each
+//! rule:
+//! - Errors: the direct path abstains on every error it does not reproduce, so when it answers,
+//!   the interpreter's evaluation raises no other error; it follows the `cel` crate's rules for the
+//!   ones it reproduces: `&&` and `||` evaluate the right operand unless the left one decides, the
+//!   right operand's error wins, an error on the left is absorbed by a deciding right operand and
+//!   kept otherwise; `all` and `exists` over a list keep a body's error while the loop goes on (the
+//!   last one wins), drop it at a deciding body, and end with it; any other node passes its
+//!   operand's error on. Without errors CEL is plain boolean logic: `&&`, `||`, `?:`, `exists` and
+//!   `all` short-circuit exactly where the interpreter does, so both evaluate the same
+//!   subexpressions, in the same order (a call's arguments before its target).
 //! - Values: JSON integers are `int` (`uint` beyond `i64`), other numbers `double`, as in
 //!   [`crate::convert`]; equality and ordering are decided only between values whose CEL semantics
 //!   are spelled out below (same kinds, and unequal kinds of scalars, which the `cel` crate
-//!   compares as unequal), anything else abstains.
+//!   compares as unequal), anything else abstains; arithmetic only on numbers of one kind, an
+//!   integer overflow abstaining.
 //! - Budgets: the charges of the metered tree ([`crate::metering`]) are counted on the same
-//!   values: every non-literal argument of a metered call its size, every comprehension the size of
-//!   its range. The subset produces no value the produced-bytes budget charges. The direct path
-//!   abstains as soon as its total would go over a limit, so its own work is bounded by the same
-//!   limits; when it returns, its totals bound the interpreter's (the same charges, or, for a
-//!   comprehension over a map, which the interpreter iterates in hash order, a subset of them:
-//!   the direct path evaluates the body for every key), so the interpreter would not have gone
-//!   over a budget either.
+//!   values, in the same order: every non-literal argument of a metered call its size, every
+//!   arithmetic result one produced byte, every comprehension its range's length in iterations and
+//!   its loop cost (D-127). A charge over a limit is the budget's error and adds nothing, as in the
+//!   interpreter; so the direct path's own work is bounded by the same limits, and its totals are
+//!   the interpreter's at every point. A comprehension over a map, which the interpreter iterates
+//!   in hash order and may stop early, is evaluated for every key: the result and the charges then
+//!   cover every order, the charges only bounding the interpreter's, so an error after it is left
+//!   to the interpreter.
 //! - Depth: a message or variable nested deeper than the interpreter converts makes it abstain.
 //!
-//! The randomized differential test `direct::tests::direct_path_agrees_with_the_interpreter`
-//! compares both paths on generated expressions and messages.
+//! The randomized differential tests `direct::tests::direct_path_agrees_with_the_interpreter` and
+//! `direct::tests::errors` compare both paths, results and errors, on generated expressions and
+//! messages.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
