@@ -132,10 +132,46 @@ test('CEL: deep nesting is refused, nesting within the limit parses on the wasm 
 test('CEL: an expression that would run forever stops at its budget', { timeout: 120_000 }, () => {
   const expression = '[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, [1,2,3,4,5,6,7,8,9,10].all(f, [1,2,3,4,5,6,7,8,9,10].all(g, a+b+c+d+e+f+g > 0)))))))';
   const attack = oatf.compile(MCP.replace("pattern:\n        contains: .ssh/id_rsa", () => `expression:\n        cel: ${JSON.stringify(expression)}`));
-  // 10^7 iterations unbounded; the budget (CelLimits::max_iterations) stops it at 10^6.
+  // 10^7 iterations unbounded; the budgets stop it: the iterations (CelLimits::max_iterations) at 10^6, or
+  // first the cost of the loops (CelLimits::max_cost, D-127: each of the seven levels weighs its depth).
   const verdict = noTrap(() => attack.evaluateMessage({ arguments: {} }));
   assert.equal(verdict.result, 'error');
-  assert.match(verdict.indicator_verdicts[0].evidence, /max_iterations/);
+  assert.match(verdict.indicator_verdicts[0].evidence, /max_iterations|max_cost/);
+});
+
+// The two inputs that made time a stated property of the CEL budgets (D-125, D-126, D-127; docs/input-safety.md):
+// the same errors as the Rust SDK and the Python package, in bounded time.
+const celAttack = (expression) =>
+  oatf.compile(MCP.replace("target: arguments.path\n      pattern:\n        contains: .ssh/id_rsa", () => `target: ""\n      expression:\n        cel: ${JSON.stringify(expression)}`));
+const traceOf = (contents) =>
+  contents.map((content) => JSON.stringify({ direction: 'incoming', method: 'tools/call', content })).join('\n');
+
+test('CEL: five nested loops over 100 elements stop at the iteration budget quickly', { timeout: 60_000 }, () => {
+  let expression = 'a + b + c + d + e >= 0';
+  for (const v of ['e', 'd', 'c', 'b', 'a']) expression = `message.xs.all(${v}, ${expression})`;
+  const started = performance.now();
+  const report = noTrap(() => celAttack(expression).evaluateTrace(traceOf([{ xs: [...Array(100).keys()] }])));
+  const elapsed = performance.now() - started;
+  assert.equal(report.result, 'error');
+  assert.match(report.indicator_verdicts[0].evidence,
+    /the expression needs more than the limit of 1000000 comprehension iterations \(CelLimits::max_iterations\)/);
+  assert.ok(elapsed < 20_000, `${elapsed} ms`);
+});
+
+test('CEL: 2,000 distinct patterns rejected as too large cost one compile each', { timeout: 240_000 }, () => {
+  const attack = celAttack('message.s.matches(message.p)');
+  const jsonl = traceOf([...Array(2000).keys()].map((i) => ({ s: 'x', p: `\\w{${1500 + i}}` })));
+  let started = performance.now();
+  const report = noTrap(() => attack.evaluateTrace(jsonl));
+  const elapsed = performance.now() - started;
+  assert.equal(report.result, 'error');
+  assert.ok(report.indicator_verdicts[0].evidence.includes('regex "\\\\w{1500}" compiles to more than 1048576 bytes'),
+    report.indicator_verdicts[0].evidence);
+  assert.ok(elapsed < 180_000, `${elapsed} ms`);
+  // The same patterns again: remembered rejections (D-126), no compile.
+  started = performance.now();
+  assert.equal(attack.evaluateTrace(jsonl).result, 'error');
+  assert.ok(performance.now() - started < elapsed / 4 + 1_000);
 });
 
 test('bad trace lines are counted and named; the verdict comes from the rest', TIMEOUT, () => {

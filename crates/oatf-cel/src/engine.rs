@@ -1,9 +1,8 @@
 //! [`CelEngine`], the public API: the environment, compiling expressions into programs, and the
 //! syntax check of V-014.
 
-use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use cel::{Env, Program};
 use oatf_eval::{CelEvaluator, CompiledCel, EvaluationError};
@@ -50,10 +49,7 @@ impl CelEngine {
     pub fn with_limits(limits: CelLimits) -> Self {
         CelEngine {
             env: shared_env(),
-            regexes: Arc::new(RegexCache {
-                limits: limits.regex,
-                compiled: Mutex::new(HashMap::new()),
-            }),
+            regexes: Arc::new(RegexCache::new(limits.regex)),
             limits,
         }
     }
@@ -113,7 +109,8 @@ impl CelEngine {
             .collect();
         let mut budgeted = program.expression().clone();
         metering::meter(&mut budgeted);
-        metering::charge_comprehensions(&mut budgeted);
+        let weights = metering::iteration_weights(program.expression());
+        metering::charge_comprehensions(&mut budgeted, &weights);
         let roots: Vec<&str> = std::iter::once("message")
             .chain(variables.iter().copied())
             .collect();
@@ -123,7 +120,7 @@ impl CelEngine {
             root: program::root_context(&self.env, &self.regexes, &self.limits)?,
             variables: variables.iter().map(|v| (*v).to_owned()).collect(),
             functions,
-            direct: Direct::of(program.expression(), variables, &self.limits),
+            direct: Direct::of(program.expression(), variables, &self.limits, &weights),
             limits: self.limits,
             regexes: Arc::clone(&self.regexes),
         })

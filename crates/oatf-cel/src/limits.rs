@@ -20,14 +20,20 @@ pub struct CelLimits {
     /// element: a boxed value and its allocation), so `s + s + s` in a loop or a balanced tree of `+` stops with a `cel_error`.
     pub max_produced_bytes: usize,
     /// The most cost one evaluation may spend (default 100,000,000): every argument of a function or
-    /// operator is charged its size (a string or bytes its length, a list or map its element count,
-    /// anything else 1), as cel-go's cost model does, so `size(s)`, `s.contains(t)` and `x in xs` on
-    /// large operands inside a comprehension are bounded by their operands, not by steps alone.
+    /// operator is charged its size (a string or bytes its length, a list or map the sum of its
+    /// elements' sizes, nested parts included, each at least 1, anything else 1), as cel-go's cost
+    /// model does, so `size(s)`, `s.contains(t)` and `x in xs` on large operands inside a
+    /// comprehension are bounded by their operands, not by steps alone; and every comprehension,
+    /// when it starts, the size of each element it binds plus its length times the weight of its
+    /// loop (the nodes of its condition and step, times the number of enclosing comprehensions),
+    /// so that a large loop body is bounded too (D-127).
     pub max_cost: usize,
     /// The most distinct `matches` patterns one evaluation may use (default 64). Each is compiled
     /// once per engine and cached; the budget counts the patterns of the evaluation whether or not
     /// the cache already holds them, so that an evaluation's outcome does not depend on what
-    /// earlier evaluations, on any thread, compiled (D-96).
+    /// earlier evaluations, on any thread, compiled (D-96). A pattern that cannot be compiled is
+    /// remembered with its error (at most 4,096 patterns and 8 MiB per engine) and compiled once
+    /// per engine (D-126).
     pub max_regex_compiles: usize,
     /// Bounds of the regexes of `matches`.
     pub regex: RegexLimits,

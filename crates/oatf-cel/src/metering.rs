@@ -2,8 +2,10 @@
 //! charged to the budgets of an evaluation (cost, produced bytes, comprehension iterations), and
 //! the functions that charge them (their counters are per evaluation: [`crate::budget`]).
 
-use cel::common::ast::{CallExpr, EntryExpr, Expr, IdedExpr};
-use cel::common::types::{CelList, CelString};
+use std::collections::HashMap;
+
+use cel::common::ast::{CallExpr, ComprehensionExpr, EntryExpr, Expr, IdedExpr, LiteralValue};
+use cel::common::types::{CelInt, CelList, CelMap, CelString};
 use cel::common::value::{CowVal, Val};
 use cel::{ExecutionError, FunctionContext};
 
@@ -169,6 +171,35 @@ fn value_size(value: &dyn Val, per_element: usize) -> usize {
     }
 }
 
+/// The size of a value for the cost budget (D-127): a string or bytes its length in bytes, a list
+/// the sum of its elements' sizes and a map of its values' sizes, each at least 1, anything else 1:
+/// what comparing, searching or copying the value may touch, nested parts included. The recursion
+/// follows the value's nesting, at most the message's 128 levels plus the expression's.
+pub(crate) fn deep_size(value: &dyn Val) -> usize {
+    if let Some(s) = value.downcast_ref::<CelString<'_>>() {
+        s.inner().len()
+    } else if let Some(b) = value.downcast_ref::<cel::common::types::CelBytes<'_>>() {
+        b.inner().len()
+    } else if let Some(list) = value.downcast_ref::<CelList<'_>>() {
+        list.inner()
+            .iter()
+            .map(|item| deep_size(item.as_ref()).max(1))
+            .fold(0, usize::saturating_add)
+    } else if let Some(map) = value.downcast_ref::<CelMap<'_>>() {
+        map.inner()
+            .values()
+            .map(|item| deep_size(item.as_ref()).max(1))
+            .fold(0, usize::saturating_add)
+    } else {
+        value_size(value, 1)
+    }
+}
+
+/// The size of a value for the produced-bytes budget: [`value_size`] with 48 bytes per element.
+pub(crate) fn produced_size(value: &dyn Val) -> usize {
+    value_size(value, 48)
+}
+
 /// The worst-case size in bytes of `target.replace(old, new)`, `target.join(sep)` and
 /// `target.split(sep)`, from the target and the arguments (`args[0]` is the target); strings
 /// produced by `split` are charged 48 bytes each besides their text.
@@ -208,14 +239,14 @@ fn worst_case(args: &[CowVal<'_, '_>]) -> usize {
     }
 }
 
-/// A budget function of one evaluation: charges the size of its argument (see [`value_size`]) to
-/// a total of at most `max` and passes the value through unchanged.
+/// A budget function of one evaluation: charges the size of its argument (by `measure`) to a
+/// total of at most `max` and passes the value through unchanged.
 pub(crate) fn size_budget(
     function: &'static str,
     max: usize,
     what: &'static str,
     option: &'static str,
-    per_element: usize,
+    measure: fn(&dyn Val) -> usize,
     counter: budget::Counter,
 ) -> BuiltinFunction {
     Box::new(move |ftx: &mut FunctionContext<'_, '_>| {
@@ -229,37 +260,149 @@ pub(crate) fn size_budget(
             let Some(value) = ftx.args.pop() else {
                 return Err(ExecutionError::invalid_argument_count(1, 0));
             };
-            let size = value_size(value.as_ref(), per_element);
+            let size = measure(value.as_ref());
             (value, size)
         };
         let (value, size) = value;
         if !budget::charge(counter, size, max) {
-            return Err(ExecutionError::function_error(
-                function,
-                format!(
-                    "the expression needs more than the limit of {max} {what} in one evaluation \
-                     (CelLimits::{option})"
-                ),
-            ));
+            return Err(size_exceeded(function, max, what, option));
         }
         Ok(value)
     })
+}
+
+/// The error of the budget function `function` when an evaluation would go over `max` (the
+/// direct path gives the same, D-125).
+fn size_exceeded(function: &str, max: usize, what: &str, option: &str) -> ExecutionError {
+    ExecutionError::function_error(
+        function,
+        format!(
+            "the expression needs more than the limit of {max} {what} in one evaluation \
+             (CelLimits::{option})"
+        ),
+    )
+}
+
+/// The error of [`COST_FUNCTION`] over `max` ([`CelLimits::max_cost`]).
+pub(crate) fn cost_exceeded(max: usize) -> ExecutionError {
+    size_exceeded(COST_FUNCTION, max, COST_WHAT, "max_cost")
+}
+
+/// The error of [`PRODUCED_FUNCTION`] over `max` ([`CelLimits::max_produced_bytes`]).
+pub(crate) fn produced_exceeded(max: usize) -> ExecutionError {
+    size_exceeded(PRODUCED_FUNCTION, max, PRODUCED_WHAT, "max_produced_bytes")
+}
+
+/// What the cost budget counts, in its error.
+pub(crate) const COST_WHAT: &str = "cost";
+/// What the produced-bytes budget counts, in its error.
+pub(crate) const PRODUCED_WHAT: &str = "bytes of values produced";
+
+/// The error of [`CHARGE_FUNCTION`] over `max` ([`CelLimits::max_iterations`]).
+pub(crate) fn iterations_exceeded(max: usize) -> ExecutionError {
+    ExecutionError::function_error(
+        CHARGE_FUNCTION,
+        format!(
+            "the expression needs more than the limit of {max} comprehension iterations \
+             (CelLimits::max_iterations)"
+        ),
+    )
 }
 
 /// The function wrapped around the range of every comprehension; `@` cannot start a CEL identifier,
 /// so an expression can neither call nor shadow it.
 pub(crate) const CHARGE_FUNCTION: &str = "@oatf_charge_iterations";
 
-/// Wraps the range of every comprehension of `expr` in [`CHARGE_FUNCTION`]. The loop condition and
-/// step are left alone: the `cel` crate recognizes their shapes to run `all`/`exists`/`map`/`filter`
-/// efficiently. The tree is at most [`CelLimits::max_ast_depth`] deep, so recursion is bounded.
-pub(crate) fn charge_comprehensions(expr: &mut IdedExpr) {
+/// The weight of one iteration of a comprehension nested in `depth - 1` others (D-127): one for
+/// binding the variable, and the nodes of its loop condition and step, where a nested
+/// comprehension counts its node, its range and its initial value (its own loop is charged when
+/// it starts), each node `depth` times (the interpreter looks names and functions up through one
+/// scope per enclosing comprehension). Computed on the expression as parsed, before metering, so
+/// that both paths charge the same.
+fn iteration_weight(c: &ComprehensionExpr, depth: usize) -> usize {
+    let mut nodes: usize = 0;
+    let mut stack = vec![&c.loop_cond, &c.loop_step];
+    while let Some(node) = stack.pop() {
+        nodes += 1;
+        match &node.expr {
+            Expr::Call(call) => {
+                stack.extend(call.target.as_deref());
+                stack.extend(call.args.iter());
+            }
+            Expr::Comprehension(inner) => stack.extend([&inner.iter_range, &inner.accu_init]),
+            Expr::List(list) => stack.extend(list.elements.iter()),
+            Expr::Map(map) => stack.extend(map.entries.iter().flat_map(entry_children)),
+            Expr::Struct(s) => stack.extend(s.entries.iter().flat_map(entry_children)),
+            Expr::Select(select) => stack.push(&select.operand),
+            Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => {}
+        }
+    }
+    nodes.saturating_mul(depth).saturating_add(1)
+}
+
+fn entry_children(entry: &cel::common::ast::IdedEntryExpr) -> Vec<&IdedExpr> {
+    match &entry.expr {
+        EntryExpr::StructField(field) => vec![&field.value],
+        EntryExpr::MapEntry(e) => vec![&e.key, &e.value],
+    }
+}
+
+/// The iteration weight of every comprehension of `expr` ([`iteration_weight`] at its nesting
+/// depth), by the comprehension's id: the one table both paths charge from.
+pub(crate) fn iteration_weights(expr: &IdedExpr) -> HashMap<u64, usize> {
+    let mut weights = HashMap::new();
+    // Each node with the number of comprehensions whose loop encloses it.
+    let mut stack = vec![(expr, 0)];
+    while let Some((node, depth)) = stack.pop() {
+        match &node.expr {
+            Expr::Call(call) => {
+                stack.extend(call.target.as_deref().map(|t| (t, depth)));
+                stack.extend(call.args.iter().map(|a| (a, depth)));
+            }
+            Expr::Comprehension(c) => {
+                weights.insert(node.id, iteration_weight(c, depth + 1));
+                stack.extend([(&c.iter_range, depth), (&c.accu_init, depth)]);
+                stack.extend([
+                    (&c.loop_cond, depth + 1),
+                    (&c.loop_step, depth + 1),
+                    (&c.result, depth + 1),
+                ]);
+            }
+            Expr::List(list) => stack.extend(list.elements.iter().map(|e| (e, depth))),
+            Expr::Map(map) => stack.extend(
+                map.entries
+                    .iter()
+                    .flat_map(entry_children)
+                    .map(|e| (e, depth)),
+            ),
+            Expr::Struct(s) => stack.extend(
+                s.entries
+                    .iter()
+                    .flat_map(entry_children)
+                    .map(|e| (e, depth)),
+            ),
+            Expr::Select(select) => stack.push((&select.operand, depth)),
+            Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => {}
+        }
+    }
+    weights
+}
+
+/// Wraps the range of every comprehension of `expr` in [`CHARGE_FUNCTION`], with the
+/// comprehension's weight from `weights` ([`iteration_weights`]) as a second argument. The loop
+/// condition and step are left alone: the `cel` crate recognizes their shapes to run
+/// `all`/`exists`/`map`/`filter` efficiently. The tree is at most [`CelLimits::max_ast_depth`]
+/// deep, so recursion is bounded.
+pub(crate) fn charge_comprehensions(expr: &mut IdedExpr, weights: &HashMap<u64, usize>) {
+    let id = expr.id;
     match &mut expr.expr {
         Expr::Call(call) => {
             if let Some(target) = call.target.as_deref_mut() {
-                charge_comprehensions(target);
+                charge_comprehensions(target, weights);
             }
-            call.args.iter_mut().for_each(charge_comprehensions);
+            for arg in &mut call.args {
+                charge_comprehensions(arg, weights);
+            }
         }
         Expr::Comprehension(c) => {
             for child in [
@@ -269,57 +412,89 @@ pub(crate) fn charge_comprehensions(expr: &mut IdedExpr) {
                 &mut c.loop_step,
                 &mut c.result,
             ] {
-                charge_comprehensions(child);
+                charge_comprehensions(child, weights);
             }
             let range = std::mem::take(&mut c.iter_range);
+            // Every comprehension of the metered tree is one of the parsed tree, with its id.
+            let weight = weights.get(&id).copied().unwrap_or(1);
+            let weight = IdedExpr {
+                id: range.id,
+                expr: Expr::Literal(LiteralValue::Int(
+                    i64::try_from(weight).unwrap_or(i64::MAX).into(),
+                )),
+            };
             c.iter_range = IdedExpr {
                 id: range.id,
                 expr: Expr::Call(CallExpr {
                     func_name: CHARGE_FUNCTION.to_owned(),
                     target: None,
-                    args: vec![range],
+                    args: vec![range, weight],
                 }),
             };
         }
-        Expr::List(list) => list.elements.iter_mut().for_each(charge_comprehensions),
-        Expr::Map(map) => charge_entries(&mut map.entries),
-        Expr::Struct(s) => charge_entries(&mut s.entries),
-        Expr::Select(select) => charge_comprehensions(&mut select.operand),
+        Expr::List(list) => {
+            for element in &mut list.elements {
+                charge_comprehensions(element, weights);
+            }
+        }
+        Expr::Map(map) => charge_entries(&mut map.entries, weights),
+        Expr::Struct(s) => charge_entries(&mut s.entries, weights),
+        Expr::Select(select) => charge_comprehensions(&mut select.operand, weights),
         Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => {}
     }
 }
 
-fn charge_entries(entries: &mut [cel::common::ast::IdedEntryExpr]) {
+fn charge_entries(entries: &mut [cel::common::ast::IdedEntryExpr], weights: &HashMap<u64, usize>) {
     for entry in entries {
         match &mut entry.expr {
-            EntryExpr::StructField(field) => charge_comprehensions(&mut field.value),
+            EntryExpr::StructField(field) => charge_comprehensions(&mut field.value, weights),
             EntryExpr::MapEntry(e) => {
-                charge_comprehensions(&mut e.key);
-                charge_comprehensions(&mut e.value);
+                charge_comprehensions(&mut e.key, weights);
+                charge_comprehensions(&mut e.value, weights);
             }
         }
     }
 }
 
+/// The cost of running a comprehension's loop over `range` (D-127): binding each element (a copy
+/// in the `cel` crate: a list element its [`deep_size`], at least 1; a map key 1) and evaluating
+/// the loop's condition and step, `weight` nodes, for each.
+pub(crate) fn loop_cost(range: &dyn Val, len: usize, weight: usize) -> usize {
+    let binding = match range.downcast_ref::<CelList<'_>>() {
+        Some(list) => list
+            .inner()
+            .iter()
+            .map(|item| deep_size(item.as_ref()).max(1))
+            .fold(0, usize::saturating_add),
+        None => len,
+    };
+    binding.saturating_add(len.saturating_mul(weight))
+}
+
 /// The [`CHARGE_FUNCTION`] of one evaluation: charges the size of each list or map a comprehension
-/// is about to iterate to a budget of `max` iterations and passes the value through unchanged.
-pub(crate) fn iteration_budget(max: usize) -> BuiltinFunction {
+/// is about to iterate to a budget of `max` iterations, then its [`loop_cost`] (with the weight,
+/// its second argument) to the cost budget of `max_cost` (D-127), and passes the range through
+/// unchanged.
+pub(crate) fn iteration_budget(max: usize, max_cost: usize) -> BuiltinFunction {
     Box::new(move |ftx: &mut FunctionContext<'_, '_>| {
-        let Some(range) = ftx.args.pop() else {
-            return Err(ExecutionError::invalid_argument_count(1, 0));
+        let weight = ftx
+            .args
+            .pop()
+            .and_then(|w| w.downcast_ref::<CelInt>().map(|w| *w.inner()))
+            .and_then(|w| usize::try_from(w).ok());
+        let (Some(range), Some(weight)) = (ftx.args.pop(), weight) else {
+            return Err(ExecutionError::invalid_argument_count(2, 0));
         };
         if range.as_iterable().is_some() {
             let size = range.as_sizer().map_or(0, |s| {
                 usize::try_from(*s.size().inner()).unwrap_or(usize::MAX)
             });
             if !budget::charge(budget::Counter::Iterations, size, max) {
-                return Err(ExecutionError::function_error(
-                    CHARGE_FUNCTION,
-                    format!(
-                        "the expression needs more than the limit of {max} comprehension iterations \
-                         (CelLimits::max_iterations)"
-                    ),
-                ));
+                return Err(iterations_exceeded(max));
+            }
+            let cost = loop_cost(range.as_ref(), size, weight);
+            if !budget::charge(budget::Counter::Cost, cost, max_cost) {
+                return Err(cost_exceeded(max_cost));
             }
         }
         Ok(range)

@@ -17,8 +17,8 @@ use crate::convert::to_cel;
 use crate::direct::Direct;
 use crate::limits::CelLimits;
 use crate::metering::{
-    CHARGE_FUNCTION, COST_FUNCTION, PRECHECK_FUNCTION, PRODUCED_FUNCTION, iteration_budget,
-    size_budget,
+    CHARGE_FUNCTION, COST_FUNCTION, COST_WHAT, PRECHECK_FUNCTION, PRODUCED_FUNCTION, PRODUCED_WHAT,
+    deep_size, iteration_budget, produced_size, size_budget,
 };
 use crate::parse::first_line;
 use crate::regex_cache::{REGEX_BOUND_MARKER, RegexCache};
@@ -78,11 +78,12 @@ impl CelProgram {
         message: &Value,
         variables: &[(&str, &Value)],
     ) -> Result<bool, EvaluationError> {
-        // The direct path answers only when its answer is the interpreter's (`crate::direct`).
+        // The direct path answers only when its answer is the interpreter's (`crate::direct`),
+        // errors included (D-125).
         if let Some(direct) = &self.direct
-            && let Some(result) = direct.evaluate(message, variables, &self.limits, &self.regexes)
+            && let Some(outcome) = direct.evaluate(message, variables, &self.limits, &self.regexes)
         {
-            return Ok(result);
+            return outcome.map_err(|error| self.execution_error(&error));
         }
         self.run_bound(message, variables, Binding::Pruned)
     }
@@ -127,7 +128,7 @@ impl CelProgram {
         }
     }
 
-    fn execution_error(&self, error: &ExecutionError) -> EvaluationError {
+    pub(crate) fn execution_error(&self, error: &ExecutionError) -> EvaluationError {
         match error {
             ExecutionError::NoSuchKey(key) => {
                 EvaluationError::new(Kind::CelError, format!("no such key: {key}"))
@@ -191,15 +192,18 @@ pub(crate) fn root_context(
     // The produced-bytes budget is shared by the charge after each call and the worst-case
     // charge before `replace`, `join` and `split`.
     let registered = [
-        (CHARGE_FUNCTION, iteration_budget(limits.max_iterations)),
+        (
+            CHARGE_FUNCTION,
+            iteration_budget(limits.max_iterations, limits.max_cost),
+        ),
         (
             PRODUCED_FUNCTION,
             size_budget(
                 PRODUCED_FUNCTION,
                 limits.max_produced_bytes,
-                "bytes of values produced",
+                PRODUCED_WHAT,
                 "max_produced_bytes",
-                48,
+                produced_size,
                 budget::Counter::Produced,
             ),
         ),
@@ -208,9 +212,9 @@ pub(crate) fn root_context(
             size_budget(
                 PRECHECK_FUNCTION,
                 limits.max_produced_bytes,
-                "bytes of values produced",
+                PRODUCED_WHAT,
                 "max_produced_bytes",
-                48,
+                produced_size,
                 budget::Counter::Produced,
             ),
         ),
@@ -219,9 +223,9 @@ pub(crate) fn root_context(
             size_budget(
                 COST_FUNCTION,
                 limits.max_cost,
-                "cost",
+                COST_WHAT,
                 "max_cost",
-                1,
+                deep_size,
                 budget::Counter::Cost,
             ),
         ),

@@ -396,3 +396,84 @@ fn expressions_compile_from_many_threads_on_the_shared_parser() {
     // Engines share one standard environment instead of building it each time.
     assert!(Arc::ptr_eq(&engine.env, &CelEngine::new().env));
 }
+
+/// D-126: a pattern `matches` cannot compile costs one compile attempt per engine, whichever path
+/// (direct or interpreter) and evaluation asks for it again, and a remembered rejection gives the
+/// error a fresh attempt gives.
+#[test]
+fn rejected_patterns_are_compiled_once_per_engine() {
+    use std::sync::atomic::Ordering;
+    let fresh_error = |expression: &str, message: &Value| {
+        CelEngine::new()
+            .compile(expression, &[])
+            .and_then(|p| p.evaluate(message, &[]))
+            .expect_err("rejected")
+    };
+    for expression in [
+        "message.s.matches(message.p)",
+        "message.p.size() > 0 && message.s.matches(message.p)",
+    ] {
+        let engine = CelEngine::new();
+        let program = engine.compile_program(expression, &[]).expect("compiles");
+        let patterns = [r"\w{1500}", r"\w{1501}", "(", r"\w{1500}", "a+", "("];
+        for (round, pattern) in patterns.iter().enumerate() {
+            let message = json!({"s": "x", "p": pattern});
+            let outcome = CompiledProgram(&program).evaluate(&message);
+            let distinct = patterns[..=round]
+                .iter()
+                .collect::<std::collections::HashSet<_>>()
+                .len();
+            // One attempt per distinct pattern, remembered or cached.
+            assert_eq!(
+                engine.regexes.attempts.load(Ordering::Relaxed),
+                distinct,
+                "{pattern}"
+            );
+            if *pattern == "a+" {
+                assert_eq!(outcome, Ok(false));
+            } else {
+                let error = outcome.expect_err("rejected");
+                assert_eq!(error, fresh_error(expression, &message), "{pattern}");
+                assert_eq!(error.kind(), Kind::CelError);
+            }
+        }
+    }
+}
+
+/// D-126: the memory of rejected patterns is bounded in entries and in bytes.
+#[test]
+fn the_memory_of_rejected_patterns_is_bounded() {
+    let engine = CelEngine::new();
+    let program = engine
+        .compile_program("message.s.matches(message.p)", &[])
+        .expect("compiles");
+    // 5,000 distinct invalid patterns (cheap to reject): more than the memory holds.
+    for i in 0..5_000 {
+        let message = json!({"s": "x", "p": format!("({i}")});
+        assert!(CompiledProgram(&program).evaluate(&message).is_err());
+        let (entries, bytes) = engine.regexes.rejected();
+        assert!(
+            entries <= 4_096 && bytes <= 8 << 20,
+            "{entries} entries, {bytes} bytes"
+        );
+    }
+    // A pattern of 1 MiB is remembered alone (with its error message, which quotes it and points
+    // at it, 4 MiB); one
+    // of 5 MiB is not remembered.
+    for (size, remembered) in [(1usize << 20, true), (5 << 20, false)] {
+        let message = json!({"s": "x", "p": format!("({}", "a".repeat(size))});
+        assert!(CompiledProgram(&program).evaluate(&message).is_err());
+        let (entries, bytes) = engine.regexes.rejected();
+        assert!(bytes <= 8 << 20, "{bytes} bytes");
+        assert_eq!(bytes > size, remembered, "{entries} entries, {bytes} bytes");
+    }
+}
+
+/// Evaluates a [`CelProgram`] as callers do (the direct path, then the interpreter).
+struct CompiledProgram<'a>(&'a CelProgram);
+
+impl CompiledProgram<'_> {
+    fn evaluate(&self, message: &Value) -> Result<bool, EvaluationError> {
+        oatf_eval::CompiledCel::evaluate(self.0, message, &[])
+    }
+}

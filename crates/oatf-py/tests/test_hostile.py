@@ -396,3 +396,47 @@ def test_evaluation_releases_the_gil(tmp_path):
     assert verdict.to_dict()["trace"]["messages"] == 300_000
     # Holding the GIL, the evaluation would let the ticker run at most once or twice.
     assert count > 20, f"the other thread ran only {count} times during evaluation"
+
+
+# --- CEL budgets under hostile input (D-125, D-126, D-127) ---------------------------------------------
+
+
+def _cel_attack(cel):
+    return oatf.compile(
+        MCP.replace("target: arguments.path\n      pattern:\n        contains: .ssh/id_rsa", f'target: ""\n      expression:\n        cel: {json.dumps(cel)}')
+    )
+
+
+def test_cel_five_nested_loops_stop_at_the_iteration_budget_quickly():
+    loops = "a + b + c + d + e >= 0"
+    for var in reversed("abcde"):
+        loops = f"message.xs.all({var}, {loops})"
+    attack = _cel_attack(loops)
+    started = time.process_time()
+    verdict = attack.evaluate_trace([{"direction": "incoming", "method": "tools/call", "content": {"xs": list(range(100))}}])
+    elapsed = time.process_time() - started
+    assert verdict.result == "error"
+    (indicator,) = verdict.indicator_verdicts
+    assert "the expression needs more than the limit of 1000000 comprehension iterations (CelLimits::max_iterations)" in indicator.evidence
+    # The direct path reaches the budget in about 0.1 s of CPU (release; docs/input-safety.md).
+    assert elapsed < 10, elapsed
+
+
+def test_cel_distinct_rejected_patterns_cost_one_compile_each():
+    attack = _cel_attack("message.s.matches(message.p)")
+    trace = [
+        {"direction": "incoming", "method": "tools/call", "content": {"s": "x", "p": "\\w{%d}" % (1500 + i)}}
+        for i in range(2000)
+    ]
+    started = time.process_time()
+    verdict = attack.evaluate_trace(trace)
+    elapsed = time.process_time() - started
+    assert verdict.result == "error"
+    (indicator,) = verdict.indicator_verdicts
+    assert 'regex "\\\\w{1500}" compiles to more than 1048576 bytes' in indicator.evidence, indicator.evidence
+    # About 5 ms of CPU per pattern (release; docs/input-safety.md); twice that before D-126.
+    assert elapsed < 60, elapsed
+    # The same patterns again: remembered rejections, no compile.
+    started = time.process_time()
+    assert attack.evaluate_trace(trace).result == "error"
+    assert time.process_time() - started < elapsed / 4 + 1

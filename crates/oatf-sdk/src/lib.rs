@@ -51,7 +51,7 @@
 //! | CEL bracket nesting / syntax tree depth | 64 / 32 | `CelLimits::max_nesting` / `max_ast_depth` |
 //! | CEL comprehension iterations per evaluation | 1,000,000 | `CelLimits::max_iterations` |
 //! | CEL bytes of values produced per evaluation | 64 MiB | `CelLimits::max_produced_bytes` |
-//! | CEL cost per evaluation (arguments charged by size) | 100,000,000 | `CelLimits::max_cost` |
+//! | CEL cost per evaluation (arguments charged by size, loops by their work) | 100,000,000 | `CelLimits::max_cost` |
 //! | CEL `matches` patterns compiled per evaluation | 64 | `CelLimits::max_regex_compiles` |
 //! | Message depth converted for CEL | 128 | fixed |
 //! | Template interpolation depth | 128 | fixed (`runtime::MAX_INTERPOLATION_DEPTH`) |

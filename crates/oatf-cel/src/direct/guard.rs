@@ -65,7 +65,13 @@ fn residual(node: &Node, from_message: &mut Vec<bool>, needles: &mut Vec<String>
             if of_message(&a.node, from_message) && items.iter().all(|i| !i.is_empty()) =>
         {
             needles.extend(items.iter().map(|i| i.to_string()));
-            Node::ErasedIn(arg(a, from_message, needles), items.len())
+            // Charged its size rounded up to a power of two, so that expressions whose needles
+            // differ a little in length share the residual; the residual answers no errors, so a
+            // larger charge can only make it abstain (D-127).
+            Node::ErasedIn(
+                arg(a, from_message, needles),
+                super::strs_size(items).next_power_of_two(),
+            )
         }
         Node::Lit(l) => Node::Lit(l.clone()),
         Node::List(items) => Node::List(items.clone()),
@@ -99,6 +105,11 @@ fn residual(node: &Node, from_message: &mut Vec<bool>, needles: &mut Vec<String>
             arg(b, from_message, needles),
             *op,
         ),
+        Node::Arith(a, b, op) => Node::Arith(
+            arg(a, from_message, needles),
+            arg(b, from_message, needles),
+            *op,
+        ),
         Node::In(a, b) => Node::In(arg(a, from_message, needles), arg(b, from_message, needles)),
         Node::InStrs(a, items) => Node::InStrs(arg(a, from_message, needles), items.clone()),
         Node::Size(a) => Node::Size(arg(a, from_message, needles)),
@@ -118,6 +129,7 @@ fn residual(node: &Node, from_message: &mut Vec<bool>, needles: &mut Vec<String>
             slot,
             body,
             exists,
+            weight,
         } => {
             let range_node = residual(range, from_message, needles);
             let inner = of_message(range, from_message);
@@ -137,6 +149,7 @@ fn residual(node: &Node, from_message: &mut Vec<bool>, needles: &mut Vec<String>
                 slot: *slot,
                 body: Box::new(body_node),
                 exists: *exists,
+                weight: *weight,
             }
         }
     }

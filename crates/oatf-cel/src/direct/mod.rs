@@ -4,37 +4,50 @@
 //! When a program is compiled, its (unmetered) syntax tree is translated into [`Node`]s if every
 //! part of it is in the subset: literals, `message`, the declared variables and comprehension
 //! variables, field selection, `has()`, constant indexes, `&&`, `||`, `!`, `?:`, `==`, `!=`, `<`,
-//! `<=`, `>`, `>=`, `in`, `size`, `contains`, `startsWith`, `endsWith`, `matches`, and the `exists`
-//! and `all` macros. Anything else leaves the program without a direct path.
+//! `<=`, `>`, `>=`, `+`, `-`, `*`, `in`, `size`, `contains`, `startsWith`, `endsWith`, `matches`,
+//! and the `exists` and `all` macros, nested or not. Anything else leaves the program without a
+//! direct path.
 //!
-//! An evaluation on the direct path returns `Some(result)` only when it is certain the
-//! interpreter would return the same `Ok(result)`; in every other case (a missing key, a type the
-//! subset does not decide, an error of any kind, a budget the charges would go over, a message
-//! nested too deep) it returns `None` and the caller runs the interpreter, whose answer (result or
-//! error, with its message) is the one reported. The argument, for each rule:
-//! - No error: the direct path abstains on anything that would be an error (or that it cannot
-//!   decide), so when it returns, the interpreter's evaluation of the same subexpressions raises
-//!   none, and CEL without errors is plain boolean logic: `&&`, `||`, `?:`, `exists` and `all`
-//!   short-circuit exactly where the interpreter does, so both evaluate the same subexpressions.
+//! An evaluation on the direct path returns `Some(outcome)` only when it is certain the
+//! interpreter gives the same outcome: `Ok(result)`, or one of the errors it reproduces (D-125): a
+//! budget of [`crate::metering`] going over its limit, or an error of `matches`. In every other
+//! case (a missing key, a type the subset does not decide, any other error, an error after a loop
+//! over a map, a message nested too deep) it returns `None` and the caller runs the interpreter,
+//! whose answer (result or error, with its message) is the one reported. The argument, for each
+//! rule:
+//! - Errors: the direct path abstains on every error it does not reproduce, so when it answers,
+//!   the interpreter's evaluation raises no other error; it follows the `cel` crate's rules for the
+//!   ones it reproduces: `&&` and `||` evaluate the right operand unless the left one decides, the
+//!   right operand's error wins, an error on the left is absorbed by a deciding right operand and
+//!   kept otherwise; `all` and `exists` over a list keep a body's error while the loop goes on (the
+//!   last one wins), drop it at a deciding body, and end with it; any other node passes its
+//!   operand's error on. Without errors CEL is plain boolean logic: `&&`, `||`, `?:`, `exists` and
+//!   `all` short-circuit exactly where the interpreter does, so both evaluate the same
+//!   subexpressions, in the same order (a call's arguments before its target).
 //! - Values: JSON integers are `int` (`uint` beyond `i64`), other numbers `double`, as in
 //!   [`crate::convert`]; equality and ordering are decided only between values whose CEL semantics
 //!   are spelled out below (same kinds, and unequal kinds of scalars, which the `cel` crate
-//!   compares as unequal), anything else abstains.
+//!   compares as unequal), anything else abstains; arithmetic only on numbers of one kind, an
+//!   integer overflow abstaining.
 //! - Budgets: the charges of the metered tree ([`crate::metering`]) are counted on the same
-//!   values: every non-literal argument of a metered call its size, every comprehension the size of
-//!   its range. The subset produces no value the produced-bytes budget charges. The direct path
-//!   abstains as soon as its total would go over a limit, so its own work is bounded by the same
-//!   limits; when it returns, its totals bound the interpreter's (the same charges, or, for a
-//!   comprehension over a map, which the interpreter iterates in hash order, a subset of them:
-//!   the direct path evaluates the body for every key), so the interpreter would not have gone
-//!   over a budget either.
+//!   values, in the same order: every non-literal argument of a metered call its size, every
+//!   arithmetic result one produced byte, every comprehension its range's length in iterations and
+//!   its loop cost (D-127). A charge over a limit is the budget's error and adds nothing, as in the
+//!   interpreter; so the direct path's own work is bounded by the same limits, and its totals are
+//!   the interpreter's at every point. A comprehension over a map, which the interpreter iterates
+//!   in hash order and may stop early, is evaluated for every key: the result and the charges then
+//!   cover every order, the charges only bounding the interpreter's, so an error after it is left
+//!   to the interpreter.
 //! - Depth: a message or variable nested deeper than the interpreter converts makes it abstain.
 //!
-//! The randomized differential test `direct::tests::direct_path_agrees_with_the_interpreter`
-//! compares both paths on generated expressions and messages.
+//! The randomized differential tests `direct::tests::direct_path_agrees_with_the_interpreter` and
+//! `direct::tests::errors` compare both paths, results and errors, on generated expressions and
+//! messages.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 
+use cel::ExecutionError;
 use cel::common::ast::{CallExpr, ComprehensionExpr, Expr, IdedExpr, LiteralValue, operators};
 use memchr::memmem::Finder;
 use oatf_primitives::field_of;
@@ -42,6 +55,7 @@ use serde_json::{Map, Value};
 
 use crate::convert::nests_deeper;
 use crate::limits::CelLimits;
+use crate::metering;
 use crate::regex_cache::RegexCache;
 pub(crate) use guard::Guard;
 
@@ -70,6 +84,14 @@ enum Method {
     Matches,
 }
 
+/// An arithmetic operator of the subset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Add,
+    Sub,
+    Mul,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Cmp {
     Lt,
@@ -87,7 +109,7 @@ struct Arg {
 }
 
 impl Arg {
-    fn of(expr: &IdedExpr, scope: &mut Scope) -> Option<Arg> {
+    fn of(expr: &IdedExpr, scope: &mut Scope<'_>) -> Option<Arg> {
         Some(Arg {
             node: Node::of(expr, scope)?,
             charged: !matches!(expr.expr, Expr::Literal(_)),
@@ -116,6 +138,8 @@ enum Node {
     /// `x == 'literal'` (or `!=`, either side): the literal, uncharged, compared directly.
     EqStr(Box<Arg>, Box<str>, bool),
     Compare(Box<Arg>, Box<Arg>, Cmp),
+    /// `+`, `-` or `*` on numbers of one kind (D-125).
+    Arith(Box<Arg>, Box<Arg>, Op),
     In(Box<Arg>, Box<Arg>),
     /// `x in ['a', 'b']`, a list of string literals: compared directly; the list is charged its
     /// length, as the metered tree charges a list literal.
@@ -128,8 +152,8 @@ enum Node {
     /// A `ContainsLiteral` of the residual (D-95): the needle occurs in no string of the message,
     /// so a string target does not contain it.
     ErasedContains(Box<Arg>),
-    /// An `InStrs` of the residual (D-95) with its list's length: no string of the message
-    /// equals one of the list's strings.
+    /// An `InStrs` of the residual (D-95) with its list's charge ([`lits_size`]): no string of
+    /// the message equals one of the list's strings.
     ErasedIn(Box<Arg>, usize),
     /// `exists` (`any` true) or `all` (`any` false) over a range, binding a slot.
     Loop {
@@ -137,23 +161,27 @@ enum Node {
         slot: usize,
         body: Box<Node>,
         exists: bool,
+        /// The comprehension's iteration weight ([`metering::iteration_weights`], D-127).
+        weight: usize,
     },
 }
 
 /// The identifiers in scope while translating: slot names, innermost last.
-struct Scope {
+struct Scope<'w> {
     names: Vec<String>,
     slots: usize,
+    /// The iteration weight of each comprehension, by id ([`metering::iteration_weights`]).
+    weights: &'w HashMap<u64, usize>,
 }
 
-impl Scope {
+impl Scope<'_> {
     fn lookup(&self, name: &str) -> Option<usize> {
         self.names.iter().rposition(|n| n == name)
     }
 }
 
 impl Node {
-    fn of(expr: &IdedExpr, scope: &mut Scope) -> Option<Node> {
+    fn of(expr: &IdedExpr, scope: &mut Scope<'_>) -> Option<Node> {
         Some(match &expr.expr {
             Expr::Literal(literal) => Node::Lit(lit(literal)?),
             Expr::Ident(name) => Node::Slot(scope.lookup(name)?),
@@ -174,7 +202,7 @@ impl Node {
                 }
             }
             Expr::Call(call) => Node::call(call, scope)?,
-            Expr::Comprehension(c) => Node::comprehension(c, scope)?,
+            Expr::Comprehension(c) => Node::comprehension(expr.id, c, scope)?,
             Expr::List(list) if list.optional_indices.is_empty() => Node::List(
                 list.elements
                     .iter()
@@ -188,10 +216,10 @@ impl Node {
         })
     }
 
-    fn call(call: &CallExpr, scope: &mut Scope) -> Option<Node> {
+    fn call(call: &CallExpr, scope: &mut Scope<'_>) -> Option<Node> {
         let name = call.func_name.as_str();
-        let boxed = |e: &IdedExpr, scope: &mut Scope| Node::of(e, scope).map(Box::new);
-        let arg = |e: &IdedExpr, scope: &mut Scope| Arg::of(e, scope).map(Box::new);
+        let boxed = |e: &IdedExpr, scope: &mut Scope<'_>| Node::of(e, scope).map(Box::new);
+        let arg = |e: &IdedExpr, scope: &mut Scope<'_>| Arg::of(e, scope).map(Box::new);
         match (&call.target, call.args.as_slice()) {
             (None, [a, b]) => Some(match name {
                 operators::LOGICAL_AND => Node::And(boxed(a, scope)?, boxed(b, scope)?),
@@ -204,6 +232,9 @@ impl Node {
                 operators::LESS_EQUALS => Node::Compare(arg(a, scope)?, arg(b, scope)?, Cmp::Le),
                 operators::GREATER => Node::Compare(arg(a, scope)?, arg(b, scope)?, Cmp::Gt),
                 operators::GREATER_EQUALS => Node::Compare(arg(a, scope)?, arg(b, scope)?, Cmp::Ge),
+                operators::ADD => Node::Arith(arg(a, scope)?, arg(b, scope)?, Op::Add),
+                operators::SUBSTRACT => Node::Arith(arg(a, scope)?, arg(b, scope)?, Op::Sub),
+                operators::MULTIPLY => Node::Arith(arg(a, scope)?, arg(b, scope)?, Op::Mul),
                 operators::IN => Node::membership(arg(a, scope)?, arg(b, scope)?),
                 operators::INDEX => match &b.expr {
                     Expr::Literal(l @ (LiteralValue::String(_) | LiteralValue::Int(_))) => {
@@ -296,7 +327,7 @@ impl Node {
 
     /// `exists` and `all` as the `cel` crate's macros expand them; any other comprehension is
     /// outside the subset.
-    fn comprehension(c: &ComprehensionExpr, scope: &mut Scope) -> Option<Node> {
+    fn comprehension(id: u64, c: &ComprehensionExpr, scope: &mut Scope<'_>) -> Option<Node> {
         if c.iter_var2.is_some()
             || c.iter_var == c.accu_var
             || NAMESPACES.contains(&c.iter_var.as_str())
@@ -353,6 +384,7 @@ impl Node {
             slot,
             body: Box::new(body?),
             exists,
+            weight: *scope.weights.get(&id)?,
         })
     }
 }
@@ -366,6 +398,12 @@ fn mentions(expr: &IdedExpr, name: &str) -> bool {
             Expr::Call(call) => {
                 stack.extend(call.target.as_deref());
                 stack.extend(call.args.iter());
+            }
+            // A nested comprehension with the same accumulator (`@result`, which CEL source
+            // cannot name) binds its own in its loop and result: only its range and initial
+            // value are in the outer scope.
+            Expr::Comprehension(c) if c.accu_var == name => {
+                stack.extend([&c.iter_range, &c.accu_init]);
             }
             Expr::Comprehension(c) => stack.extend([
                 &c.iter_range,
@@ -410,7 +448,12 @@ pub(crate) struct Direct {
 
 impl Direct {
     /// The direct form of `expr` with `message` and `variables` bound, if it is in the subset.
-    pub(crate) fn of(expr: &IdedExpr, variables: &[&str], limits: &CelLimits) -> Option<Direct> {
+    pub(crate) fn of(
+        expr: &IdedExpr,
+        variables: &[&str],
+        limits: &CelLimits,
+        weights: &HashMap<u64, usize>,
+    ) -> Option<Direct> {
         let mut names = vec![String::from("message")];
         names.extend(variables.iter().map(|v| (*v).to_owned()));
         // A name with a dot could be resolved as a qualified name by the interpreter, a namespace
@@ -424,6 +467,7 @@ impl Direct {
         let mut scope = Scope {
             slots: names.len(),
             names,
+            weights,
         };
         let root = Node::of(expr, &mut scope)?;
         let guard = if variables.is_empty() {
@@ -441,7 +485,8 @@ impl Direct {
 
     /// Evaluates the residual of the guard (D-95) with `message` bound: on a message none of
     /// whose strings contains a needle, `Some(result)` is the direct path's (and so the
-    /// interpreter's) `Ok(result)`; `None` when there is no guard or the direct path abstains.
+    /// interpreter's) `Ok(result)`; `None` when there is no guard, the direct path abstains or
+    /// the outcome is an error (the whole expression then gives it).
     pub(crate) fn evaluate_residual(
         &self,
         message: &Value,
@@ -449,19 +494,21 @@ impl Direct {
         regexes: &RegexCache,
     ) -> Option<bool> {
         let guard = self.guard.as_ref()?;
-        self.run_tree(guard.residual(), message, &[], limits, regexes)
+        self.run_tree(guard.residual(), message, &[], limits, regexes, false)?
+            .ok()
     }
 
-    /// Evaluates on the direct path: `Some(result)` when it is the interpreter's `Ok(result)`,
-    /// `None` when the interpreter must decide.
+    /// Evaluates on the direct path: `Some(outcome)` when it is the interpreter's outcome, a
+    /// result or one of the errors the direct path reproduces (D-125), as the `cel` crate's error
+    /// for [`crate::program`] to report; `None` when the interpreter must decide.
     pub(crate) fn evaluate(
         &self,
         message: &Value,
         variables: &[(&str, &Value)],
         limits: &CelLimits,
         regexes: &RegexCache,
-    ) -> Option<bool> {
-        self.run_tree(&self.root, message, variables, limits, regexes)
+    ) -> Option<Result<bool, ExecutionError>> {
+        self.run_tree(&self.root, message, variables, limits, regexes, true)
     }
 
     fn run_tree(
@@ -471,7 +518,8 @@ impl Direct {
         variables: &[(&str, &Value)],
         limits: &CelLimits,
         regexes: &RegexCache,
-    ) -> Option<bool> {
+        answer_errors: bool,
+    ) -> Option<Result<bool, ExecutionError>> {
         const NULL: Value = Value::Null;
         // The slots live on the stack for the usual handful (message, a few variables, nested
         // comprehensions): no allocation per evaluation.
@@ -494,15 +542,15 @@ impl Direct {
         let mut run = Run {
             slots,
             cost: 0,
+            produced: 0,
             iterations: 0,
             limits,
             regexes,
             patterns: RefCell::new(Vec::new()),
+            inexact: false,
+            answer_errors,
         };
-        match run.eval(root)? {
-            V::Bool(b) => Some(b),
-            _ => None,
-        }
+        run.finish(root)
     }
 }
 
@@ -555,16 +603,60 @@ impl<'a> V<'a> {
         }
     }
 
-    /// The size the budgets charge (`metering::value_size` with one per element).
+    /// The size the cost budget charges ([`metering::deep_size`] of the value the interpreter
+    /// binds, which for a whole JSON value is [`json_size`]).
     fn charge(self) -> usize {
         match self {
             V::Str(s) => s.len(),
-            V::Array(items) => items.len(),
-            V::Object(map) => map.len(),
-            V::Lits(items) => items.len(),
+            V::Array(items) => items
+                .iter()
+                .map(|item| json_size(item).max(1))
+                .fold(0, usize::saturating_add),
+            V::Object(map) => map
+                .values()
+                .map(|item| json_size(item).max(1))
+                .fold(0, usize::saturating_add),
+            V::Lits(items) => lits_size(items),
             _ => 1,
         }
     }
+}
+
+/// [`metering::deep_size`] of the CEL value of `value`: a string its length, a list or map the sum
+/// of its elements' (values') sizes, each at least 1, anything else 1. Bound values nest at most
+/// 128 levels (see [`bound`]), so the recursion is bounded.
+fn json_size(value: &Value) -> usize {
+    match value {
+        Value::String(s) => s.len(),
+        Value::Array(items) => items
+            .iter()
+            .map(|item| json_size(item).max(1))
+            .fold(0, usize::saturating_add),
+        Value::Object(map) => map
+            .values()
+            .map(|item| json_size(item).max(1))
+            .fold(0, usize::saturating_add),
+        _ => 1,
+    }
+}
+
+/// [`metering::deep_size`] of a list literal of literals.
+fn lits_size(items: &[Lit]) -> usize {
+    items
+        .iter()
+        .map(|item| match item {
+            Lit::Str(s) => s.len().max(1),
+            _ => 1,
+        })
+        .fold(0, usize::saturating_add)
+}
+
+/// [`metering::deep_size`] of a list literal of strings.
+pub(crate) fn strs_size(items: &[Box<str>]) -> usize {
+    items
+        .iter()
+        .map(|item| item.len().max(1))
+        .fold(0, usize::saturating_add)
 }
 
 /// CEL equality where the subset decides it: `Some(equal)`, or `None` to abstain.
@@ -594,41 +686,103 @@ fn equal(a: V<'_>, b: V<'_>) -> Option<bool> {
 struct Run<'a, 'l> {
     slots: &'l mut [V<'a>],
     cost: usize,
+    produced: usize,
     iterations: usize,
     limits: &'l CelLimits,
     regexes: &'l RegexCache,
     /// The distinct `matches` patterns of the evaluation (D-96).
     patterns: RefCell<Vec<Box<str>>>,
+    /// Set once a loop over a map ran: the interpreter iterates a map in hash order and may stop
+    /// early, so from then on the charges bound the interpreter's without equalling them, and an
+    /// error is left to the interpreter (D-125).
+    inexact: bool,
+    /// Whether errors are answered (D-125); without, the run abstains at the first one, as the
+    /// residual of the literal guard does, whose charges may be larger than the expression's.
+    answer_errors: bool,
+}
+
+/// What evaluating a node gives: `None` to abstain, or the interpreter's outcome at that node: a
+/// value, or one of the errors the direct path reproduces (D-125): a budget of
+/// [`crate::metering`] going over its limit, or a `matches` error.
+type Out<'a> = Option<Result<V<'a>, Fail>>;
+
+/// An error of the direct path, boxed: the evaluation passes its outcomes up by value.
+type Fail = Box<ExecutionError>;
+
+/// The value of an [`Out`]: abstains on `None`, returns the error on an error.
+macro_rules! tri {
+    ($out:expr) => {
+        match $out? {
+            Ok(value) => value,
+            Err(error) => return Some(Err(error)),
+        }
+    };
 }
 
 impl<'a> Run<'a, '_> {
-    /// Charges `amount` to the cost budget; `None` (abstain) beyond it.
-    fn charge(&mut self, amount: usize) -> Option<()> {
-        let total = self.cost.checked_add(amount)?;
-        (total <= self.limits.max_cost).then(|| self.cost = total)
+    /// `outcome` as an [`Out`]: an error only when the run answers errors.
+    fn check<T>(&self, outcome: Result<T, Fail>) -> Option<Result<T, Fail>> {
+        match outcome {
+            Ok(value) => Some(Ok(value)),
+            Err(error) => self.answer_errors.then_some(Err(error)),
+        }
     }
 
-    fn arg(&mut self, arg: &'a Arg) -> Option<V<'a>> {
-        let value = self.eval(&arg.node)?;
+    /// Charges `amount` to the cost budget, or gives the cost function's error, charging nothing,
+    /// as [`metering::size_budget`] does.
+    fn charge(&mut self, amount: usize) -> Option<Result<(), Fail>> {
+        let total = self.cost.saturating_add(amount);
+        if total > self.limits.max_cost {
+            return self.check(Err(Box::new(metering::cost_exceeded(self.limits.max_cost))));
+        }
+        self.cost = total;
+        Some(Ok(()))
+    }
+
+    /// Charges `amount` to the produced-bytes budget (the result of an arithmetic operator).
+    fn produce(&mut self, amount: usize) -> Option<Result<(), Fail>> {
+        let total = self.produced.saturating_add(amount);
+        if total > self.limits.max_produced_bytes {
+            return self.check(Err(Box::new(metering::produced_exceeded(
+                self.limits.max_produced_bytes,
+            ))));
+        }
+        self.produced = total;
+        Some(Ok(()))
+    }
+
+    fn arg(&mut self, arg: &'a Arg) -> Out<'a> {
+        let value = tri!(self.eval(&arg.node));
         if arg.charged {
-            self.charge(value.charge())?;
+            tri!(self.charge(value.charge()));
         }
-        Some(value)
+        Some(Ok(value))
     }
 
-    fn boolean(&mut self, node: &'a Node) -> Option<bool> {
+    /// A boolean, or an error; `None` for any other value (the interpreter's error would not be one
+    /// the direct path reproduces).
+    fn boolean(&mut self, node: &'a Node) -> Option<Result<bool, Fail>> {
         match self.eval(node)? {
-            V::Bool(b) => Some(b),
-            _ => None,
+            Ok(V::Bool(b)) => Some(Ok(b)),
+            Ok(_) => None,
+            Err(error) => Some(Err(error)),
         }
     }
 
-    fn eval(&mut self, node: &'a Node) -> Option<V<'a>> {
-        Some(match node {
+    /// The outcome of the whole evaluation: an error only where the charges were exact.
+    fn finish(&mut self, root: &'a Node) -> Option<Result<bool, ExecutionError>> {
+        match self.boolean(root)? {
+            Err(_) if self.inexact => None,
+            outcome => Some(outcome.map_err(|error| *error)),
+        }
+    }
+
+    fn eval(&mut self, node: &'a Node) -> Out<'a> {
+        Some(Ok(match node {
             Node::Lit(l) => V::lit(l),
             Node::List(items) => V::Lits(items),
             Node::Slot(slot) => *self.slots.get(*slot)?,
-            Node::Select(operand, field) => match self.eval(operand)? {
+            Node::Select(operand, field) => match tri!(self.eval(operand)) {
                 V::Object(map) => V::of(field_of(map, field)?),
                 _ => return None,
             },
@@ -642,37 +796,62 @@ impl<'a> Run<'a, '_> {
                 }
                 value
             }
-            Node::Has(operand, field) => match self.eval(operand)? {
+            Node::Has(operand, field) => match tri!(self.eval(operand)) {
                 V::Object(map) => V::Bool(field_of(map, field).is_some()),
                 _ => return None,
             },
-            Node::Index(operand, key) => match (self.eval(operand)?, key) {
+            Node::Index(operand, key) => match (tri!(self.eval(operand)), key) {
                 (V::Object(map), Lit::Str(key)) => V::of(field_of(map, key)?),
                 (V::Array(items), Lit::Int(i)) => V::of(items.get(usize::try_from(*i).ok()?)?),
                 _ => return None,
             },
-            Node::And(a, b) => V::Bool(self.boolean(a)? && self.boolean(b)?),
-            Node::Or(a, b) => V::Bool(self.boolean(a)? || self.boolean(b)?),
-            Node::Not(a) => V::Bool(!self.boolean(a)?),
+            // `&&` and `||` as the interpreter evaluates them: the right operand is evaluated
+            // unless the left one decides, and its error wins; an error on the left is absorbed
+            // by a deciding right operand (`error && false` is `false`) and kept otherwise.
+            Node::And(a, b) => {
+                let left = self.boolean(a)?;
+                if matches!(left, Ok(false)) {
+                    return Some(Ok(V::Bool(false)));
+                }
+                match (left, tri!(self.eval(b))) {
+                    (Ok(_), V::Bool(right)) => V::Bool(right),
+                    (Ok(_), _) => return None,
+                    (Err(_), V::Bool(false)) => V::Bool(false),
+                    (Err(error), _) => return Some(Err(error)),
+                }
+            }
+            Node::Or(a, b) => {
+                let left = self.boolean(a)?;
+                if matches!(left, Ok(true)) {
+                    return Some(Ok(V::Bool(true)));
+                }
+                match (left, tri!(self.eval(b))) {
+                    (Ok(_), V::Bool(right)) => V::Bool(right),
+                    (Ok(_), _) => return None,
+                    (Err(_), V::Bool(true)) => V::Bool(true),
+                    (Err(error), _) => return Some(Err(error)),
+                }
+            }
+            Node::Not(a) => V::Bool(!tri!(self.boolean(a))),
             Node::Cond(c, a, b) => {
-                if self.boolean(c)? {
-                    self.eval(a)?
+                if tri!(self.boolean(c)) {
+                    tri!(self.eval(a))
                 } else {
-                    self.eval(b)?
+                    tri!(self.eval(b))
                 }
             }
             Node::Eq(a, b, equals) => {
-                let a = self.arg(a)?;
-                let b = self.arg(b)?;
+                let a = tri!(self.arg(a));
+                let b = tri!(self.arg(b));
                 V::Bool(equal(a, b)? == *equals)
             }
             Node::EqStr(a, literal, equals) => {
-                let a = self.arg(a)?;
+                let a = tri!(self.arg(a));
                 V::Bool(equal(a, V::Str(literal))? == *equals)
             }
             Node::Compare(a, b, op) => {
-                let a = self.arg(a)?;
-                let b = self.arg(b)?;
+                let a = tri!(self.arg(a));
+                let b = tri!(self.arg(b));
                 let ordering = match (a, b) {
                     (V::Int(x), V::Int(y)) => x.cmp(&y),
                     (V::UInt(x), V::UInt(y)) => x.cmp(&y),
@@ -687,9 +866,30 @@ impl<'a> Run<'a, '_> {
                     Cmp::Ge => ordering.is_ge(),
                 })
             }
+            Node::Arith(a, b, op) => {
+                let a = tri!(self.arg(a));
+                let b = tri!(self.arg(b));
+                // Numbers of one kind, as the `cel` crate computes them; an integer overflow (its
+                // error) or mixed kinds abstain.
+                let result = match (a, b, op) {
+                    (V::Int(x), V::Int(y), Op::Add) => V::Int(x.checked_add(y)?),
+                    (V::Int(x), V::Int(y), Op::Sub) => V::Int(x.checked_sub(y)?),
+                    (V::Int(x), V::Int(y), Op::Mul) => V::Int(x.checked_mul(y)?),
+                    (V::UInt(x), V::UInt(y), Op::Add) => V::UInt(x.checked_add(y)?),
+                    (V::UInt(x), V::UInt(y), Op::Sub) => V::UInt(x.checked_sub(y)?),
+                    (V::UInt(x), V::UInt(y), Op::Mul) => V::UInt(x.checked_mul(y)?),
+                    (V::Double(x), V::Double(y), Op::Add) => V::Double(x + y),
+                    (V::Double(x), V::Double(y), Op::Sub) => V::Double(x - y),
+                    (V::Double(x), V::Double(y), Op::Mul) => V::Double(x * y),
+                    _ => return None,
+                };
+                // The metered tree charges the result its size: one for a number.
+                tri!(self.produce(1));
+                result
+            }
             Node::In(a, b) => {
-                let needle = self.arg(a)?;
-                match self.arg(b)? {
+                let needle = tri!(self.arg(a));
+                match tri!(self.arg(b)) {
                     V::Lits(items) => V::Bool(any(items.iter().map(V::lit), needle)?),
                     V::Array(items) => V::Bool(any(items.iter().map(V::of), needle)?),
                     V::Object(map) => match needle {
@@ -699,13 +899,13 @@ impl<'a> Run<'a, '_> {
                     _ => return None,
                 }
             }
-            Node::ErasedContains(target) => match self.arg(target)? {
+            Node::ErasedContains(target) => match tri!(self.arg(target)) {
                 V::Str(_) => V::Bool(false),
                 _ => return None,
             },
-            Node::ErasedIn(a, len) => {
-                let needle = self.arg(a)?;
-                self.charge(*len)?;
+            Node::ErasedIn(a, size) => {
+                let needle = tri!(self.arg(a));
+                tri!(self.charge(*size));
                 match needle {
                     V::Str(_) | V::Bool(_) | V::Null | V::Int(_) | V::UInt(_) | V::Double(_) => {
                         V::Bool(false)
@@ -714,9 +914,9 @@ impl<'a> Run<'a, '_> {
                 }
             }
             Node::InStrs(a, items) => {
-                let needle = self.arg(a)?;
-                // The list literal is charged its length, as `In` charges it.
-                self.charge(items.len())?;
+                let needle = tri!(self.arg(a));
+                // The list literal is charged its size, as `In` charges it.
+                tri!(self.charge(strs_size(items)));
                 match needle {
                     V::Str(needle) => V::Bool(items.iter().any(|item| **item == *needle)),
                     // Another scalar equals no string; a list or map is not decided here.
@@ -725,7 +925,7 @@ impl<'a> Run<'a, '_> {
                 }
             }
             Node::Size(a) => {
-                let size = match self.arg(a)? {
+                let size = match tri!(self.arg(a)) {
                     V::Str(s) => s.chars().count(),
                     V::Array(items) => items.len(),
                     V::Object(map) => map.len(),
@@ -733,27 +933,34 @@ impl<'a> Run<'a, '_> {
                 };
                 V::Int(i64::try_from(size).ok()?)
             }
-            Node::ContainsLiteral(target, finder) => match self.arg(target)? {
+            Node::ContainsLiteral(target, finder) => match tri!(self.arg(target)) {
                 // A literal is not charged (it is part of the expression); a byte match of valid
                 // UTF-8 in valid UTF-8 is a match of `str::contains`.
                 V::Str(text) => V::Bool(finder.find(text.as_bytes()).is_some()),
                 _ => return None,
             },
             Node::Method(target, a, method) => {
-                // The interpreter evaluates the argument before the target; the charges add up
-                // the same either way.
-                let needle = self.arg(a)?;
-                let (V::Str(text), V::Str(needle)) = (self.arg(target)?, needle) else {
+                // The interpreter evaluates the argument before the target.
+                let needle = tri!(self.arg(a));
+                let (V::Str(text), V::Str(needle)) = (tri!(self.arg(target)), needle) else {
                     return None;
                 };
                 V::Bool(match method {
                     Method::Contains => text.contains(needle),
                     Method::StartsWith => text.starts_with(needle),
                     Method::EndsWith => text.ends_with(needle),
-                    Method::Matches => self
-                        .regexes
-                        .is_match(text, needle, &self.patterns, self.limits.max_regex_compiles)
-                        .ok()?,
+                    Method::Matches => tri!(
+                        self.check(
+                            self.regexes
+                                .is_match(
+                                    text,
+                                    needle,
+                                    &self.patterns,
+                                    self.limits.max_regex_compiles
+                                )
+                                .map_err(Box::new)
+                        )
+                    ),
                 })
             }
             Node::Loop {
@@ -761,45 +968,70 @@ impl<'a> Run<'a, '_> {
                 slot,
                 body,
                 exists,
+                weight,
             } => {
-                let range = self.eval(range)?;
+                let range = tri!(self.eval(range));
                 let size = match range {
                     V::Array(items) => items.len(),
                     V::Object(map) => map.len(),
                     _ => return None,
                 };
-                let total = self.iterations.checked_add(size)?;
+                // The range is charged before the loop runs, nothing when it would go over.
+                let total = self.iterations.saturating_add(size);
                 if total > self.limits.max_iterations {
-                    return None;
+                    return self
+                        .check(Err(Box::new(metering::iterations_exceeded(
+                            self.limits.max_iterations,
+                        ))))
+                        .map(|outcome| outcome.map(|()| V::Null));
                 }
                 self.iterations = total;
+                // Then the loop's cost, as `metering::loop_cost` charges it (D-127).
+                let binding = match range {
+                    V::Array(items) => items
+                        .iter()
+                        .map(|item| json_size(item).max(1))
+                        .fold(0, usize::saturating_add),
+                    _ => size,
+                };
+                tri!(self.charge(binding.saturating_add(size.saturating_mul(*weight))));
                 // `exists` stops at the first true body, `all` at the first false one.
                 let decided = *exists;
                 match range {
                     V::Array(items) => {
+                        // As the interpreter's loop: a body's error is kept while the loop goes
+                        // on (the last one wins), a deciding body drops it, and the loop ends
+                        // with the error still kept.
+                        let mut kept = None;
                         for item in items {
                             *self.slots.get_mut(*slot)? = V::of(item);
-                            if self.boolean(body)? == decided {
-                                return Some(V::Bool(decided));
+                            match self.boolean(body)? {
+                                Ok(b) if b == decided => return Some(Ok(V::Bool(decided))),
+                                Ok(_) => {}
+                                Err(error) => kept = Some(error),
                             }
                         }
-                        V::Bool(!decided)
+                        match kept {
+                            Some(error) => return Some(Err(error)),
+                            None => V::Bool(!decided),
+                        }
                     }
                     V::Object(map) => {
                         // The interpreter iterates a map in hash order: every key's body is
                         // evaluated (and charged) here, so that the result and the charges cover
-                        // any order.
+                        // any order; an error in a body is left to the interpreter.
+                        self.inexact = true;
                         let mut found = false;
                         for key in map.keys() {
                             *self.slots.get_mut(*slot)? = V::Str(key);
-                            found |= self.boolean(body)? == decided;
+                            found |= self.boolean(body)?.ok()? == decided;
                         }
                         V::Bool(if found { decided } else { !decided })
                     }
                     _ => return None,
                 }
             }
-        })
+        }))
     }
 }
 

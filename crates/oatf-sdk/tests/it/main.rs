@@ -5,6 +5,8 @@
 
 #[cfg(feature = "cel")]
 mod cel_budgets;
+#[cfg(feature = "cel")]
+mod cel_time_bounds;
 #[cfg(all(feature = "yaml", feature = "cel"))]
 mod hostile_input;
 #[cfg(all(feature = "yaml", feature = "cel"))]
