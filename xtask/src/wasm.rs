@@ -315,7 +315,6 @@ fn check_bindgen(version: &str) -> Result<(), String> {
 
 fn compile(toolchain: &Toolchain, features: &[&str]) -> Result<(), String> {
     let mut command = Command::new(env!("CARGO"));
-    command.args(features);
     command.args([
         "build",
         "--package",
@@ -327,6 +326,7 @@ fn compile(toolchain: &Toolchain, features: &[&str]) -> Result<(), String> {
         "--target-dir",
         TARGET_DIR,
     ]);
+    command.args(features);
     command.env(
         "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS",
         format!("-Clink-arg=-zstack-size={STACK_BYTES}"),

@@ -7,7 +7,9 @@
 //! `null` (the expression parses) or `{ kind: "syntax" | "limit", message }`.
 
 #[cfg(all(feature = "document", not(feature = "eval")))]
-pub(crate) use answers::{cel_remember_json, take_pending, validate_options};
+pub use answers::cel_remember_json;
+#[cfg(all(feature = "document", not(feature = "eval")))]
+pub(crate) use answers::{take_pending, validate_options};
 #[cfg(feature = "cel-syntax")]
 pub use check::cel_check_json;
 

@@ -24,7 +24,9 @@ mod document;
 use wasm_bindgen::prelude::*;
 
 #[cfg(feature = "eval")]
-pub use attack::{WasmAttack, WasmTraceEvaluator};
+pub use attack::{
+    WasmAttack, WasmTraceEvaluator, judge_answer, judge_call, judge_questions_json, judge_record,
+};
 #[cfg(feature = "cel-syntax")]
 pub use cel::cel_check_json;
 #[cfg(all(feature = "document", not(feature = "eval")))]
