@@ -41,7 +41,7 @@ writeFileSync(join(project, 'dist-esbuild-default/index.html'), page('main.js', 
 // Vite, the default entries (top-level await needs an es2022 target).
 writeFileSync(join(project, 'index.html'), page('/src/main.js', 'type="module"'));
 await timed('vite', () =>
-  vite({ root: project, logLevel: 'warn', configFile: false, build: { outDir: join(project, 'dist-vite'), target: 'es2022', emptyOutDir: true } }),
+  vite({ root: project, base: './', logLevel: 'warn', configFile: false, build: { outDir: join(project, 'dist-vite'), target: 'es2022', emptyOutDir: true } }),
 );
 
 // webpack 5, the default entries.

@@ -19,7 +19,9 @@ const attack = oatf.compile(example);
 const invalid = oatf.validate('oatf: "0.1"\nattack:\n  execution: {mode: carrier_pigeon, state: {}}\n');
 // A report with every optional part: a malformed line, a warning (an actor without messages), a tier.
 const report = attack.evaluateTrace(`not json\n${complied}`, { name: 'complied' });
-const silent = oatf.compile(readFileSync(join(REPO, 'examples/a2a-skill-poisoning.yaml'), 'utf8')).evaluateTrace('{"direction":"incoming","content":{}}\n');
+// An indicator whose target never resolves (misspelt): an `unresolved_target` warning with a suggestion.
+const misspelt = 'oatf: "0.1"\nattack:\n  execution: {mode: mcp_server, state: {tools: []}}\n  indicators:\n    - {surface: tools/call, target: arguments.ulr, pattern: {contains: x}}\n';
+const silent = oatf.compile(misspelt).evaluateTrace('{"direction":"incoming","method":"tools/call","content":{"arguments":{"url":"y"}}}\n');
 const real = {
   ValidationResult: invalid,
   Verdict: attack.evaluateMessage({ name: 'x', arguments: { path: '/root/.ssh/id_rsa' } }),
@@ -45,7 +47,7 @@ for (const resolution of [
   ['--module', 'esnext', '--moduleResolution', 'bundler'],
   ['--module', 'nodenext', '--moduleResolution', 'nodenext'],
 ]) {
-  const args = [tsc, '--strict', '--noEmit', '--target', 'es2022', '--lib', 'es2022,dom', '--types', '', '--skipLibCheck', 'false', ...resolution, 'src/consumer.mts', 'src/real.mts'];
+  const args = [tsc, '--strict', '--noEmit', '--target', 'es2022', '--lib', 'es2022,dom', ...resolution, 'src/consumer.mts', 'src/real.mts'];
   try {
     execFileSync(process.execPath, args, { cwd: project, stdio: 'pipe' });
   } catch (e) {
