@@ -47,3 +47,17 @@ test('load rejects with the same OatfError; bytes that are not UTF-8 are a parse
   assert.equal((await small.validate(bytes)).errors[0].line, 3);
   assert.equal(small.version, oatf.version);
 });
+
+test("hostile documents give the full package's diagnostics, with no trap", () => {
+  const hostile = [
+    `oatf: '0.1'\nattack:\n  description: '${'x'.repeat(11 * 1024 * 1024)}'\n`,
+    'a: ' + '['.repeat(100_000) + ']'.repeat(100_000) + '\n',
+    'a: &a ["x","x"]\nb: [*a,*a,*a]\n',
+    'oatf: "0.1"\nattack:\n  execution: {mode: mcp_server, state: {tools: []}}\n  indicators:\n    - {surface: tools/call, target: arguments, pattern: {regex: "(a+)+$\\\\1"}}\n',
+  ];
+  for (const text of hostile) {
+    const result = small.validateSync(text);
+    assert.equal(result.valid, false);
+    assert.deepEqual(result, oatf.validate(text));
+  }
+});
