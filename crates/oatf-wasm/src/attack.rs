@@ -86,7 +86,9 @@ pub fn judge_answer(questions_json: &str, outcomes: js_sys::Array) -> bool {
             let outcome = if js_sys::Reflect::has(&outcome, &threw).unwrap_or(false) {
                 Outcome::Threw(js_sys::Reflect::get(&outcome, &threw).unwrap_or(JsValue::UNDEFINED))
             } else {
-                Outcome::Returned(js_sys::Reflect::get(&outcome, &value).unwrap_or(JsValue::UNDEFINED))
+                Outcome::Returned(
+                    js_sys::Reflect::get(&outcome, &value).unwrap_or(JsValue::UNDEFINED),
+                )
             };
             (question, outcome)
         })
@@ -404,8 +406,7 @@ impl WasmTraceEvaluator {
     pub fn push(&mut self, message: &str) -> Result<(), JsValue> {
         self.position += 1;
         let position = self.position;
-        let parsed =
-            TraceMessage::from_json(message).map_err(|e| format!("entry {position}: {e}"));
+        let parsed = TraceMessage::from_json(message).map_err(|e| format!("entry {position}: {e}"));
         self.run.with_dependent_mut(|_, run| match run {
             None => Err(JsValue::from_str("finish() was already called")),
             Some(run) => match parsed {

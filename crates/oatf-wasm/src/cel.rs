@@ -147,7 +147,12 @@ mod answers {
     }
 }
 
-#[cfg(all(test, feature = "cel-syntax", feature = "document", not(feature = "eval")))]
+#[cfg(all(
+    test,
+    feature = "cel-syntax",
+    feature = "document",
+    not(feature = "eval")
+))]
 mod tests {
     use serde_json::Value;
 

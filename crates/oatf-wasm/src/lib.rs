@@ -14,7 +14,10 @@
 
 #[cfg(feature = "eval")]
 mod attack;
-#[cfg(any(feature = "cel-syntax", all(feature = "document", not(feature = "eval"))))]
+#[cfg(any(
+    feature = "cel-syntax",
+    all(feature = "document", not(feature = "eval"))
+))]
 mod cel;
 #[cfg(feature = "document")]
 mod diagnostics;
