@@ -105,6 +105,10 @@ pub(crate) fn build_playground() -> bool {
 struct Module {
     name: &'static str,
     features: &'static [&'static str],
+    /// The cargo profile (`wasm`, or `wasm-small` with `opt-level = "z"`).
+    profile: &'static str,
+    /// How it is optimized, for the size report (when `wasm-opt` ran).
+    optimized: &'static str,
     /// What the module is, for the size report.
     what: &'static str,
 }
@@ -113,16 +117,22 @@ const MODULES: &[Module] = &[
     Module {
         name: "oatf_wasm",
         features: &[],
+        profile: "wasm",
+        optimized: "opt-level s, wasm-opt -Os",
         what: "`oatf`: the full package",
     },
     Module {
         name: "oatf_validate",
         features: &["--no-default-features", "--features", "document"],
+        profile: "wasm-small",
+        optimized: "opt-level z, wasm-opt -Os",
         what: "`oatf/validate`: its first module",
     },
     Module {
         name: "oatf_cel",
         features: &["--no-default-features", "--features", "cel-syntax"],
+        profile: "wasm-small",
+        optimized: "opt-level z, wasm-opt -Os",
         what: "`oatf/validate`: the CEL syntax module, loaded on demand",
     },
 ];
@@ -152,10 +162,11 @@ fn build() -> Result<(), String> {
     check_bindgen(&bindgen_version)?;
     let mut built = Vec::new();
     for module in MODULES {
-        compile(&toolchain, module.features)?;
+        compile(&toolchain, module.features, module.profile)?;
         let wasm = Path::new(TARGET_DIR)
             .join(TARGET)
-            .join("wasm/oatf_wasm.wasm");
+            .join(module.profile)
+            .join("oatf_wasm.wasm");
         // Each build overwrites the crate's artifact: keep this one under the module's name.
         let kept = Path::new(TARGET_DIR).join(format!("{}.wasm", module.name));
         copy_if_changed(&wasm, &kept)?;
@@ -171,7 +182,7 @@ fn build() -> Result<(), String> {
         // wasm-bindgen adds into a funcref table, which fails at instantiation.
         let optimized = Path::new(TARGET_DIR).join(format!("{}.opt.wasm", module.name));
         let (wasm, optimized_by) = if optimize(wasm, &optimized) {
-            (optimized, "wasm-opt -Os")
+            (optimized, module.optimized)
         } else {
             (wasm.clone(), "no wasm-opt")
         };
@@ -321,7 +332,7 @@ fn check_bindgen(version: &str) -> Result<(), String> {
     }
 }
 
-fn compile(toolchain: &Toolchain, features: &[&str]) -> Result<(), String> {
+fn compile(toolchain: &Toolchain, features: &[&str], profile: &str) -> Result<(), String> {
     let mut command = Command::new(env!("CARGO"));
     command.args([
         "build",
@@ -330,7 +341,7 @@ fn compile(toolchain: &Toolchain, features: &[&str]) -> Result<(), String> {
         "--target",
         TARGET,
         "--profile",
-        "wasm",
+        profile,
         "--target-dir",
         TARGET_DIR,
     ]);
