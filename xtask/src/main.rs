@@ -15,6 +15,7 @@
 use std::collections::BTreeSet;
 use std::process::{Command, ExitCode};
 
+mod doc_examples;
 mod format_doc;
 mod shared_sync;
 mod tidy;
@@ -51,7 +52,8 @@ const RULES: &[(&str, &[&str], &[&str])] = &[
             "clap",
         ],
     ),
-    // oatf-eval has no features: what it pulls is what a small tool embedding the evaluator gets.
+    // oatf-eval has no features: what it pulls is what a small tool embedding the evaluator gets. It
+    // uses oatf-model without features: no diagnostics renderer, no JSONPath parser (D-130).
     (
         "oatf-eval",
         &[],
@@ -63,6 +65,8 @@ const RULES: &[(&str, &[&str], &[&str])] = &[
             "serde-saphyr",
             "cel",
             "clap",
+            "miette",
+            "serde_json_path",
         ],
     ),
     (
@@ -75,8 +79,8 @@ const RULES: &[(&str, &[&str], &[&str])] = &[
         &[],
         &["oatf-runtime", "oatf-sdk", "oatf-report", "clap"],
     ),
-    // Reports depend on the model and the evaluator only: no YAML parser, CEL engine or CLI (miette comes
-    // with the model's diagnostics, so it is not forbidden here).
+    // Reports depend on the model and the evaluator only: no YAML parser, CEL engine or CLI, and no
+    // diagnostics renderer (the model's `miette` feature is off, D-130).
     (
         "oatf-report",
         &[],
@@ -87,6 +91,7 @@ const RULES: &[(&str, &[&str], &[&str])] = &[
             "serde-saphyr",
             "cel",
             "clap",
+            "miette",
         ],
     ),
     (

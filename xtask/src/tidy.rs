@@ -1,6 +1,6 @@
 //! `cargo xtask tidy`: the docs cannot drift from the tree.
 //!
-//! Two checks, both plain file reads (no network, no `../shared`), so they also run as a unit test:
+//! Two checks (and a third, `doc_examples.rs`: doc examples name only their own crate, D-133), all plain file reads (no network, no `../shared`), so they also run as a unit test:
 //!
 //! - every repository path cited in a Markdown file or a doc comment (`//!`, `///`) exists. A citation is
 //!   a backtick span or a Markdown link target that looks like a path (`crates/oatf-model/src/lib.rs`,
@@ -45,13 +45,21 @@ pub(crate) fn tidy() -> bool {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut problems = cited_paths(&root);
     problems.extend(unused_dependencies(&root));
+    problems.extend(crate::doc_examples::foreign_crates(&root));
     for problem in &problems {
         println!("FAIL {problem}");
     }
     if problems.is_empty() {
-        println!("ok   every cited path exists, every declared dependency is used");
+        println!(
+            "ok   every cited path exists, every declared dependency is used, doc examples name only their crate"
+        );
     }
     problems.is_empty()
+}
+
+/// The Rust sources under `dir` (recursively), as [`files`] finds them.
+pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    files(dir, &[".rs"], out);
 }
 
 /// The files under `dir` (recursively) whose name ends with one of `extensions`, skipping build output,

@@ -36,15 +36,18 @@ macro_rules! eprintln {
 }
 
 mod commands;
+mod document_schema;
 mod exit;
 mod input;
+mod layout;
 mod options;
 mod output;
 mod render;
 mod startup;
 
 use commands::{
-    catalog, conformance, evaluate, explain, fmt, generate, normalize, schema, test_cmd, validate,
+    catalog, conformance, diff, evaluate, explain, fmt, generate, normalize, schema, serve,
+    test_cmd, validate,
 };
 use output::Output;
 
@@ -79,10 +82,18 @@ enum Command {
     /// Evaluate recorded traces (JSON Lines) against a document's indicators and report the verdict;
     /// several traces, a directory or a manifest make a campaign.
     Evaluate(evaluate::Args),
+    /// Compare two campaign reports of `oatf evaluate` (JSON or CSV): the runs whose result or tier
+    /// changed, the runs only in one, and a summary by attack and by group.
+    Diff(diff::Args),
+    /// Play a document's mcp_server actor over MCP stdio, recording the session as a trace.
+    Serve(serve::Args),
     /// Explain a validation rule (`oatf explain V-013`), or list every rule.
     Explain(explain::Args),
     /// Print the JSON Schema of OATF documents (for editors: `oatf schema > oatf.schema.json`).
     Schema(schema::Args),
+    /// Run the language server over standard input and output (diagnostics, hover, completion,
+    /// symbols, definitions, formatting, code actions), for editors.
+    Lsp(commands::lsp::Args),
     /// Print a shell completion script (bash, elvish, fish, powershell, zsh).
     Completions(generate::CompletionsArgs),
     /// Write the man pages into a directory (used by `cargo xtask man`).
@@ -116,11 +127,14 @@ fn run(command: Command, out: &mut Output<'_>) -> u8 {
         Command::Validate(args) => validate::run(args, out),
         Command::Normalize(args) => normalize::run(args, out),
         Command::Evaluate(args) => evaluate::run(args, out),
+        Command::Diff(args) => diff::run(args, out),
         Command::Fmt(args) => fmt::run(args, out),
         Command::Catalog(args) => catalog::run(args, out),
         Command::Test(args) => test_cmd::run(args, out),
         Command::Schema(args) => schema::run(args, out),
         Command::Explain(args) => explain::run(args, out),
+        Command::Lsp(args) => commands::lsp::run(args, out),
+        Command::Serve(args) => serve::run(args, out),
         Command::Completions(args) => generate::completions(args, Cli::command(), out),
         Command::Man(args) => generate::man(args, Cli::command()),
     }

@@ -85,6 +85,14 @@ impl Accumulator {
         }
     }
 
+    /// The evidence of the match, when it matched.
+    pub(crate) fn matched_evidence(&self) -> Option<&str> {
+        match &self.state {
+            State::Matched { evidence, .. } => evidence.as_deref(),
+            _ => None,
+        }
+    }
+
     pub(crate) fn heap_bytes(&self) -> usize {
         match &self.state {
             State::Unseen | State::NotMatched => 0,

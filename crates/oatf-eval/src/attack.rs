@@ -5,7 +5,9 @@
 
 use std::time::Duration;
 
-use oatf_model::{Attack, Closed, CorrelationLogic, Document, NormalizedDocument, Tier};
+use oatf_model::{
+    Attack, Closed, CorrelationLogic, Document, NormalizedDocument, Tier, ValidationError,
+};
 use oatf_primitives::parse_duration;
 use serde_json::Value;
 
@@ -18,6 +20,7 @@ use crate::verdict::{
     AttackResult, AttackVerdict, IndicatorVerdict, Tiers, aggregate, declared_tiers,
     generated_indicator_id, unknown_logic_message,
 };
+use crate::warning::{SHAPE_CHECKS, TraceWarning, looks_like_trace_line};
 
 /// An attack that went through `normalize` (SDK §3.3): the only input [`CompiledAttack`] compiles.
 ///
@@ -63,7 +66,9 @@ pub struct CompiledAttack {
 }
 
 impl CompiledAttack {
-    /// Compiles the attack of a document. A document that is not normalized yet is normalized first
+    /// Compiles the attack of a document without validating it: whatever it is given compiles, and
+    /// an indicator that does not compile gives `error` verdicts; [`try_new`](Self::try_new)
+    /// validates and fails instead. A document that is not normalized yet is normalized first
     /// (a copy; the input is untouched); a document without `attack` compiles to an attack without
     /// indicators, whose verdict is `error`.
     pub fn new(document: &Document, options: &EvalOptions) -> Self {
@@ -73,6 +78,45 @@ impl CompiledAttack {
                 let normalized = oatf_model::normalized(document);
                 Self::compile(NormalizedAttack::of_normalized(&normalized), options)
             }
+        }
+    }
+
+    /// Validates the document with the rules of `oatf validate` (SDK §3.2, V-001 … V-050; CEL
+    /// syntax is checked when the indicators compile), then compiles it, failing as `Regex::new`
+    /// does: on an invalid document ([`AttackError::Invalid`], every error with its rule and path)
+    /// or on an indicator that does not compile ([`AttackError::Compile`], with its id). The
+    /// fallible form of [`new`](Self::new), which compiles whatever it is given and reports
+    /// problems later as `error` verdicts (D-133).
+    ///
+    /// ```
+    /// use oatf_eval::{AttackError, CompiledAttack, Document, EvalOptions};
+    ///
+    /// let document = Document::from_json_str(r#"{"oatf": "0.1", "attack": {
+    ///     "execution": {"mode": "mcp_server", "state": {"tools": []}},
+    ///     "indicators": [{"surface": "tools/call", "direction": "requets", "tier": "boundary-breach",
+    ///                     "target": "arguments", "pattern": {"regex": "(unclosed"}}]}}"#)?;
+    /// let Err(AttackError::Invalid(errors)) = CompiledAttack::try_new(&document, &EvalOptions::new())
+    /// else { panic!("an invalid document compiled") };
+    /// let found: Vec<(&str, &str)> = errors.iter().map(|e| (e.rule(), e.path())).collect();
+    /// assert!(found.contains(&("V-005", "attack.indicators[0].direction")), "{found:?}");
+    /// assert!(found.contains(&("V-050", "attack.indicators[0].tier")), "{found:?}");
+    /// assert!(found.contains(&("V-013", "attack.indicators[0].pattern.regex")), "{found:?}");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn try_new(document: &Document, options: &EvalOptions) -> Result<Self, AttackError> {
+        let result = oatf_model::validate(document);
+        if !result.is_valid() {
+            return Err(AttackError::Invalid(result.errors().to_vec()));
+        }
+        let attack = Self::new(document, options);
+        let errors: Vec<EvaluationError> = attack
+            .compile_errors()
+            .map(|(id, error)| error.clone().with_indicator_id(id))
+            .collect();
+        if errors.is_empty() {
+            Ok(attack)
+        } else {
+            Err(AttackError::Compile(errors))
         }
     }
 
@@ -171,6 +215,11 @@ impl CompiledAttack {
             })
     }
 
+    /// The known tier of each declared indicator, by position.
+    pub(crate) fn declared_tiers(&self) -> &[Option<Tier>] {
+        &self.tiers
+    }
+
     /// The attack id, when the document has one.
     pub fn attack_id(&self) -> Option<&str> {
         self.attack_id.as_deref()
@@ -188,22 +237,42 @@ impl CompiledAttack {
             .filter_map(|i| i.as_ref().err().map(|(id, e)| (id.as_str(), e)))
     }
 
-    /// Evaluates every indicator against one message and computes the verdict.
+    /// Evaluates every indicator against one bare message's content, **without trace filtering**:
+    /// `surface`, `direction`, `actor` and `protocol` are not looked at, so an indicator for
+    /// `tools/call` requests also matches a `prompts/get` response. For messages as a proxy sees
+    /// them, push each into a [`TraceEvaluator`](crate::TraceEvaluator), which filters (format §6)
+    /// and returns what the message newly matched.
+    ///
+    /// `message` is the content indicators see (SDK §4.1: `params` of a request, `result` of a
+    /// response), not a whole trace line; one given in its place gets a
+    /// [`ContentIsTraceLine`](crate::TraceWarningKind::ContentIsTraceLine) warning (D-134).
     pub fn evaluate(&self, message: &Value) -> AttackVerdict {
-        self.evaluate_messages_with(std::slice::from_ref(message), |_, m| Some(m))
+        self.evaluate_messages(std::slice::from_ref(message))
     }
 
-    /// Evaluates a list of bare messages: every indicator against every message, with no trace
-    /// filtering and no grace period; an indicator matches if any message matches it. For a recorded
-    /// trace (format §6 filtering by protocol, surface, actor and direction, and the grace period) use
-    /// [`TraceEvaluator`](crate::TraceEvaluator) or [`evaluate_trace`](crate::evaluate_trace).
-    /// See [`evaluate_messages_with`](Self::evaluate_messages_with) for a caller-chosen filter.
+    /// Evaluates a list of bare messages' contents, **without trace filtering** and without the
+    /// grace period: every indicator against every message; an indicator matches if any message
+    /// matches it. For a recorded trace (format §6 filtering by protocol, surface, actor and
+    /// direction, and the grace period) use [`TraceEvaluator`](crate::TraceEvaluator) or
+    /// [`evaluate_trace`](crate::evaluate_trace). See
+    /// [`evaluate_messages_with`](Self::evaluate_messages_with) for a caller-chosen filter.
     pub fn evaluate_messages(&self, messages: &[Value]) -> AttackVerdict {
-        self.evaluate_messages_with(messages, |_, m| Some(m))
+        let mut verdict = self.evaluate_messages_with(messages, |_, m| Some(m));
+        let checked = usize::try_from(SHAPE_CHECKS).unwrap_or(usize::MAX);
+        if let Some(position) = messages
+            .iter()
+            .take(checked)
+            .position(looks_like_trace_line)
+        {
+            verdict
+                .warnings
+                .insert(0, TraceWarning::content_is_trace_line(position as u64 + 1));
+        }
+        verdict
     }
 
-    /// Evaluates a list of entries of any type: `select` gives the message of an entry to evaluate for an
-    /// indicator, or `None` when the entry does not apply to it (format §6 trace filtering by
+    /// Evaluates a list of entries of any type, filtered by the caller: `select` gives the message
+    /// of an entry to evaluate for an indicator, or `None` when the entry does not apply to it (format §6 trace filtering by
     /// [`protocol`](CompiledIndicator::protocol), [`surface`](CompiledIndicator::surface),
     /// [`actor`](CompiledIndicator::actor), [`direction`](CompiledIndicator::direction)).
     ///
@@ -251,7 +320,9 @@ impl CompiledAttack {
         verdict
     }
 
-    /// Computes the attack verdict from indicator verdicts (SDK §4.5) with this attack's logic.
+    /// Computes the attack verdict from indicator verdicts (SDK §4.5) with this attack's logic; its
+    /// [`warnings`](AttackVerdict::warnings) name the indicators this attack cannot evaluate for want
+    /// of an evaluator (D-134).
     pub fn compute_verdict(&self, indicator_verdicts: &[IndicatorVerdict]) -> AttackVerdict {
         let ids: Vec<&str> = self
             .indicators
@@ -269,6 +340,13 @@ impl CompiledAttack {
             Tiers::Declared(&self.tiers),
             indicator_verdicts,
         );
+        // Indicators left out for want of an evaluator do not change the result: say so (D-134).
+        verdict
+            .warnings
+            .extend(self.indicators().filter_map(|indicator| {
+                let why = indicator.skipped_reason()?;
+                Some(TraceWarning::indicator_skipped(indicator.id(), why))
+            }));
         if let Err(diagnostic) = &self.logic {
             verdict.result = AttackResult::Error;
             verdict.diagnostic = Some(diagnostic.clone());
@@ -280,3 +358,43 @@ impl CompiledAttack {
         verdict
     }
 }
+
+/// Why [`CompiledAttack::try_new`] refused a document (D-133). `Display` gives a headline and one
+/// line per problem.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum AttackError {
+    /// The document breaks validation rules (those of `oatf validate`): each error has its rule id,
+    /// its dot-path and its message.
+    Invalid(Vec<ValidationError>),
+    /// Indicators did not compile (an invalid regex beyond validation's limits, a CEL syntax error
+    /// found by the CEL engine): each error names its indicator.
+    Compile(Vec<EvaluationError>),
+}
+
+impl std::fmt::Display for AttackError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AttackError::Invalid(errors) => {
+                write!(f, "the document is not valid:")?;
+                for error in errors {
+                    write!(f, "\n  {error}")?;
+                }
+                Ok(())
+            }
+            AttackError::Compile(errors) => {
+                write!(f, "indicators did not compile:")?;
+                for error in errors {
+                    write!(
+                        f,
+                        "\n  indicator {}: {error}",
+                        error.indicator_id().unwrap_or("?")
+                    )?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl std::error::Error for AttackError {}

@@ -125,6 +125,8 @@ pub struct CompiledIndicator {
     surface: Option<String>,
     actor: Option<String>,
     direction: Option<Direction>,
+    /// Whether `target` is one the context profile narrows to incoming calls (D-100, point 4).
+    calls_only: bool,
     evidence_chars: usize,
     method: Method,
 }
@@ -209,6 +211,7 @@ impl CompiledIndicator {
             surface: indicator.surface.clone(),
             actor: indicator.actor.clone(),
             direction: indicator.direction.as_ref().and_then(Closed::known),
+            calls_only: crate::compat::narrows_to_calls(&indicator.target),
             evidence_chars: options.evidence_chars,
             id,
             method,
@@ -240,13 +243,28 @@ impl CompiledIndicator {
         self.direction
     }
 
+    /// Whether the context profile narrows this indicator to incoming calls (D-100, point 4).
+    pub(crate) fn calls_only(&self) -> bool {
+        self.calls_only
+    }
+
     /// Whether the indicator always gives `skipped` (no evaluator for its method).
     pub fn is_skipped(&self) -> bool {
         matches!(self.method, Method::Skipped(_))
     }
 
-    /// Evaluates the indicator against one message (SDK §4.4); an error becomes an `error` verdict
-    /// whose evidence is the diagnostic.
+    /// Why the indicator is always `skipped`, when it is.
+    pub(crate) fn skipped_reason(&self) -> Option<&'static str> {
+        match self.method {
+            Method::Skipped(why) => Some(why),
+            _ => None,
+        }
+    }
+
+    /// Evaluates the indicator against one message's content (SDK §4.4), without trace filtering
+    /// (its `surface`, `direction`, `actor` and `protocol` are not looked at: that is
+    /// [`TraceEvaluator`](crate::TraceEvaluator)'s job); an error becomes an `error` verdict whose
+    /// evidence is the diagnostic.
     pub fn evaluate(&self, message: &Value) -> IndicatorVerdict {
         let (result, evidence) = self.evaluate_outcome(message);
         IndicatorVerdict::new(self.id.clone(), result, evidence)
@@ -329,8 +347,8 @@ impl CompiledIndicator {
         self.evidence_chars
     }
 
-    /// Evaluates the indicator against one message, returning an evaluation error as `Err` (with the
-    /// indicator id set) so that its kind can be inspected.
+    /// Evaluates the indicator against one message's content, without trace filtering, returning an
+    /// evaluation error as `Err` (with the indicator id set) so that its kind can be inspected.
     pub fn try_evaluate(&self, message: &Value) -> Result<IndicatorVerdict, EvaluationError> {
         let (result, evidence) = match &self.method {
             Method::Skipped(why) => Ok((IndicatorResult::Skipped, Some(String::from(*why)))),
@@ -691,7 +709,8 @@ pub(crate) fn truncate(text: &str, chars: usize) -> String {
     }
 }
 
-/// Evaluates a pattern against a message (SDK §4.2), within the regex limits of `options`.
+/// Evaluates a pattern against a message's content (SDK §4.2), within the regex limits of `options`;
+/// no trace filtering (a pattern has no surface or direction).
 ///
 /// The pattern should be normalized (`target` and `condition` explicit); a shorthand pattern is
 /// accepted, but a pattern without `target` is an error of kind `path_resolution`. Compiles on every
@@ -709,7 +728,8 @@ pub fn evaluate_pattern(
         .map(|(matched, _)| matched)
 }
 
-/// Evaluates a CEL expression against a message (SDK §4.3) with the CEL evaluator of `options`.
+/// Evaluates a CEL expression against a message's content (SDK §4.3) with the CEL evaluator of
+/// `options`; no trace filtering (an expression has no surface or direction).
 ///
 /// Without one it returns an error of kind `unsupported_method` ("CEL evaluation is not
 /// available"). Compiles on every call: compile a [`CompiledIndicator`] to evaluate many messages.
@@ -724,8 +744,10 @@ pub fn evaluate_expression(
     CompiledExpression::new(expression, cel)?.evaluate(message)
 }
 
-/// Evaluates an indicator against a message (SDK §4.4) with the evaluators of `options` (SDK §4.4's
-/// `cel_evaluator` and `semantic_evaluator`).
+/// Evaluates an indicator against a message's content (SDK §4.4) with the evaluators of `options`
+/// (SDK §4.4's `cel_evaluator` and `semantic_evaluator`), without trace filtering: the indicator's
+/// `surface`, `direction`, `actor` and `protocol` are not looked at ([`TraceEvaluator`](crate::TraceEvaluator)
+/// filters).
 ///
 /// Never fails: errors become an `error` verdict with the diagnostic as evidence; a method without
 /// its evaluator gives `skipped`. Compiles on every call: compile a [`CompiledIndicator`] (or a

@@ -13,8 +13,7 @@
 //! shows none). The default CEL engine lives in `oatf-cel`.
 //!
 //! ```
-//! use oatf_eval::{CompiledIndicator, EvalOptions, IndicatorResult};
-//! use oatf_model::Indicator;
+//! use oatf_eval::{CompiledIndicator, EvalOptions, Indicator, IndicatorResult};
 //! use serde_json::json;
 //!
 //! let indicator: Indicator = serde_json::from_value(json!({
@@ -53,6 +52,7 @@ mod accumulator;
 mod actor;
 mod attack;
 mod candidates;
+mod compat;
 mod error;
 mod extension;
 mod indicator;
@@ -70,7 +70,8 @@ mod entry_point_tests;
 #[cfg(test)]
 mod tests;
 
-pub use attack::CompiledAttack;
+pub use attack::{AttackError, CompiledAttack};
+pub use compat::{Compat, UnknownCompat};
 pub use error::{EvaluationError, EvaluationErrorKind};
 pub use extension::{CelEvaluator, CelGuard, CompiledCel, SemanticEvaluator};
 pub use indicator::{
@@ -79,12 +80,16 @@ pub use indicator::{
 };
 /// The model types that appear in this crate's signatures, for users of `oatf-eval` alone.
 pub use oatf_model::{
-    Attack, CorrelationLogic, Direction, Document, ExpressionMatch, Indicator, PatternMatch,
-    SemanticExamples, SemanticIntentClass, SemanticMatch, Tier,
+    Attack, CorrelationLogic, Direction, Document, ExpressionMatch, Indicator, ParseError,
+    ParseErrors, PatternMatch, SemanticExamples, SemanticIntentClass, SemanticMatch, Tier,
+    ValidationError,
 };
 pub use oatf_primitives::RegexLimits;
+/// Attacker text made safe to print (evidence, ids, messages): the escaping rules of D-132.
+pub use oatf_primitives::safe_text;
 pub use trace::{
-    DEFAULT_MAX_LINE_LEN, DEFAULT_MAX_LINE_NODES, JsonlTraceReader, TraceDirection, TraceError,
+    DEFAULT_MAX_LINE_LEN, DEFAULT_MAX_LINE_NODES, JsonlTraceReader, MAX_DERIVED_BYTES,
+    MAX_ENTRY_DEPTH, NewMatch, NewMatches, NewMatchesIter, TraceDirection, TraceError,
     TraceErrorKind, TraceEvaluator, TraceMessage, describe_json_error, evaluate_trace,
 };
 pub use verdict::{

@@ -25,6 +25,9 @@
 
 #[cfg(test)]
 mod actor_tests;
+mod context;
+#[cfg(test)]
+mod context_tests;
 mod coverage;
 #[cfg(test)]
 mod coverage_tests;
@@ -32,6 +35,9 @@ mod filter;
 mod lazy;
 #[cfg(test)]
 mod lazy_tests;
+mod live;
+#[cfg(test)]
+mod live_tests;
 mod reader;
 #[cfg(test)]
 mod tests;
@@ -46,11 +52,15 @@ use serde_json::Value;
 use crate::accumulator::Accumulator;
 use crate::actor::{CompiledActor, Role};
 use crate::attack::CompiledAttack;
+use crate::compat::Compat;
 use crate::indicator::{CompiledIndicator, MessageTexts, truncate};
 use crate::prefilter::Prefilter;
 use crate::verdict::{AttackVerdict, IndicatorResult, IndicatorVerdict};
-use crate::warning::TraceWarning;
+use crate::warning::{SHAPE_CHECKS, TraceWarning, looks_like_trace_line};
 
+use context::ContextState;
+pub use context::{MAX_DERIVED_BYTES, MAX_ENTRY_DEPTH};
+pub use live::{NewMatch, NewMatches, NewMatchesIter};
 pub use reader::{
     DEFAULT_MAX_LINE_LEN, DEFAULT_MAX_LINE_NODES, JsonlTraceReader, TraceError, TraceErrorKind,
     describe_json_error,
@@ -137,6 +147,26 @@ impl TraceMessage {
     pub fn with_timestamp(mut self, timestamp: impl Into<String>) -> Self {
         self.timestamp = Some(timestamp.into());
         self
+    }
+
+    /// Sets when the message was observed from a time since the Unix epoch (a recorder's
+    /// `SystemTime::now().duration_since(UNIX_EPOCH)`), written as RFC 3339 in UTC with milliseconds.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use oatf_eval::{TraceDirection, TraceMessage};
+    /// use serde_json::json;
+    ///
+    /// let message = TraceMessage::new(TraceDirection::Outgoing, "tools/list", json!({}))
+    ///     .with_timestamp_at(Duration::from_millis(1_795_658_407_114));
+    /// assert_eq!(message.timestamp.as_deref(), Some("2026-11-26T02:00:07.114Z"));
+    /// ```
+    pub fn with_timestamp_at(self, since_unix_epoch: std::time::Duration) -> Self {
+        let text = crate::verdict::format_unix_time(
+            since_unix_epoch.as_secs(),
+            Some(since_unix_epoch.subsec_millis()),
+        );
+        self.with_timestamp(text)
     }
 
     /// Sets the actor on whose connection the message was observed.
@@ -244,9 +274,29 @@ pub struct TraceEvaluator<'a> {
     coverage: coverage::TargetCoverage,
     undecided: usize,
     matched: usize,
+    /// How many indicators the last message matched first ([`NewMatches`], D-131).
+    last_matched: usize,
+    /// The first of the first messages whose content was a whole trace line (D-134).
+    trace_line_at: Option<u64>,
     messages: u64,
     after_grace: u64,
     grace: GraceState,
+    /// The compatibility profile (D-100); `SpecExact` by default.
+    compat: Compat,
+    /// The context profile's state: the entries to derive from and the counts of its warnings.
+    context: Option<Box<ContextState>>,
+    /// In the default profile, for a document with an AG-UI actor and a server actor: the same
+    /// trace under the context profile, to warn when the verdict would change (D-101).
+    shadow: Option<Box<TraceEvaluator<'a>>>,
+}
+
+/// A message's content as the evaluator is given it: parsed, or left unread by the lazy reader
+/// (D-91) because the route did not need it, with whether its raw text nests too deep for the
+/// context profile ([`TraceEvaluator::checks_depth`]; `false` when it does not).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Body<'c> {
+    Parsed(&'c Value),
+    Unread { too_deep: bool },
 }
 
 /// A message as the evaluator reads it: its head and its content.
@@ -367,8 +417,43 @@ pub(crate) struct Route<'a> {
 }
 
 impl<'a> TraceEvaluator<'a> {
-    /// An evaluator for `attack`, before any message.
+    /// An evaluator for `attack`, before any message, in the default profile
+    /// ([`Compat::SpecExact`]).
     pub fn new(attack: &'a CompiledAttack) -> Self {
+        Self::with_compat(attack, Compat::SpecExact)
+    }
+
+    /// An evaluator for `attack` in the compatibility profile `compat` (D-100), before any message.
+    ///
+    /// [`Compat::ThoughtjackContext`] evaluates the trace as ThoughtJack's context mode does: it
+    /// derives messages from the AG-UI text entries, which it keeps (at most
+    /// [`MAX_DERIVED_BYTES`]) and evaluates when [`finish`](Self::finish) is called.
+    ///
+    /// ```
+    /// use oatf_eval::{AttackResult, Compat, CompiledAttack, Document, EvalOptions,
+    ///                 TraceDirection, TraceEvaluator, TraceMessage};
+    /// use serde_json::json;
+    ///
+    /// let document: Document = serde_json::from_value(json!({"oatf": "0.1", "attack": {
+    ///     "execution": {"actors": [
+    ///         {"name": "ui", "mode": "ag_ui_client", "phases": [{"name": "p", "state": {}}]},
+    ///         {"name": "tools", "mode": "mcp_server", "phases": [{"name": "p", "state": {}}]}]},
+    ///     "indicators": [{"protocol": "ag_ui", "target": "response.content",
+    ///                     "pattern": {"contains": "rm -rf"}}]}}))?;
+    /// let attack = CompiledAttack::new(&document, &EvalOptions::new());
+    /// let text = TraceMessage::new(TraceDirection::Incoming, "text_message_content",
+    ///     json!({"delta": "run rm -rf / now"})).with_actor("ui").with_seq(4);
+    ///
+    /// let mut exact = TraceEvaluator::new(&attack);
+    /// exact.push(&text);
+    /// assert_eq!(exact.finish().result, AttackResult::NotExploited);
+    ///
+    /// let mut context = TraceEvaluator::with_compat(&attack, Compat::ThoughtjackContext);
+    /// context.push(&text);
+    /// assert_eq!(context.finish().result, AttackResult::Exploited);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_compat(attack: &'a CompiledAttack, compat: Compat) -> Self {
         let indicators: Vec<Accumulator> = attack
             .indicator_entries()
             .iter()
@@ -382,7 +467,7 @@ impl<'a> TraceEvaluator<'a> {
         TraceEvaluator {
             attack,
             funnels: vec![[0; 4]; indicators.len()],
-            filter: filter::FilterTable::new(attack),
+            filter: filter::FilterTable::new(attack, compat),
             prefilter: Some(Prefilter::new()),
             texts: MessageTexts::per_message(),
             coverage_settled_classes: Vec::new(),
@@ -391,6 +476,8 @@ impl<'a> TraceEvaluator<'a> {
             indicators,
             undecided,
             matched: 0,
+            last_matched: 0,
+            trace_line_at: None,
             messages: 0,
             after_grace: 0,
             grace: GraceState {
@@ -401,7 +488,24 @@ impl<'a> TraceEvaluator<'a> {
                 actors_pending: actors,
                 terminal_end: None,
             },
+            compat,
+            context: compat
+                .is_context()
+                .then(|| Box::new(ContextState::new(attack))),
+            shadow: (compat == Compat::SpecExact && ContextState::may_change(attack))
+                .then(|| Box::new(Self::with_compat(attack, Compat::ThoughtjackContext))),
         }
+    }
+
+    /// The compatibility profile this evaluator applies.
+    pub fn compat(&self) -> Compat {
+        self.compat
+    }
+
+    /// Whether the lazy reader must tell whether an unread content nests too deep
+    /// ([`Body::Unread`]): the context profile skips such entries.
+    pub(crate) fn checks_depth(&self) -> bool {
+        self.context.is_some() || self.shadow.is_some()
     }
 
     /// An evaluator that evaluates every applicable indicator in full on every message, without the
@@ -409,21 +513,51 @@ impl<'a> TraceEvaluator<'a> {
     /// one is tested and measured against. Its verdicts are the same.
     #[doc(hidden)]
     pub fn without_prefilter(attack: &'a CompiledAttack) -> Self {
-        TraceEvaluator {
-            prefilter: None,
-            texts: MessageTexts::default(),
-            ..Self::new(attack)
-        }
+        Self::without_prefilter_in(attack, Compat::SpecExact)
     }
 
-    /// Evaluates `message` against every undecided indicator it applies to (format §6 filtering).
+    /// [`without_prefilter`](Self::without_prefilter) in the profile `compat`.
+    #[doc(hidden)]
+    pub fn without_prefilter_in(attack: &'a CompiledAttack, compat: Compat) -> Self {
+        let mut evaluator = TraceEvaluator {
+            prefilter: None,
+            texts: MessageTexts::default(),
+            ..Self::with_compat(attack, compat)
+        };
+        if evaluator.shadow.is_some() {
+            evaluator.shadow = Some(Box::new(Self::without_prefilter_in(
+                attack,
+                Compat::ThoughtjackContext,
+            )));
+        }
+        evaluator
+    }
+
+    /// Evaluates `message` against every undecided indicator it applies to, with the filters of
+    /// format §6 (protocol, surface, actor, direction; the grace period), and returns the indicators
+    /// it matched for the first time ([`NewMatches`]: empty, and nothing allocated, when it changed
+    /// nothing; D-131). This is the live path: push each message as it is observed and alert on
+    /// what is returned.
     ///
     /// Messages are numbered from 1 in the order they are pushed; evidence names a message by its
     /// `seq` or, without one, by that number.
-    pub fn push(&mut self, message: &TraceMessage) {
+    pub fn push(&mut self, message: &TraceMessage) -> NewMatches<'_> {
         let head = message.head();
         let route = self.route(&head);
-        self.push_routed(&head, route, Some(&message.content));
+        self.push_routed(&head, route, Body::Parsed(&message.content));
+        self.new_matches()
+    }
+
+    /// The indicators the last message pushed matched for the first time: what
+    /// [`push`](Self::push) returned, also after [`JsonlTraceReader::next_into`], which pushes
+    /// without returning them. Empty before the first message.
+    pub fn new_matches(&self) -> NewMatches<'_> {
+        NewMatches::new(
+            self.attack,
+            &self.indicators,
+            self.messages,
+            self.last_matched,
+        )
     }
 
     /// Where the message `head` goes (its actor, its grace-period standing, its filter class) and
@@ -431,13 +565,28 @@ impl<'a> TraceEvaluator<'a> {
     /// only when [`Route::needs_content`] says so (D-91). Pass the result to
     /// [`push_routed`](Self::push_routed) before anything else changes the evaluator.
     pub(crate) fn route(&self, head: &Head<'_>) -> Route<'a> {
+        let mut route = self.route_own(head);
+        if let Some(shadow) = &self.shadow {
+            route.needs_content |= shadow.route(head).needs_content;
+        }
+        route
+    }
+
+    /// [`route`](Self::route) for this evaluator alone (not its shadow).
+    fn route_own(&self, head: &Head<'_>) -> Route<'a> {
         let actor = self.actor_of(head);
         let grace = self.grace.assess(actor, head);
+        // The context profile reads an AG-UI text entry to keep its delta, whatever its grace.
+        let derives = self.undecided > 0
+            && self
+                .context
+                .as_ref()
+                .is_some_and(|c| c.useful && ContextState::is_source(actor, head));
         let mut route = Route {
             actor,
             grace,
             class: None,
-            needs_content: false,
+            needs_content: derives,
         };
         if grace.past || self.undecided == 0 {
             return route;
@@ -446,12 +595,12 @@ impl<'a> TraceEvaluator<'a> {
         let key = self.filter.key(
             actor.map(|(index, _)| index),
             protocol,
-            head.method,
+            (head.method, head.direction),
             direction,
         );
         let found = self.filter.find(key);
         route.class = Some((key, found));
-        route.needs_content = match found {
+        route.needs_content |= match found {
             // A known class needs the content only while one of its indicators is undecided.
             Some(class) => self.filter.applicable_of(class).iter().any(|&index| {
                 self.indicators
@@ -484,18 +633,62 @@ impl<'a> TraceEvaluator<'a> {
     /// Evaluates the message `head` with `content`, routed by [`route`](Self::route) on this
     /// evaluator as it is now. `content` may be `None` when the route says it is not needed; then
     /// the message is only counted.
-    pub(crate) fn push_routed(
+    pub(crate) fn push_routed(&mut self, head: &Head<'_>, route: Route<'a>, body: Body<'_>) {
+        if let Some(shadow) = self.shadow.as_deref_mut() {
+            let route = shadow.route_own(head);
+            shadow.push_routed_own(head, route, body, None);
+        }
+        let matched_before = self.matched;
+        self.push_routed_own(head, route, body, None);
+        self.last_matched = self.matched.saturating_sub(matched_before);
+    }
+
+    /// [`push_routed`](Self::push_routed) for this evaluator alone (not its shadow). `derived`:
+    /// the number of the original entry, for a message the context profile derived (D-100), which
+    /// is evaluated but not counted as a message of the trace.
+    fn push_routed_own(
         &mut self,
         head: &Head<'_>,
         route: Route<'a>,
-        content: Option<&Value>,
+        body: Body<'_>,
+        derived: Option<u64>,
     ) {
-        self.messages += 1;
+        let aliased = match (&mut self.context, derived) {
+            (Some(context), None) => {
+                let too_deep = match body {
+                    Body::Parsed(content) => context::content_too_deep(content),
+                    Body::Unread { too_deep } => too_deep,
+                };
+                if too_deep {
+                    // ThoughtJack skips it: not a message of the trace.
+                    context.too_deep += 1;
+                    return;
+                }
+                context.observe(route.actor, head, body, self.messages + 1, self.undecided)
+            }
+            _ => None,
+        };
+        let content = match (&aliased, body) {
+            (Some(aliased), _) => Some(aliased),
+            (None, Body::Parsed(content)) => Some(content),
+            (None, Body::Unread { .. }) => None,
+        };
+        let position = match derived {
+            Some(position) => position,
+            None => {
+                self.messages += 1;
+                self.messages
+            }
+        };
         self.texts.clear();
         let actor = route.actor;
-        self.census.record(actor.map(|(index, _)| index), head);
+        if derived.is_none() {
+            self.census.record(actor.map(|(index, _)| index), head);
+        }
         if self.grace.record(route.grace) {
-            self.after_grace += 1;
+            if derived.is_none() {
+                self.after_grace += 1;
+            }
             return;
         }
         let Some(key) = route.class else {
@@ -505,12 +698,16 @@ impl<'a> TraceEvaluator<'a> {
         let actor_index = actor;
         let (protocol, direction) = Self::protocol_and_direction(actor, head);
         let actor = actor.map(|(_, actor)| actor);
-        let position = self.messages;
         let attack = self.attack;
         let entries = attack.indicator_entries();
-        let applicable =
-            self.filter
-                .applicable(attack, key, head.method, actor_index, protocol, direction);
+        let applicable = self.filter.applicable(
+            attack,
+            key,
+            (head.method, head.direction),
+            actor_index,
+            protocol,
+            direction,
+        );
         let Some(content) = content else {
             // Counted in its class; the route found every indicator the class applies to decided,
             // so evaluating it would change nothing (the lazy reader, D-91; with a content, the
@@ -521,6 +718,12 @@ impl<'a> TraceEvaluator<'a> {
             );
             return;
         };
+        if position <= SHAPE_CHECKS
+            && self.trace_line_at.is_none()
+            && looks_like_trace_line(content)
+        {
+            self.trace_line_at = Some(position);
+        }
         let message = (head, content);
         if let Some((class, applicable)) = applicable {
             let Some(prefilter) = &mut self.prefilter else {
@@ -646,8 +849,14 @@ impl<'a> TraceEvaluator<'a> {
             if accumulator.is_decided() {
                 continue;
             }
-            let passed =
-                filter::filter_steps_passed(indicator, head.method, actor, protocol, direction);
+            let passed = filter::filter_steps_passed(
+                indicator,
+                (head.method, head.direction),
+                actor,
+                protocol,
+                direction,
+                self.compat,
+            );
             for count in funnel.iter_mut().take(passed) {
                 *count += 1;
             }
@@ -758,6 +967,74 @@ impl<'a> TraceEvaluator<'a> {
     /// `not_matched` indicator whose target never resolved in a message that applied to it, the
     /// path, with the closest path the messages had (decision D-70).
     pub fn finish(mut self) -> AttackVerdict {
+        let shadow = self.shadow.take();
+        self.evaluate_derived();
+        let warnings = self.context.as_ref().map(|c| c.warnings());
+        let mut verdict = self.finish_own();
+        verdict.warnings.extend(warnings.into_iter().flatten());
+        if let Some(shadow) = shadow {
+            let sources = shadow.context.as_ref().map_or(0, |c| c.sources);
+            let other = shadow.finish();
+            if let Some(warning) = ContextState::would_change(&verdict, &other, sources) {
+                verdict.warnings.push(warning);
+            }
+        }
+        verdict
+    }
+
+    /// How many AG-UI text entries the context profile has kept so far to derive messages from
+    /// (D-100): a tool that maps a message's number to its line keeps the lines of those whose push
+    /// increased it, for the matches [`evaluate_derived`](Self::evaluate_derived) finds.
+    #[doc(hidden)]
+    pub fn derivation_sources(&self) -> u64 {
+        self.context.as_ref().map_or(0, |c| c.kept)
+    }
+
+    /// Evaluates the messages the context profile derives from the AG-UI text entries kept
+    /// (D-100, point 1), after all the original entries and in their order: for each, one message
+    /// to every `_server` actor (`outgoing`) and one to its AG-UI actor (its own direction). A match
+    /// on one is located at the original entry's number ([`matched_messages`](Self::matched_messages)).
+    /// [`finish`](Self::finish) calls it; calling it before is for tools that locate matches, and
+    /// no message may be pushed after it. Does nothing in another profile, or a second time.
+    #[doc(hidden)]
+    pub fn evaluate_derived(&mut self) {
+        let Some(context) = self.context.as_mut() else {
+            return;
+        };
+        let (text, sources) = context.derivations.take();
+        let servers = context.servers.clone();
+        let actors = self.attack.compiled_actors();
+        for source in &sources {
+            if self.undecided == 0 {
+                break;
+            }
+            let (delta, timestamp, phase) = source.texts(&text);
+            let content = context::derived_content(delta);
+            let targets = servers
+                .iter()
+                .map(|&server| (server, TraceDirection::Outgoing))
+                .chain(std::iter::once((source.actor, source.direction)));
+            for (index, direction) in targets {
+                let Some(actor) = actors.get(index) else {
+                    continue;
+                };
+                let head = Head {
+                    seq: source.seq,
+                    timestamp,
+                    actor: Some(actor.name.as_str()),
+                    phase,
+                    direction,
+                    method: Some(context::TEXT_MESSAGE_CONTENT),
+                    protocol: None,
+                };
+                let route = self.route_own(&head);
+                self.push_routed_own(&head, route, Body::Parsed(&content), Some(source.position));
+            }
+        }
+    }
+
+    /// [`finish`](Self::finish) for this evaluator alone, its derived messages evaluated.
+    fn finish_own(mut self) -> AttackVerdict {
         let evaluated = self.messages - self.after_grace;
         self.filter.add_funnels(&mut self.funnels);
         let actors = self.attack.compiled_actors();
@@ -775,7 +1052,13 @@ impl<'a> TraceEvaluator<'a> {
                         text.push_str(&census.no_message_from(indicator, actors));
                         text
                     } else {
-                        no_applicable_message(indicator, evaluated, self.after_grace, funnel)
+                        no_applicable_message(
+                            indicator,
+                            evaluated,
+                            self.after_grace,
+                            funnel,
+                            self.compat,
+                        )
                     }
                 }),
                 Err((id, _)) => accumulator.finish(id, String::new),
@@ -804,7 +1087,12 @@ impl<'a> TraceEvaluator<'a> {
                 warnings.push(warning);
             }
         }
+        if let Some(position) = self.trace_line_at {
+            warnings.insert(0, TraceWarning::content_is_trace_line(position));
+        }
         let mut verdict = self.attack.compute_verdict(&verdicts);
+        // The attack's own warnings (indicators it cannot evaluate) after the trace's.
+        warnings.append(&mut verdict.warnings);
         verdict.warnings = warnings;
         if self.messages == 0 {
             verdict.result = crate::AttackResult::Error;
@@ -855,7 +1143,9 @@ impl<'a> TraceEvaluator<'a> {
     }
 
     /// The heap and inline bytes this evaluator holds. It is bounded when the evaluator is created
-    /// (evidence is truncated) and does not grow with the number of messages pushed.
+    /// (evidence is truncated) and does not grow with the number of messages pushed, except for what
+    /// the `thoughtjack-context` profile keeps of AG-UI text to derive messages from, at most
+    /// [`MAX_DERIVED_BYTES`] (D-100).
     pub fn retained_bytes(&self) -> usize {
         size_of::<Self>()
             + self.indicators.capacity() * size_of::<Accumulator>()
@@ -872,6 +1162,15 @@ impl<'a> TraceEvaluator<'a> {
             + self.prefilter.as_ref().map_or(0, Prefilter::heap_bytes)
             + self.texts.heap_bytes()
             + self.coverage_settled_classes.capacity()
+            + self.context.as_ref().map_or(0, |c| {
+                size_of::<ContextState>()
+                    + c.derivations.heap_bytes()
+                    + c.servers.capacity() * size_of::<usize>()
+            })
+            + self
+                .shadow
+                .as_ref()
+                .map_or(0, |shadow| shadow.retained_bytes())
     }
 
     /// The declared actor a message belongs to: the one it names, or, when it names none, the only
@@ -895,6 +1194,7 @@ fn no_applicable_message(
     evaluated: u64,
     after_grace: u64,
     funnel: &[u64; 4],
+    compat: Compat,
 ) -> String {
     let plural = |n: u64| if n == 1 { "message" } else { "messages" };
     let name = |s: &str| truncate(s, 64);
@@ -924,7 +1224,17 @@ fn no_applicable_message(
             }
             what
         };
-        if funnel[1] == 0 {
+        if funnel[1] == 0 && compat.is_context() && indicator.calls_only() {
+            let surface = indicator
+                .surface()
+                .map(|s| format!(" with method {}", name(s)))
+                .unwrap_or_default();
+            text.push_str(&format!(
+                "{}, none an incoming tools/call, message/send or tasks/send{surface} \
+                 (thoughtjack-context)",
+                what(funnel[0], false)
+            ));
+        } else if funnel[1] == 0 {
             let surface = indicator.surface().map(name).unwrap_or_default();
             text.push_str(&format!(
                 "{}, none with method {surface}",

@@ -1,5 +1,6 @@
 //! Verdict types (SDK §2.19, format §9) and `compute_verdict` (SDK §4.5).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
@@ -85,7 +86,9 @@ pub struct IndicatorVerdict {
     /// When the verdict was produced (RFC 3339, UTC).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timestamp: Option<String>,
-    /// The matched content (truncated) or the error diagnostic.
+    /// The matched content (truncated) or the error diagnostic, as it was: attacker text that may
+    /// hold line breaks and terminal escape sequences. Print it with
+    /// [`evidence_escaped`](Self::evidence_escaped).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evidence: Option<String>,
     /// The tool that produced the verdict; set by the consuming tool, never by the SDK.
@@ -119,6 +122,21 @@ impl IndicatorVerdict {
     pub fn with_tier(mut self, tier: Option<Tier>) -> Self {
         self.tier = tier;
         self
+    }
+
+    /// [`evidence`](Self::evidence) safe to print on one line of a terminal or a log: line breaks,
+    /// control characters, ANSI escape sequences and bidi overrides become visible escapes (`\n`,
+    /// `\u{1b}`; the rules of [`safe_text::escape`](crate::safe_text::escape), D-132).
+    ///
+    /// ```
+    /// use oatf_eval::{IndicatorResult, IndicatorVerdict};
+    ///
+    /// let verdict = IndicatorVerdict::new("I-1", IndicatorResult::Matched,
+    ///     Some(String::from("ok\n\u{1b}[2KALERT cleared")));
+    /// assert_eq!(verdict.evidence_escaped().as_deref(), Some("ok\\n\\u{1b}[2KALERT cleared"));
+    /// ```
+    pub fn evidence_escaped(&self) -> Option<Cow<'_, str>> {
+        self.evidence.as_deref().map(crate::safe_text::escape)
     }
 }
 
@@ -423,6 +441,12 @@ fn unix_seconds() -> u64 {
 
 /// Formats seconds since the Unix epoch as an RFC 3339 UTC timestamp (civil-from-days, H. Hinnant).
 fn format_unix_seconds(secs: u64) -> String {
+    format_unix_time(secs, None)
+}
+
+/// Formats a time since the Unix epoch as RFC 3339 in UTC, with milliseconds when `millis` is given
+/// (`2026-11-22T03:04:05.123Z`): the one writer of the timestamps of verdicts and of traces.
+pub(crate) fn format_unix_time(secs: u64, millis: Option<u32>) -> String {
     let days = secs / 86_400;
     let rem = secs % 86_400;
     let (hour, minute, second) = (rem / 3600, (rem % 3600) / 60, rem % 60);
@@ -436,7 +460,13 @@ fn format_unix_seconds(secs: u64) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + u64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}Z")
+    match millis {
+        Some(ms) => format!(
+            "{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}.{:03}Z",
+            ms.min(999)
+        ),
+        None => format!("{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}Z"),
+    }
 }
 
 #[cfg(test)]

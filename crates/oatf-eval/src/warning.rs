@@ -24,14 +24,39 @@ pub enum TraceWarningKind {
     /// [`TraceWarning::path`] name it; [`TraceWarning::suggestion`] is the closest path the messages
     /// had, when one is close.
     UnresolvedTarget,
+    /// A message's content was a whole trace line (`{"direction": …, "method": …, "content": …}`)
+    /// rather than the content indicators see (SDK §4.1): targets resolve under `content`, so most
+    /// indicators could not match (D-134). [`TraceWarning::path`] is empty.
+    ContentIsTraceLine,
+    /// An indicator was not evaluated for want of an evaluator for its method (a CEL expression
+    /// without a CEL engine, a semantic indicator without a [`SemanticEvaluator`](crate::SemanticEvaluator)):
+    /// it is `skipped` and the verdict comes from the other indicators (D-134).
+    /// [`TraceWarning::indicator_id`] names it.
+    IndicatorSkipped,
+    /// The trace looks like ThoughtJack's context mode and its verdict under the
+    /// `thoughtjack-context` profile differs (D-101); the message names the option.
+    CompatWouldChange,
+    /// Under the `thoughtjack-context` profile, entries nested deeper than 64 levels were skipped
+    /// (D-100).
+    TooDeepEntriesSkipped,
+    /// Under the `thoughtjack-context` profile, AG-UI text entries past the bound on what is kept
+    /// were not derived (D-100): the verdict may miss a match.
+    DerivationLimit,
 }
 
 impl TraceWarningKind {
-    /// The canonical string of the kind (`actor_without_messages`, `unresolved_target`).
+    /// The canonical string of the kind (`actor_without_messages`, `unresolved_target`,
+    /// `content_is_trace_line`, `indicator_skipped`, `compat_would_change`, `too_deep_entries_skipped`,
+    /// `derivation_limit`).
     pub fn as_str(self) -> &'static str {
         match self {
             TraceWarningKind::ActorWithoutMessages => "actor_without_messages",
             TraceWarningKind::UnresolvedTarget => "unresolved_target",
+            TraceWarningKind::ContentIsTraceLine => "content_is_trace_line",
+            TraceWarningKind::IndicatorSkipped => "indicator_skipped",
+            TraceWarningKind::CompatWouldChange => "compat_would_change",
+            TraceWarningKind::TooDeepEntriesSkipped => "too_deep_entries_skipped",
+            TraceWarningKind::DerivationLimit => "derivation_limit",
         }
     }
 }
@@ -70,7 +95,8 @@ impl fmt::Display for TraceWarningKind {
 pub struct TraceWarning {
     /// What the warning is about.
     pub kind: TraceWarningKind,
-    /// The indicator it concerns, for [`TraceWarningKind::UnresolvedTarget`].
+    /// The indicator it concerns, for [`TraceWarningKind::UnresolvedTarget`] and
+    /// [`TraceWarningKind::IndicatorSkipped`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub indicator_id: Option<String>,
     /// The declared actor it concerns, for [`TraceWarningKind::ActorWithoutMessages`].
@@ -98,6 +124,18 @@ impl TraceWarning {
             message: format!(
                 "actor `{actor}` has no message in the trace: it never ran, and the run may have failed"
             ),
+        }
+    }
+
+    /// A warning of the compatibility profiles (D-100, D-101), about the trace as a whole.
+    pub(crate) fn compat_note(kind: TraceWarningKind, message: String) -> Self {
+        TraceWarning {
+            kind,
+            indicator_id: None,
+            actor: None,
+            path: None,
+            suggestion: None,
+            message,
         }
     }
 
@@ -142,6 +180,55 @@ impl TraceWarning {
         }
     }
 }
+
+impl TraceWarning {
+    /// The warning for message number `position`, whose content was a whole trace line.
+    pub(crate) fn content_is_trace_line(position: u64) -> Self {
+        TraceWarning {
+            kind: TraceWarningKind::ContentIsTraceLine,
+            indicator_id: None,
+            actor: None,
+            path: None,
+            suggestion: None,
+            message: format!(
+                "message {position}: its content is a whole trace line (with `direction` and `content`); \
+                 indicators see a message's `content` (SDK §4.1): pass the line as a TraceMessage, or its `content`"
+            ),
+        }
+    }
+
+    /// The warning for an indicator that was not evaluated: `why` is its `skipped` evidence.
+    pub(crate) fn indicator_skipped(indicator_id: &str, why: &str) -> Self {
+        TraceWarning {
+            kind: TraceWarningKind::IndicatorSkipped,
+            indicator_id: Some(indicator_id.to_owned()),
+            actor: None,
+            path: None,
+            suggestion: None,
+            message: format!(
+                "indicator {indicator_id} was not evaluated ({why}): the verdict comes from the other indicators"
+            ),
+        }
+    }
+}
+
+/// Whether `content` looks like a whole trace line (`docs/trace-format.md`) rather than a message's
+/// content: an object with a `direction` of `incoming` or `outgoing`, a `content`, and a `method` or
+/// `seq`. Two or three lookups; used on the first messages only (D-134).
+pub(crate) fn looks_like_trace_line(content: &serde_json::Value) -> bool {
+    let Some(object) = content.as_object() else {
+        return false;
+    };
+    matches!(
+        object.get("direction").and_then(serde_json::Value::as_str),
+        Some("incoming" | "outgoing")
+    ) && object.contains_key("content")
+        && (object.contains_key("method") || object.contains_key("seq"))
+}
+
+/// How many of the first messages [`looks_like_trace_line`] looks at: a caller that wraps messages
+/// wraps them all.
+pub(crate) const SHAPE_CHECKS: u64 = 8;
 
 impl fmt::Display for TraceWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -100,6 +100,8 @@ impl ParseError {
     }
 }
 
+// Used by the `miette` labels only: without the feature it would be dead code.
+#[cfg(feature = "miette")]
 impl ParseError {
     /// The message as a source label: without the list of known fields of an unknown key, which the
     /// headline already shows.
@@ -129,6 +131,7 @@ impl fmt::Display for ParseError {
 
 impl std::error::Error for ParseError {}
 
+#[cfg(feature = "miette")]
 impl miette::Diagnostic for ParseError {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
         Some(Box::new(self.rule.map(crate::Rule::id).unwrap_or(

@@ -49,7 +49,7 @@
 //!   field out and reads on; [`ParseErrors::validate_rest`] validates what was read, so one run shows
 //!   the parse errors and the `V-` findings together (at most 100 parse errors are kept).
 //! - **Diagnostics** carry the dot-path of spec-decisions 1a and, for documents read by `parse`, the
-//!   line, column and byte span; all error types implement [`miette::Diagnostic`] with source labels.
+//!   line, column and byte span; all error types implement `miette::Diagnostic` with source labels (feature `miette`).
 //!
 //! # Input safety
 //! - Input larger than 10 MiB is rejected before reading ([`ParseOptions::max_input_bytes`]).
@@ -76,6 +76,10 @@
 //! # Crate features
 //! - `yaml` (default): reading and writing YAML documents (`parse`, `serialize`, `load`); without it the
 //!   model is built with serde from other formats (JSON).
+//! - `miette` (default): every error type implements `miette::Diagnostic` with source labels; without
+//!   it they are plain `std::error::Error`s (D-130).
+//! - `jsonpath` (default): V-015 checks `json_path` extractor selectors with `serde_json_path`; without
+//!   it each such selector gets a `W-015` warning instead (D-130). An evaluator needs neither.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![cfg_attr(
@@ -86,7 +90,9 @@
     )
 )]
 
+mod de;
 mod error;
+mod json;
 mod normalize;
 #[cfg(feature = "yaml")]
 mod parse;

@@ -30,8 +30,8 @@ pub fn generated_phase_name(index: usize) -> String {
 /// normalized as far as its shape allows; nothing panics.
 ///
 /// ```
-/// let document = oatf_model::parse(
-///     "oatf: \"0.1\"\nattack:\n  severity: high\n  execution:\n    mode: mcp_server\n    state: {}\n",
+/// let document = oatf_model::Document::from_json_str(
+///     r#"{"oatf": "0.1", "attack": {"severity": "high", "execution": {"mode": "mcp_server", "state": {}}}}"#,
 /// )?;
 /// let normalized = oatf_model::normalize(document);
 /// let view = oatf_model::NormalizedDocument::check(&normalized).expect("normalized");

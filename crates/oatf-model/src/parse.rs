@@ -8,7 +8,6 @@ use crate::error::ParseError;
 use crate::parse_errors::ParseErrors;
 use crate::span::SpanIndex;
 use crate::types::Document;
-use crate::types::collect::CollectGuard;
 use crate::yaml::de::NodeDe;
 use crate::yaml::node::{self, Limits};
 
@@ -109,37 +108,15 @@ pub fn parse_with(input: &str, options: &ParseOptions) -> Result<Document, Parse
     if let Some(mut root) = read.root
         && errors.iter().all(|e| e.rule.is_some())
     {
-        let collect = CollectGuard::start();
         // The strings of the tree move into the document; the keys and locations stay, as the
         // document's span index.
-        let result = Document::deserialize(NodeDe::root(&mut root));
-        let collected = collect.take();
-        errors.extend(collected.errors);
-        if collected.more > 0 {
-            errors.push(ParseError::new(
-                crate::ParseErrorKind::TypeMismatch,
-                format!(
-                    "{} more errors of the same kinds after the first {}",
-                    collected.more,
-                    crate::types::collect::MAX_ERRORS
-                ),
-            ));
-        }
-        match result {
-            Ok(mut doc) => {
-                doc.source.missing_fields = collected.missing;
-                doc.source.spans = Some(Arc::new(SpanIndex::new(root)));
-                document = Some(doc);
-                dropped = collected.dropped;
-            }
-            Err(e) if !e.recorded() => errors.push(e.to_parse_error()),
-            Err(_) => {}
-        }
-        for error in &mut errors {
-            // `oatf: 0.1` (a float) is a type mismatch that is also a V-001 fault.
-            if error.rule.is_none() && error.path.as_deref() == Some("oatf") {
-                error.rule = Some(crate::Rule::V001);
-            }
+        let (read, collected, left_out) =
+            crate::de::collect_document(|| Document::deserialize(NodeDe::root(&mut root)));
+        errors.extend(collected);
+        if let Some(mut doc) = read {
+            doc.source.spans = Some(Arc::new(SpanIndex::new(root)));
+            document = Some(doc);
+            dropped = left_out;
         }
     }
     if errors.is_empty()

@@ -137,6 +137,7 @@ impl fmt::Display for ParseErrors {
 
 impl std::error::Error for ParseErrors {}
 
+#[cfg(feature = "miette")]
 impl miette::Diagnostic for ParseErrors {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
         match self.errors.as_slice() {

@@ -334,7 +334,11 @@ W007 = ("W-007", Warning, "SDK §7.0",
 /// W-014: a CEL expression whose syntax could not be checked because no CEL checker was installed.
 W014 = ("W-014", Warning, "docs/decisions.md",
     "a CEL expression whose syntax could not be checked because no CEL checker was installed",
-    "A CEL expression whose syntax could not be checked because no CEL checker was installed (an SDK built without the `cel` feature); see docs/decisions.md."),}
+    "A CEL expression whose syntax could not be checked because no CEL checker was installed (an SDK built without the `cel` feature); see docs/decisions.md."),
+/// W-015: a JSONPath extractor selector whose syntax could not be checked (`oatf-model` without `jsonpath`).
+W015 = ("W-015", Warning, "docs/decisions.md",
+    "a JSONPath selector whose syntax could not be checked because the JSONPath parser was left out",
+    "A `json_path` extractor selector whose syntax (V-015) could not be checked because `oatf-model` was built without its `jsonpath` feature (an evaluator-only build, D-130); see docs/decisions.md."),}
 
 #[cfg(test)]
 mod tests {

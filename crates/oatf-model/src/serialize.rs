@@ -81,6 +81,7 @@ impl std::fmt::Display for LoadError {
 
 impl std::error::Error for LoadError {}
 
+#[cfg(feature = "miette")]
 impl miette::Diagnostic for LoadError {
     fn code<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
         match self {

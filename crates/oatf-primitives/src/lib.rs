@@ -44,6 +44,7 @@ mod predicate;
 mod protocol;
 mod re2;
 mod runs;
+pub mod safe_text;
 mod template;
 mod value;
 

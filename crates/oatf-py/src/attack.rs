@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use oatf::AttackVerdict;
+use oatf::Compat;
 use oatf::CompiledAttack;
 use oatf::EvaluationError;
 use oatf::EvaluationErrorKind;
@@ -517,17 +518,28 @@ impl PyAttack {
     /// Evaluates a whole trace (format §6): a JSON Lines file (a path), JSON Lines text (bytes, or a
     /// str that has a line break or starts with `{`, D-135), or an iterable of messages (dicts in the
     /// trace format, or JSON strings). Streams: memory does not grow with the trace.
-    #[pyo3(signature = (trace, *, strict = false, max_line_len = None))]
+    ///
+    /// `compat` names a compatibility profile (D-100): `"thoughtjack-context"` scores the trace as
+    /// ThoughtJack's context mode does; the default, `"spec-exact"`, is format §6 as written.
+    #[pyo3(signature = (trace, *, strict = false, max_line_len = None, compat = None))]
     fn evaluate_trace(
         &self,
         py: Python<'_>,
         trace: &Bound<'_, PyAny>,
         strict: bool,
         max_line_len: Option<usize>,
+        compat: Option<&str>,
     ) -> PyResult<PyVerdict> {
+        let compat = compat_of(compat)?;
         if let Some(text) = jsonl_text(trace)? {
             let input = Cursor::new(text);
-            return self.evaluate_input(py, input, "<text>".to_owned(), strict, max_line_len);
+            return self.evaluate_input(
+                py,
+                input,
+                "<text>".to_owned(),
+                (strict, max_line_len),
+                compat,
+            );
         }
         if trace.is_instance_of::<PyString>() || !trace.hasattr("__iter__")? {
             let path: PathBuf = trace.extract().map_err(|_| {
@@ -535,7 +547,7 @@ impl PyAttack {
                     "trace must be a path (str or os.PathLike) or an iterable of messages",
                 )
             })?;
-            return self.evaluate_file(py, path, strict, max_line_len);
+            return self.evaluate_file(py, path, (strict, max_line_len), compat);
         }
         if trace.is_instance_of::<PyDict>() {
             return Err(PyTypeError::new_err(
@@ -545,7 +557,7 @@ impl PyAttack {
             ));
         }
         let attack = &*self.attack;
-        let mut run = TraceRun::new(attack, "<iterable>");
+        let mut run = TraceRun::with_compat(attack, "<iterable>", compat);
         let mut batch: Vec<Item> = Vec::with_capacity(BATCH);
         let mut position = 0u64;
         let mut items = trace.try_iter()?;
@@ -607,13 +619,13 @@ impl PyAttack {
         &self,
         py: Python<'_>,
         path: PathBuf,
-        strict: bool,
-        max_line_len: Option<usize>,
+        (strict, max_line_len): (bool, Option<usize>),
+        compat: Compat,
     ) -> PyResult<PyVerdict> {
         let file = File::open(&path).map_err(|e| crate::document::os_error(&path, &e))?;
         let name = path.display().to_string();
         let input = BufReader::with_capacity(1 << 16, file);
-        self.evaluate_input(py, input, name, strict, max_line_len)
+        self.evaluate_input(py, input, name, (strict, max_line_len), compat)
     }
 
     /// Streams JSON Lines from `input` (a file, or text held in memory).
@@ -622,11 +634,12 @@ impl PyAttack {
         py: Python<'_>,
         input: impl BufRead + Send,
         name: String,
-        strict: bool,
-        max_line_len: Option<usize>,
+        (strict, max_line_len): (bool, Option<usize>),
+        compat: Compat,
     ) -> PyResult<PyVerdict> {
         let attack = &*self.attack;
-        let outcome = py.detach(move || read_trace(attack, input, name, strict, max_line_len));
+        let outcome =
+            py.detach(move || read_trace(attack, input, name, (strict, max_line_len), compat));
         match outcome {
             Ok(run) => Ok(PyVerdict::of_run(run.finish())),
             Err(Failure::Io(message)) => Err(pyo3::exceptions::PyOSError::new_err(message)),
@@ -697,14 +710,14 @@ pub(crate) fn read_trace(
     attack: &CompiledAttack,
     input: impl std::io::BufRead,
     name: String,
-    strict: bool,
-    max_line_len: Option<usize>,
+    (strict, max_line_len): (bool, Option<usize>),
+    compat: Compat,
 ) -> Result<TraceRun<'_>, Failure> {
     let mut reader = JsonlTraceReader::new(input);
     if let Some(max) = max_line_len {
         reader = reader.with_max_line_len(max);
     }
-    let mut run = TraceRun::new(attack, name);
+    let mut run = TraceRun::with_compat(attack, name, compat);
     while let Some(step) = run.read_next(&mut reader) {
         match step {
             Ok(ReadStep::Malformed(error)) if strict => {
@@ -720,6 +733,17 @@ pub(crate) fn read_trace(
         }
     }
     Ok(run)
+}
+
+/// The compatibility profile named `name` (D-100): the default without one; an unknown name is a
+/// `ValueError` listing the known ones.
+pub(crate) fn compat_of(name: Option<&str>) -> PyResult<Compat> {
+    match name {
+        None => Ok(Compat::default()),
+        Some(name) => name.parse().map_err(|e: oatf::trace::UnknownCompat| {
+            pyo3::exceptions::PyValueError::new_err(e.to_string())
+        }),
+    }
 }
 
 /// Why a trace has no verdict.
@@ -840,15 +864,19 @@ pub(crate) struct PyTraceEvaluator {
 
 #[pymethods]
 impl PyTraceEvaluator {
+    /// An evaluator of `attack`'s indicators, in the compatibility profile `compat` (D-100;
+    /// `"spec-exact"` by default, or `"thoughtjack-context"`).
     #[new]
-    fn new(attack: &PyAttack) -> Self {
-        PyTraceEvaluator {
+    #[pyo3(signature = (attack, *, compat = None))]
+    fn new(attack: &PyAttack, compat: Option<&str>) -> PyResult<Self> {
+        let compat = compat_of(compat)?;
+        Ok(PyTraceEvaluator {
             run: LiveRun::new(Arc::clone(&attack.attack), |attack| {
-                Some(TraceRun::new(attack, "<push>"))
+                Some(TraceRun::with_compat(attack, "<push>", compat))
             }),
             position: 0,
             verdict: None,
-        }
+        })
     }
 
     fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {

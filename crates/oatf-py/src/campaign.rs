@@ -67,6 +67,12 @@ pub(crate) fn _attack_from_yaml(
 }
 
 /// `(hits, misses)` of this process's compile cache: a miss is one compilation.
+/// The names of the compatibility profiles (D-100), the default first.
+#[pyfunction]
+pub(crate) fn _compat_profiles() -> Vec<&'static str> {
+    oatf::Compat::ALL.iter().map(|c| c.as_str()).collect()
+}
+
 #[pyfunction]
 pub(crate) fn _compile_cache_stats() -> (u64, u64) {
     let cache = cache().lock().unwrap_or_else(|e| e.into_inner());
@@ -124,11 +130,11 @@ impl Read for PyReader<'_> {
 const PY_READ_CHUNK: usize = 1 << 20;
 
 /// Evaluates `trace` against `attack` and returns the run's row. `document` and `trace` name the
-/// inputs in the row; the trace is read from `file` (a binary file object, such as an fsspec file)
-/// when given, else opened as a local path. A trace that cannot be opened or read gives a row with
-/// the error, never an exception.
+/// inputs in the row, `group` is its last column; the trace is read from `file` (a binary file
+/// object, such as an fsspec file) when given, else opened as a local path. A trace that cannot be
+/// opened or read gives a row with the error, never an exception.
 #[pyfunction]
-#[pyo3(signature = (document, attack, trace, file = None, *, max_line_len = None))]
+#[pyo3(signature = (document, attack, trace, file = None, *, max_line_len = None, group = None, compat = None))]
 pub(crate) fn evaluate_run<'py>(
     py: Python<'py>,
     document: &str,
@@ -136,7 +142,10 @@ pub(crate) fn evaluate_run<'py>(
     trace: &str,
     file: Option<Py<PyAny>>,
     max_line_len: Option<usize>,
+    group: Option<&str>,
+    compat: Option<&str>,
 ) -> PyResult<Bound<'py, PyTuple>> {
+    let compat = crate::attack::compat_of(compat)?;
     let compiled = &*attack.attack;
     let attack_id = campaign::attack_label(document, true, compiled.attack_id());
     let max_line_len = max_line_len.or(Some(oatf::trace::DEFAULT_MAX_LINE_LEN));
@@ -150,7 +159,13 @@ pub(crate) fn evaluate_run<'py>(
                     .0,
             )),
         };
-        match read_trace(compiled, input, trace.to_owned(), false, max_line_len) {
+        match read_trace(
+            compiled,
+            input,
+            trace.to_owned(),
+            (false, max_line_len),
+            compat,
+        ) {
             Ok(run) => Ok(run.finish()),
             Err(failure) => Err((false, failure.to_string())),
         }
@@ -160,18 +175,21 @@ pub(crate) fn evaluate_run<'py>(
             document,
             &attack_id,
             trace,
+            group,
             RunOutcome::Verdict(&run.verdict, &run.stats),
         ),
         Err((true, reason)) => campaign::campaign_row(
             document,
             &attack_id,
             trace,
+            group,
             RunOutcome::Unreadable { reason },
         ),
         Err((false, message)) => campaign::campaign_row(
             document,
             &attack_id,
             trace,
+            group,
             RunOutcome::Failed {
                 exit_code: campaign::EXIT_NO_INPUT,
                 message,
@@ -192,25 +210,28 @@ pub(crate) fn trace_file_problem(py: Python<'_>, path: &str) -> Option<String> {
 /// The row of a run without a verdict. With `attack`, the trace could not be opened (`reason`
 /// says why; exit code 66); without, the document could not be loaded (exit code 65).
 #[pyfunction]
-#[pyo3(signature = (document, attack, trace, reason))]
+#[pyo3(signature = (document, attack, trace, reason, *, group = None))]
 pub(crate) fn failed_run<'py>(
     py: Python<'py>,
     document: &str,
     attack: Option<&PyAttack>,
     trace: &str,
     reason: &str,
+    group: Option<&str>,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let cells = match attack {
         Some(attack) => campaign::campaign_row(
             document,
             &campaign::attack_label(document, true, attack.attack.attack_id()),
             trace,
+            group,
             RunOutcome::Unreadable { reason },
         ),
         None => campaign::campaign_row(
             document,
             &campaign::attack_label(document, false, None),
             trace,
+            group,
             RunOutcome::Failed {
                 exit_code: campaign::EXIT_INVALID_DOCUMENT,
                 message: campaign::DOCUMENT_NOT_LOADED,

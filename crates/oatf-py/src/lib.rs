@@ -10,6 +10,7 @@ mod attack;
 mod campaign;
 mod convert;
 mod document;
+mod engine;
 mod primitives;
 
 use pyo3::exceptions::{PyException, PyValueError};
@@ -89,6 +90,7 @@ fn _oatf(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<attack::PyIndicatorVerdict>()?;
     m.add_class::<attack::PyTraceWarning>()?;
     m.add_class::<attack::PyTraceEvaluator>()?;
+    m.add_class::<engine::PyPhaseEngine>()?;
     m.add_function(wrap_pyfunction!(document::load, m)?)?;
     m.add_function(wrap_pyfunction!(document::validate, m)?)?;
     m.add_function(wrap_pyfunction!(document::normalize, m)?)?;
@@ -96,6 +98,7 @@ fn _oatf(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(document::_document_from_yaml, m)?)?;
     m.add_function(wrap_pyfunction!(campaign::_attack_from_yaml, m)?)?;
     m.add_function(wrap_pyfunction!(campaign::_compile_cache_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(campaign::_compat_profiles, m)?)?;
     m.add_function(wrap_pyfunction!(campaign::campaign_columns, m)?)?;
     m.add_function(wrap_pyfunction!(campaign::evaluate_run, m)?)?;
     m.add_function(wrap_pyfunction!(campaign::failed_run, m)?)?;

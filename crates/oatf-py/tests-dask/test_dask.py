@@ -68,10 +68,13 @@ def as_cli(frame):
 
 
 def write_manifest(path, runs):
+    """A manifest of ``(document, traces)`` or ``(document, traces, group)`` entries."""
     lines = ["runs:"]
-    for document, traces in runs:
+    for document, traces, *group in runs:
         lines.append(f"  - document: {document}")
         lines.append("    traces: [" + ", ".join(traces) + "]")
+        if group:
+            lines.append(f"    group: {group[0]}")
     path.write_text("\n".join(lines) + "\n")
     return path
 
@@ -113,11 +116,15 @@ def test_examples_equal_the_cli(client, tmp_path):
     manifest = write_manifest(
         tmp_path / "examples.yaml",
         [
-            (str(EXAMPLES / f"{kind}.yaml"), [str(p) for p in sorted(EXAMPLES.glob(f"{kind}.*.jsonl"))])
+            (str(EXAMPLES / f"{kind}.yaml"), [str(p) for p in sorted(EXAMPLES.glob(f"{kind}.*.jsonl"))], group)
             for kind in KINDS
+            for group in ("model-a", "model-b")
         ],
     )
     expected = cli_rows(manifest)
+    # The group column, last, is each run's manifest group.
+    assert [r[-1] for r in expected[:2]] == ["model-a", "model-a"]
+    assert {r[-1] for r in expected} == {"model-a", "model-b"}
     frame = oatf.dask.evaluate_campaign(pairs=manifest, client=client, traces_per_task=3).compute()
     assert list(frame.columns) == list(oatf.campaign.COLUMNS)
     assert as_cli(frame) == expected
@@ -240,3 +247,29 @@ def test_a_campaign_reads_its_traces_again(client, tmp_path):
     second = oatf.dask.evaluate_campaign([document], [str(trace)], client=client)
     assert list(first.compute()["result"]) == ["exploited"]
     assert list(second.compute()["result"]) == ["not_exploited"]
+
+
+def test_compat_goes_through_manifests_and_dask(client, tmp_path):
+    """A manifest's `compat:` (top level, a run's own wins) and `compat=` of evaluate_campaign give the
+    rows the CLI gives for the same manifest (D-100)."""
+    fixtures = REPO / "tests" / "fixtures" / "thoughtjack-context"
+    run = f"  - document: {fixtures / 'attack.yaml'}\n    traces: [{fixtures / 'exploited.jsonl'}, {fixtures / 'resisted.jsonl'}]\n"
+    manifest = tmp_path / "manifest.yaml"
+    manifest.write_text("compat: thoughtjack-context\nruns:\n" + run + run + "    compat: spec-exact\n")
+    runs = oatf.campaign.plan_manifest(manifest)
+    assert [r.compat for r in runs] == ["thoughtjack-context"] * 2 + ["spec-exact"] * 2
+    rows = oatf.dask.evaluate_campaign(pairs=str(manifest), client=client).compute()
+    assert list(rows["result"]) == ["exploited", "not_exploited", "not_exploited", "not_exploited"]
+    cli = subprocess.run(
+        [OATF_BIN, "evaluate", "--manifest", str(manifest), "--format", "csv"], capture_output=True, text=True
+    )
+    assert [r["result"] for r in csv.DictReader(io.StringIO(cli.stdout))] == list(rows["result"])
+    # compat= is the profile of runs that name none.
+    plain = tmp_path / "plain.yaml"
+    plain.write_text("runs:\n" + run)
+    rows = oatf.dask.evaluate_campaign(pairs=str(plain), client=client, compat="thoughtjack-context").compute()
+    assert list(rows["result"]) == ["exploited", "not_exploited"]
+    with pytest.raises(ValueError, match="runs\\[0\\]: compat: unknown compatibility profile"):
+        bad = tmp_path / "bad.yaml"
+        bad.write_text("runs:\n" + run + "    compat: thoughtjack\n")
+        oatf.campaign.plan_manifest(bad)

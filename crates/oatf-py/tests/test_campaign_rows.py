@@ -84,3 +84,19 @@ def test_rows_of_local_files_and_of_missing_ones(tmp_path):
     assert column(rows[1], "exit_code") == 66
     assert column(rows[1], "message").startswith(f"cannot read {tmp_path / 'no.jsonl'}: cannot open the file:")
     assert oatf.campaign.summary(rows)["by_result"] == {"exploited": 1, "partial": 0, "not_exploited": 0, "error": 1}
+
+
+def test_a_runs_group_is_the_last_column(tmp_path):
+    attack = oatf.compile(DOCUMENT)
+    trace = str(EXAMPLES / "mcp-tool-poisoning.complied.jsonl")
+    assert oatf.campaign.COLUMNS[-2:] == ("group", "wall_time")
+    rows = oatf.campaign.evaluate_runs(
+        [oatf.campaign.Run("d.yaml", attack, trace, "model-a"), ("d.yaml", attack, trace), ("d.yaml", None, trace, "m")]
+    )
+    assert [column(r, "group") for r in rows] == ["model-a", None, "m"]
+    assert column(rows[2], "exit_code") == 65
+    manifest = tmp_path / "m.yaml"
+    manifest.write_text(f"runs:\n  - document: {DOCUMENT}\n    trace: {trace}\n    group: model-b\n")
+    (run,) = oatf.campaign.plan_manifest(manifest)
+    assert run.group == "model-b"
+    assert column(oatf.campaign.evaluate_runs([run])[0], "group") == "model-b"

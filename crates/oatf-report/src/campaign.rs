@@ -15,14 +15,15 @@
 //! let attack = CompiledAttack::new(&document, &EvalOptions::new());
 //! let verdict = TraceEvaluator::new(&attack).finish();
 //! let stats = TraceStats::new("run.jsonl");
-//! let row = campaign_row("a.yaml", "OATF-900", "run.jsonl", RunOutcome::Verdict(&verdict, &stats));
+//! let row = campaign_row("a.yaml", "OATF-900", "run.jsonl", None, RunOutcome::Verdict(&verdict, &stats));
 //! assert_eq!(row.len(), CSV_COLUMNS.len());
 //! assert_eq!(row[3], Cell::Text("error".into())); // a trace without messages
 //! assert!(csv_line(&row).starts_with("a.yaml,OATF-900,run.jsonl,error,,5,"));
 //!
+//! // A run of a group (the model that produced the trace): the last column.
 //! let failed = RunOutcome::Unreadable { reason: "cannot open the file: gone" };
-//! let row = campaign_row("a.yaml", "OATF-900", "b.jsonl", failed);
-//! assert_eq!(csv_line(&row), "a.yaml,OATF-900,b.jsonl,error,,66,,,,,,,cannot read b.jsonl: cannot open the file: gone,");
+//! let row = campaign_row("a.yaml", "OATF-900", "b.jsonl", Some("model-a"), failed);
+//! assert_eq!(csv_line(&row), "a.yaml,OATF-900,b.jsonl,error,,66,,,,,,,cannot read b.jsonl: cannot open the file: gone,,model-a");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -39,7 +40,7 @@ pub const EXIT_INVALID_DOCUMENT: u8 = 65;
 pub const EXIT_NO_INPUT: u8 = 66;
 
 /// The columns of a campaign row, in order.
-pub const CSV_COLUMNS: [&str; 14] = [
+pub const CSV_COLUMNS: [&str; 15] = [
     "document",
     "attack_id",
     "trace",
@@ -54,6 +55,7 @@ pub const CSV_COLUMNS: [&str; 14] = [
     "malformed_lines",
     "message",
     "warnings",
+    "group",
 ];
 
 /// The columns whose cells are [`Cell::Count`] (or [`Cell::Empty`] in a run without a verdict); the
@@ -95,7 +97,7 @@ impl Cell {
             Cell::Count(n) => return n.to_string(),
             Cell::Empty => return String::new(),
         };
-        let text = if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        let text = if text.starts_with(FORMULA_STARTS) {
             format!("'{text}")
         } else {
             text.clone()
@@ -107,6 +109,26 @@ impl Cell {
         }
     }
 }
+
+/// The text of a CSV field that [`Cell::csv`] wrote (already unquoted by a CSV reader): without the
+/// `'` that prefixes text a spreadsheet would run as a formula. Text that itself began with `'`
+/// and one of those characters reads back without its `'` too (the prefix makes the two alike).
+///
+/// ```
+/// use oatf_report::campaign::{Cell, csv_text};
+/// assert_eq!(Cell::Text("@model".into()).csv(), "'@model");
+/// assert_eq!(csv_text("'@model"), "@model");
+/// assert_eq!(csv_text("'quoted'"), "'quoted'");
+/// ```
+pub fn csv_text(field: &str) -> &str {
+    match field.strip_prefix('\'') {
+        Some(rest) if rest.starts_with(FORMULA_STARTS) => rest,
+        _ => field,
+    }
+}
+
+/// The first characters of text a spreadsheet runs as a formula.
+const FORMULA_STARTS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
 
 /// How a run ended.
 #[derive(Clone, Copy, Debug)]
@@ -141,6 +163,31 @@ impl RunOutcome<'_> {
     }
 }
 
+/// How bad a run's exit code is, for "the worst run" of a campaign, an attack or a cell of the
+/// matrix ([`crate::matrix`]): an invalid document or an unreadable input first (the campaign itself is
+/// broken), then `boundary_breach` (3), `local_action` (2), `ingested` or no tier (1), partial
+/// without tier (4), error (5), not_exploited with warnings under `--strict` (6), and not_exploited
+/// (0) last. A higher rank is worse.
+///
+/// ```
+/// use oatf_report::campaign::severity_rank;
+/// assert!(severity_rank(3) > severity_rank(2));
+/// assert!(severity_rank(1) > severity_rank(4)); // exploited beats partial without tier
+/// assert!(severity_rank(66) > severity_rank(3));
+/// ```
+pub fn severity_rank(code: u8) -> u8 {
+    match code {
+        EXIT_INVALID_DOCUMENT | EXIT_NO_INPUT | EXIT_USAGE => 9,
+        3 => 6,
+        2 => 5,
+        1 => 4,
+        4 => 3,
+        5 => 2,
+        crate::EXIT_STRICT_WARNINGS => 1,
+        _ => 0,
+    }
+}
+
 /// The message of a run whose document could not be loaded (its diagnostics were reported with the
 /// document).
 pub const DOCUMENT_NOT_LOADED: &str = "the document could not be loaded";
@@ -162,11 +209,13 @@ pub fn unreadable_message(trace: &str, reason: &str) -> String {
 
 /// The row of one run, one [`Cell`] per [`CSV_COLUMNS`] entry. `document` and `trace` name the
 /// inputs as the campaign was given them; `attack_id` is the document's `attack.id` (or what the
-/// caller shows without one).
+/// caller shows without one); `group` is the run's group (a manifest's `group:`, for example the
+/// model that produced the trace), empty without one.
 pub fn campaign_row(
     document: &str,
     attack_id: &str,
     trace: &str,
+    group: Option<&str>,
     outcome: RunOutcome<'_>,
 ) -> Vec<Cell> {
     let mut row = vec![
@@ -203,6 +252,7 @@ pub fn campaign_row(
         }
         RunOutcome::Failed { message, .. } => failed(&mut row, code, message.to_owned()),
     }
+    row.push(group.map_or(Cell::Empty, Cell::text));
     row
 }
 
@@ -270,7 +320,13 @@ mod tests {
         let mut stats = TraceStats::new("t.jsonl");
         stats.messages = 9;
         stats.malformed = 1;
-        let row = campaign_row("d", "A-1", "t.jsonl", RunOutcome::Verdict(&verdict, &stats));
+        let row = campaign_row(
+            "d",
+            "A-1",
+            "t.jsonl",
+            Some("=m"),
+            RunOutcome::Verdict(&verdict, &stats),
+        );
         for (name, cell) in CSV_COLUMNS.iter().zip(&row) {
             let is_count = matches!(cell, Cell::Count(_));
             assert_eq!(
@@ -281,7 +337,7 @@ mod tests {
         }
         assert_eq!(
             csv_line(&row),
-            "d,A-1,t.jsonl,exploited,local_action,2,1,2,0,0,9,1,why,"
+            "d,A-1,t.jsonl,exploited,local_action,2,1,2,0,0,9,1,why,,'=m"
         );
     }
 
@@ -291,6 +347,7 @@ mod tests {
             "d.yaml",
             "d.yaml (not loaded)",
             "t.jsonl",
+            None,
             RunOutcome::Failed {
                 exit_code: EXIT_INVALID_DOCUMENT,
                 message: DOCUMENT_NOT_LOADED,
@@ -299,7 +356,7 @@ mod tests {
         assert_eq!(row.len(), CSV_COLUMNS.len());
         assert_eq!(
             csv_line(&row),
-            "d.yaml,d.yaml (not loaded),t.jsonl,error,,65,,,,,,,the document could not be loaded,"
+            "d.yaml,d.yaml (not loaded),t.jsonl,error,,65,,,,,,,the document could not be loaded,,"
         );
     }
 }

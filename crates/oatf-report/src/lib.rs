@@ -37,7 +37,9 @@
 
 pub mod campaign;
 mod file;
+pub mod html;
 mod junit;
+pub mod matrix;
 mod run;
 mod sarif;
 #[cfg(test)]
@@ -175,6 +177,9 @@ pub struct TraceStats {
     pub strict: bool,
     /// Indicator id → line of the message that matched it.
     pub matched_lines: HashMap<String, u64>,
+    /// The compatibility profile the trace was scored with (D-100); the JSON report names it when
+    /// it is not the default.
+    pub compat: oatf_eval::Compat,
 }
 
 impl TraceStats {
@@ -217,7 +222,7 @@ fn trace_json(stats: &TraceStats) -> Value {
         .into_iter()
         .map(|(id, line)| (id.clone(), json!(line)))
         .collect();
-    json!({
+    let mut trace = json!({
         "file": stats.name,
         "lines": stats.lines,
         "messages": stats.messages,
@@ -226,7 +231,13 @@ fn trace_json(stats: &TraceStats) -> Value {
         "matched_lines": matched,
         "verdict_from_partial_trace": stats.malformed > 0,
         "actors_without_messages": stats.silent_actors,
-    })
+    });
+    if stats.compat != oatf_eval::Compat::SpecExact
+        && let Some(object) = trace.as_object_mut()
+    {
+        object.insert("compat".to_owned(), json!(stats.compat.as_str()));
+    }
+    trace
 }
 
 /// The warnings of a run ([`warnings`]) as objects: `kind` (and `code`, its older name),

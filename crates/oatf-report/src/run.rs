@@ -6,8 +6,8 @@
 use std::io::BufRead;
 
 use oatf_eval::{
-    AttackVerdict, CompiledAttack, JsonlTraceReader, TraceError, TraceErrorKind, TraceEvaluator,
-    TraceMessage,
+    AttackVerdict, Compat, CompiledAttack, JsonlTraceReader, TraceError, TraceErrorKind,
+    TraceEvaluator, TraceMessage,
 };
 use serde_json::Value;
 
@@ -80,16 +80,33 @@ pub struct TraceRun<'a> {
     /// The evaluator's matched count when last looked at: a change means this message matched.
     matched: usize,
     kept: Vec<MalformedEntry>,
+    /// The message number and line of each entry the compatibility profile derives messages from
+    /// (D-100), to locate their matches at the end; as many as the evaluator keeps, bounded by it.
+    derivation_lines: Vec<(u64, u64)>,
 }
 
 impl<'a> TraceRun<'a> {
     /// A run of `attack` over the trace the reports call `name` (a path, `<stdin>`, …).
     pub fn new(attack: &'a CompiledAttack, name: impl Into<String>) -> Self {
+        Self::with_compat(attack, name, Compat::SpecExact)
+    }
+
+    /// A run of `attack` over the trace called `name`, in the compatibility profile `compat`
+    /// ([`TraceEvaluator::with_compat`], decision D-100). A message the profile derives is evaluated
+    /// when the run finishes; a match on it is located at the line of the entry it comes from.
+    pub fn with_compat(
+        attack: &'a CompiledAttack,
+        name: impl Into<String>,
+        compat: Compat,
+    ) -> Self {
+        let mut stats = TraceStats::new(name);
+        stats.compat = compat;
         TraceRun {
-            evaluator: TraceEvaluator::new(attack),
-            stats: TraceStats::new(name),
+            evaluator: TraceEvaluator::with_compat(attack, compat),
+            stats,
             matched: 0,
             kept: Vec::new(),
+            derivation_lines: Vec::new(),
         }
     }
 
@@ -117,8 +134,13 @@ impl<'a> TraceRun<'a> {
         self.locate_matches(line);
     }
 
-    /// Locates at `line` the indicators the message just pushed matched first.
+    /// Locates at `line` the indicators the message just pushed matched first, and remembers the
+    /// line of a message the profile derives messages from.
     fn locate_matches(&mut self, line: u64) {
+        if self.evaluator.derivation_sources() > self.derivation_lines.len() as u64 {
+            self.derivation_lines
+                .push((self.evaluator.messages(), line));
+        }
         if self.evaluator.matched_count() != self.matched {
             self.matched = self.evaluator.matched_count();
             let position = self.evaluator.messages();
@@ -181,7 +203,19 @@ impl<'a> TraceRun<'a> {
 
     /// The verdict (`TraceEvaluator::finish`), the statistics of the run and the malformed entries
     /// kept.
-    pub fn finish(self) -> FinishedRun {
+    pub fn finish(mut self) -> FinishedRun {
+        // The messages the profile derives, located at the line of the entry they come from.
+        self.evaluator.evaluate_derived();
+        for (id, position) in self.evaluator.matched_messages() {
+            if !self.stats.matched_lines.contains_key(id)
+                && let Ok(found) = self
+                    .derivation_lines
+                    .binary_search_by_key(&position, |&(p, _)| p)
+                && let Some(&(_, line)) = self.derivation_lines.get(found)
+            {
+                self.stats.matched_lines.insert(id.to_owned(), line);
+            }
+        }
         let mut stats = self.stats;
         stats.messages = self.evaluator.messages();
         stats.after_grace = self.evaluator.messages_after_grace();

@@ -11,8 +11,7 @@ use crate::error::{CompileError, CompileErrorKind};
 /// An extractor compiled once (JSONPath parsed or regex built) and applied to many messages.
 ///
 /// ```
-/// use oatf_model::{Extractor, ExtractorSource};
-/// use oatf_runtime::CompiledExtractor;
+/// use oatf_runtime::{CompiledExtractor, Extractor, ExtractorSource};
 /// use serde_json::json;
 ///
 /// let extractor: Extractor = serde_json::from_value(json!({

@@ -1,6 +1,9 @@
 //! Runtime primitives for tools that play the attacker (SDK §5.5–§5.8, §5.10): everything needed to
 //! run the phases of an attack.
 //!
+//! The [`PhaseEngine`] composes them into one actor that moves through its phases as traffic
+//! arrives (pure and synchronous: the caller passes each message and the time in).
+//!
 //! This crate owns phase advancement ([`evaluate_trigger`], [`CompiledTrigger`], [`TriggerState`]),
 //! state inheritance ([`compute_effective_state`]), template interpolation ([`interpolate_template`],
 //! [`interpolate_value`], [`Template`], [`ValueTemplate`]), value extraction ([`evaluate_extractor`],
@@ -15,8 +18,8 @@
 //! ```
 //! use std::collections::HashMap;
 //! use std::time::Duration;
-//! use oatf_model::{Extractor, ExtractorSource, Trigger};
-//! use oatf_runtime::{CompiledExtractor, CompiledTrigger, ProtocolEvent, TriggerState, interpolate_template};
+//! use oatf_runtime::{CompiledExtractor, CompiledTrigger, Extractor, ExtractorSource, ProtocolEvent,
+//!                    Trigger, TriggerState, interpolate_template};
 //! use serde_json::json;
 //!
 //! // Phase 1 advances on the first `tools/call` of `login`, capturing its password.
@@ -71,6 +74,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod engine;
 mod error;
 mod extractor;
 mod generation;
@@ -79,11 +83,17 @@ mod state;
 mod template;
 mod trigger;
 
+pub use engine::{
+    Direction, Dispatch, EngineError, EngineErrorKind, EntryAction, PhaseEngine, PhaseEntry,
+    Response,
+};
 pub use error::{CompileError, CompileErrorKind};
 pub use extractor::{
     CompiledExtractor, MAX_DESCENDANT_QUERY_DEPTH, MAX_JSONPATH_WORK, evaluate_extractor,
 };
 pub use generation::{GenerationError, GenerationErrorKind, GenerationProvider};
+/// The model types that appear in this crate's signatures, for users of `oatf-runtime` alone.
+pub use oatf_model::{Extractor, ExtractorSource, ExtractorType, Phase, ResponseEntry, Trigger};
 pub use response::{ResponseSelector, select_response};
 pub use state::compute_effective_state;
 pub use template::{

@@ -10,8 +10,7 @@ use crate::error::CompileError;
 /// `tool_responses`) with its `when` predicates compiled once, for selecting a response per request.
 ///
 /// ```
-/// use oatf_model::ResponseEntry;
-/// use oatf_runtime::ResponseSelector;
+/// use oatf_runtime::{ResponseEntry, ResponseSelector};
 /// use serde_json::json;
 ///
 /// let entries: Vec<ResponseEntry> = serde_json::from_value(json!([

@@ -12,8 +12,7 @@ use serde_json::Value;
 /// ([`interpolate_value`](crate::interpolate_value)).
 ///
 /// ```
-/// use oatf_model::Phase;
-/// use oatf_runtime::compute_effective_state;
+/// use oatf_runtime::{Phase, compute_effective_state};
 /// use serde_json::json;
 ///
 /// let phases: Vec<Phase> = serde_json::from_value(json!([

@@ -113,8 +113,7 @@ impl TriggerState {
 ///
 /// ```
 /// use std::time::Duration;
-/// use oatf_model::Trigger;
-/// use oatf_runtime::{CompiledTrigger, ProtocolEvent, TriggerResult, TriggerState};
+/// use oatf_runtime::{CompiledTrigger, ProtocolEvent, Trigger, TriggerResult, TriggerState};
 /// use serde_json::json;
 ///
 /// let trigger: Trigger = serde_json::from_value(json!({"event": "tools/call", "count": 2, "after": "1m"}))?;

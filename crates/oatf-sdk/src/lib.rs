@@ -19,9 +19,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! The root holds that path: loading ([`load`], [`validate`], [`Document`], …), evaluating a message
-//! ([`CompiledAttack::evaluate`], [`evaluate_indicator`]) or a trace ([`TraceEvaluator`],
-//! [`evaluate_trace`]), and reading the verdict ([`AttackVerdict`]). The rest is in named modules, each
+//! The root holds that path: loading ([`load`], [`validate`], [`Document`], …), evaluating a trace or
+//! messages as they arrive ([`TraceEvaluator`], whose `push` filters by surface and direction and
+//! returns what each message newly matched; [`evaluate_trace`]) or a bare content without filtering
+//! ([`CompiledAttack::evaluate`], [`evaluate_indicator`]), and reading the verdict ([`AttackVerdict`]). The rest is in named modules, each
 //! item in one place: [`model`] (the document types and the pipeline's other steps), [`eval`] (compiled
 //! forms' companions, limits), [`trace`] (trace reading errors and limits), [`runtime`] (what a tool
 //! that plays the attacker needs), [`primitives`] (paths, conditions, durations), `cel` (the CEL engine,
@@ -69,6 +70,7 @@
 //! - `cel` (default): CEL expression indicators (the `cel` crate); without it expression indicators
 //!   evaluate to `skipped` and V-014 reports that CEL syntax was not checked.
 //! - `report` (off by default): [`report`](crate#crate-features), the verdict reports of `oatf-report`.
+//! - `miette` (default): the error types implement `miette::Diagnostic` (source labels for a renderer).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -82,7 +84,7 @@ pub use oatf_model::{LoadError, Loaded, ParseOptions, load_with, parse, parse_wi
 
 // ---- Evaluate a message or a trace (SDK §4, format §6), with the extension points the options take.
 pub use oatf_eval::{
-    CompiledIndicator, EvalOptions, JsonlTraceReader, TraceDirection, TraceMessage,
+    AttackError, CompiledIndicator, EvalOptions, JsonlTraceReader, TraceDirection, TraceMessage,
     compute_verdict, evaluate_expression, evaluate_indicator, evaluate_pattern,
 };
 
@@ -96,7 +98,8 @@ pub use oatf_eval::{
 ///     - {surface: tools/call, target: arguments.command, pattern: {regex: "curl .*\\| *sh"}}
 /// "#)?;
 /// let attack = oatf::CompiledAttack::new(&loaded.document, &oatf::default_eval_options());
-/// // One message (its content as indicators see it, SDK §4.1):
+/// // One message's content as indicators see it (SDK §4.1), with no trace filtering (surface,
+/// // direction): a live tool pushes messages into a `TraceEvaluator` instead.
 /// let verdict = attack.evaluate(&serde_json::json!({"arguments": {"command": "curl x.sh | sh"}}));
 /// assert_eq!(verdict.result, oatf::AttackResult::Exploited);
 /// assert_eq!(attack.indicators().count(), 1);
@@ -144,18 +147,30 @@ pub use oatf_eval::evaluate_trace;
 /// let attack = oatf::CompiledAttack::new(&loaded.document, &oatf::default_eval_options());
 /// let jsonl = "{\"direction\": \"incoming\", \"method\": \"tools/call\", \"content\": {\"arguments\": {\"path\": \"/etc/passwd\"}}}\nnot json\n";
 /// let mut evaluator = oatf::TraceEvaluator::new(&attack);
-/// let mut malformed = 0;
+/// let (mut malformed, mut alerts) = (0, Vec::new());
 /// for line in oatf::JsonlTraceReader::new(jsonl.as_bytes()) {
 ///     match line {
-///         Ok(message) => evaluator.push(&message),
+///         // `push` filters (format §6) and returns what this message matched first (live alerts).
+///         Ok(message) => {
+///             for hit in evaluator.push(&message) {
+///                 alerts.push(format!("{}: {}", hit.indicator_id(), hit.evidence_escaped().unwrap_or_default()));
+///             }
+///         }
 ///         Err(_) => malformed += 1, // reported with its line number; reading goes on
 ///     }
 /// }
+/// assert_eq!(alerts, ["OATF-903-01: message 1 (tools/call): /etc/passwd"]);
 /// assert_eq!((evaluator.messages(), malformed), (1, 1));
 /// assert_eq!(evaluator.finish().result, oatf::AttackResult::Exploited);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub use oatf_eval::TraceEvaluator;
+
+/// The compatibility profile of a trace evaluation (D-100): [`Compat::SpecExact`] by default,
+/// [`Compat::ThoughtjackContext`] to score a trace as ThoughtJack's context mode does
+/// ([`TraceEvaluator::with_compat`], and `report::TraceRun::with_compat` with the
+/// `report` feature).
+pub use oatf_eval::Compat;
 
 /// Extension point for CEL (SDK §6.1); [`default_eval_options`] installs the `cel` feature's engine.
 /// A tool can bring its own:
@@ -276,16 +291,18 @@ pub mod eval {
 }
 
 /// Reading traces (`docs/trace-format.md`): what can go wrong with a line and the default bounds of
-/// [`JsonlTraceReader`].
+/// [`JsonlTraceReader`]; what one message pushed into a [`TraceEvaluator`] newly matched.
 pub mod trace {
     pub use oatf_eval::{
-        DEFAULT_MAX_LINE_LEN, DEFAULT_MAX_LINE_NODES, TraceError, TraceErrorKind,
-        describe_json_error,
+        DEFAULT_MAX_LINE_LEN, DEFAULT_MAX_LINE_NODES, MAX_DERIVED_BYTES, MAX_ENTRY_DEPTH, NewMatch,
+        NewMatches, NewMatchesIter, TraceError, TraceErrorKind, UnknownCompat, describe_json_error,
     };
 }
 
 /// Execution primitives (SDK §5.1–§5.4, §5.9): dot-paths, durations, conditions, predicates.
 pub mod primitives {
+    /// Attacker text made safe to print on a terminal or in a log line (D-132).
+    pub use oatf_primitives::safe_text;
     pub use oatf_primitives::{
         CompiledCondition, CompiledPredicate, Condition, ConditionError, ConditionErrorKind,
         DurationError, MAX_PATH_DEPTH, MatchCondition, MatchPredicate, MissingField, PathError,
@@ -296,15 +313,17 @@ pub mod primitives {
 }
 
 /// What a tool that plays the attacker needs (SDK §5.5–§5.8, §5.10, §6.3): triggers, effective
-/// state, templates, extractors, response dispatch and the generation extension point.
+/// state, templates, extractors, response dispatch and the generation extension point, and the
+/// [`PhaseEngine`](runtime::PhaseEngine) that composes them into one actor moving through its phases.
 pub mod runtime {
     pub use oatf_runtime::{
         AdvanceReason, CompileError, CompileErrorKind, CompiledExtractor, CompiledTrigger,
-        ExtractorLookup, GenerationError, GenerationErrorKind, GenerationProvider,
-        MAX_DESCENDANT_QUERY_DEPTH, MAX_INTERPOLATION_DEPTH, MAX_JSONPATH_WORK, ProtocolEvent,
-        ResponseSelector, Template, TemplateDiagnostic, TemplateDiagnosticKind, TriggerResult,
-        TriggerState, ValueTemplate, compute_effective_state, evaluate_extractor, evaluate_trigger,
-        interpolate_template, interpolate_value, select_response,
+        Direction, Dispatch, EngineError, EngineErrorKind, EntryAction, ExtractorLookup,
+        GenerationError, GenerationErrorKind, GenerationProvider, MAX_DESCENDANT_QUERY_DEPTH,
+        MAX_INTERPOLATION_DEPTH, MAX_JSONPATH_WORK, PhaseEngine, PhaseEntry, ProtocolEvent,
+        Response, ResponseSelector, Template, TemplateDiagnostic, TemplateDiagnosticKind,
+        TriggerResult, TriggerState, ValueTemplate, compute_effective_state, evaluate_extractor,
+        evaluate_trigger, interpolate_template, interpolate_value, select_response,
     };
 }
 
@@ -316,13 +335,14 @@ pub mod cel {
 }
 
 /// Verdict reports tools reuse (feature `report`): the JSON verdict document, SARIF 2.1.0, JUnit XML
-/// and the exit codes of spec-decisions 24; the rows of a campaign (`campaign`).
+/// and the exit codes of spec-decisions 24; the rows of a campaign (`campaign`), its matrix attacks ×
+/// groups (`matrix`) and its HTML report (`html`).
 #[cfg(feature = "report")]
 pub mod report {
     pub use oatf_report::{
         CampaignRun, EXIT_STRICT_WARNINGS, Finding, FinishedRun, MAX_KEPT_MALFORMED,
         MalformedEntry, ReadStep, TraceRun, TraceStats, ValidatedFile, campaign, campaign_sarif,
-        exit_code, json_document, json_report, junit, junit_suite, open_regular_file,
+        exit_code, html, json_document, json_report, junit, junit_suite, matrix, open_regular_file,
         run_exit_code, sarif, silent_actor_warning, strict_exit_code, validation_sarif, warnings,
         xml,
     };

@@ -100,9 +100,14 @@ export interface CompileOptions {
   validate?: boolean;
 }
 
+/** A compatibility profile (D-100): `'spec-exact'` (the default) or `'thoughtjack-context'`. */
+export type Compat = 'spec-exact' | 'thoughtjack-context';
+
 export interface TraceOptions {
   /** The trace's name in the report (`trace.file`); default `<trace>`. */
   name?: string;
+  /** Score the trace as ThoughtJack's context mode does (an unknown profile throws `RangeError`). */
+  compat?: Compat;
 }
 
 /** An indicator verdict produced elsewhere, for `computeVerdict`. */
@@ -149,7 +154,7 @@ export declare class Attack {
 export declare function compile(source: Source, options?: CompileOptions): Attack;
 
 export declare class TraceEvaluator {
-  constructor(attack: Attack);
+  constructor(attack: Attack, options?: { compat?: Compat });
   push(message: TraceMessageInput): void;
   readonly messages: number;
   readonly matchedCount: number;

@@ -109,6 +109,11 @@ function traceArgument(trace) {
   throw new TypeError('the trace must be JSON Lines text (a string or a Uint8Array) or an array of messages');
 }
 
+/** The options of `evaluateTrace`: the report's trace name, and the compatibility profile (D-100:
+ * `'spec-exact'`, the default, or `'thoughtjack-context'`, which scores a trace as ThoughtJack's context
+ * mode does; an unknown profile throws `RangeError`). */
+const TRACE_OPTIONS = { name: 'string', compat: 'string' };
+
 /** Runs `evaluate` twice around the awaited judge (D-142): the first pass records the questions,
  * `judge` answers them (concurrently), the second pass decides with the answers. */
 async function withAsyncJudge(judge, evaluate) {
@@ -196,11 +201,16 @@ export class Attack {
   }
 
   #trace(trace, options, call) {
-    const { name = '<trace>' } = checkOptions(options, { name: 'string' }, call);
+    const { name = '<trace>', compat } = checkOptions(options, TRACE_OPTIONS, call);
     const jsonl = traceArgument(trace);
-    return report(
-      typeof jsonl === 'string' ? this.#inner.evaluateTraceJson(jsonl, name) : this.#inner.evaluateTraceBytesJson(jsonl, name),
-    );
+    let json;
+    try {
+      json = typeof jsonl === 'string' ? this.#inner.evaluateTraceJson(jsonl, name, compat) : this.#inner.evaluateTraceBytesJson(jsonl, name, compat);
+    } catch (e) {
+      // An unknown compatibility profile (the module's message lists the known ones).
+      throw typeof e === 'string' ? new RangeError(e) : e;
+    }
+    return report(json);
   }
 
   /** Evaluates a trace (format §6): JSON Lines text or bytes, or an array of messages. Returns the
@@ -239,12 +249,18 @@ export function compile(source, options) {
 }
 
 /** Evaluates a trace one message at a time: `push(message)` each, then `finish()`. Memory does not
- * grow with the trace. Judges are called synchronously here. */
+ * grow with the trace. Judges are called synchronously here. `{ compat: 'thoughtjack-context' }` scores
+ * it as ThoughtJack's context mode does (D-100). */
 export class TraceEvaluator {
   #inner;
-  constructor(attack) {
+  constructor(attack, options) {
     if (!(attack instanceof Attack)) throw new TypeError('TraceEvaluator takes an Attack (from compile)');
-    this.#inner = new wasm.WasmTraceEvaluator(attack._inner);
+    const { compat } = checkOptions(options, { compat: TRACE_OPTIONS.compat }, 'TraceEvaluator');
+    try {
+      this.#inner = new wasm.WasmTraceEvaluator(attack._inner, compat);
+    } catch (e) {
+      throw typeof e === 'string' ? new RangeError(e) : e;
+    }
   }
 
   /** Evaluates one message: an object in the trace format, or one JSON line. A malformed message

@@ -6,6 +6,7 @@ use std::io::Cursor;
 use std::rc::Rc;
 use std::sync::Arc;
 
+use oatf::Compat;
 use oatf::CompiledAttack;
 use oatf::EvaluationError;
 use oatf::EvaluationErrorKind;
@@ -326,22 +327,35 @@ impl WasmAttack {
             .to_string())
     }
 
-    /// Evaluates a whole JSON Lines trace (format §6) as `oatf evaluate --format json` does and returns
+    /// Evaluates a whole JSON Lines trace (format §6) as `oatf evaluate --format json` does, in the
+    /// compatibility profile `compat` (D-100; the default without one), and returns
     /// `{ report, traceErrors }` as JSON: the CLI's verdict document and the first malformed lines.
+    /// Throws a message for an unknown profile.
     #[wasm_bindgen(js_name = evaluateTraceJson)]
-    pub fn evaluate_trace_json(&self, jsonl: &str, name: &str) -> String {
-        self.evaluate_trace_bytes_json(jsonl.as_bytes(), name)
+    pub fn evaluate_trace_json(
+        &self,
+        jsonl: &str,
+        name: &str,
+        compat: Option<String>,
+    ) -> Result<String, JsValue> {
+        self.evaluate_trace_bytes_json(jsonl.as_bytes(), name, compat)
     }
 
     /// [`evaluate_trace_json`](Self::evaluate_trace_json) of UTF-8 bytes, read as a file is: a line
     /// that is not UTF-8 is a malformed line.
     #[wasm_bindgen(js_name = evaluateTraceBytesJson)]
-    pub fn evaluate_trace_bytes_json(&self, jsonl: &[u8], name: &str) -> String {
+    pub fn evaluate_trace_bytes_json(
+        &self,
+        jsonl: &[u8],
+        name: &str,
+        compat: Option<String>,
+    ) -> Result<String, JsValue> {
+        let compat = compat_of(compat.as_deref())?;
         let mut reader = JsonlTraceReader::new(Cursor::new(jsonl));
-        let mut run = TraceRun::new(&self.attack, name);
+        let mut run = TraceRun::with_compat(&self.attack, name, compat);
         // Reading from memory cannot fail: the run ends at the end of the text either way.
         let _ = run.read_to_end(&mut reader);
-        finish(run)
+        Ok(finish(run))
     }
 
     /// Computes the attack verdict (SDK §4.5) from indicator verdicts given as a JSON array of
@@ -356,6 +370,15 @@ impl WasmAttack {
             .unwrap_or(Value::Null)
             .to_string())
     }
+}
+
+/// The compatibility profile named `name` (D-100), the default without one; an unknown name is a
+/// message listing the known ones.
+fn compat_of(name: Option<&str>) -> Result<Compat, JsValue> {
+    name.map_or(Ok(Compat::default()), |name| {
+        name.parse()
+            .map_err(|e: oatf::trace::UnknownCompat| JsValue::from_str(&e.to_string()))
+    })
 }
 
 /// `{ report, traceErrors }` of a run, as JSON: the CLI's verdict document and the first malformed
@@ -390,15 +413,17 @@ pub struct WasmTraceEvaluator {
 
 #[wasm_bindgen]
 impl WasmTraceEvaluator {
-    /// A streaming evaluation of `attack`.
+    /// A streaming evaluation of `attack` in the compatibility profile `compat` (D-100; the
+    /// default without one). Throws a message for an unknown profile.
     #[wasm_bindgen(constructor)]
-    pub fn new(attack: &WasmAttack) -> WasmTraceEvaluator {
-        WasmTraceEvaluator {
+    pub fn new(attack: &WasmAttack, compat: Option<String>) -> Result<WasmTraceEvaluator, JsValue> {
+        let compat = compat_of(compat.as_deref())?;
+        Ok(WasmTraceEvaluator {
             run: LiveRun::new(Rc::clone(&attack.attack), |attack| {
-                Some(TraceRun::new(attack, "<push>"))
+                Some(TraceRun::with_compat(attack, "<push>", compat))
             }),
             position: 0,
-        }
+        })
     }
 
     /// Evaluates one message (a JSON line of the trace format). A malformed message is counted and

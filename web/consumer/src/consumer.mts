@@ -14,6 +14,7 @@ import {
   validate,
   version,
   type CompileOptions,
+  type Compat,
   type Diagnostic,
   type Document,
   type IndicatorVerdict,
@@ -51,12 +52,13 @@ const indicators: IndicatorVerdict[] = verdict.indicatorVerdicts;
 const notMatched: number = verdict.evaluationSummary.notMatched;
 const input: IndicatorVerdictInput[] = [{ indicatorId: ids[0] ?? 'x', result: 'matched', evidence: 'mine' }];
 const computed: Verdict = attack.computeVerdict(input);
-const report: VerdictReport = attack.evaluateTrace('{}\n', { name: 'trace.jsonl' });
+const compat: Compat = 'thoughtjack-context';
+const report: VerdictReport = attack.evaluateTrace('{}\n', { name: 'trace.jsonl', compat });
 const lines: TraceLineError[] = report.traceErrors;
 const exit: number = report.exitCode;
 const matched: Record<string, number> = report.trace.matchedLines;
 const traceWarnings: TraceWarning[] = report.warnings;
-const evaluator = new TraceEvaluator(attack);
+const evaluator = new TraceEvaluator(attack, { compat: 'spec-exact' });
 evaluator.push({ direction: 'incoming', content: {} });
 const pushed: VerdictReport = evaluator.finish();
 const counts: number = evaluator.messages + evaluator.matchedCount;

@@ -23,7 +23,7 @@ pub(crate) fn run(args: Args, out: &mut Output<'_>) -> u8 {
         }
         Some(id) => match lookup(&id) {
             Some(rule) => {
-                out.write(&explain(rule));
+                out.write(&crate::render::rule::explain(rule));
                 0
             }
             None => {
@@ -64,17 +64,6 @@ fn list() -> String {
         );
     }
     text
-}
-
-fn explain(rule: Rule) -> String {
-    format!(
-        "{} ({}, {}): {}\n\n{}\n",
-        rule.id(),
-        rule.severity(),
-        rule.spec_section(),
-        rule.summary(),
-        rule.text()
-    )
 }
 
 #[cfg(test)]

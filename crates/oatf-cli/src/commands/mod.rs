@@ -5,11 +5,14 @@
 
 pub(crate) mod catalog;
 pub(crate) mod conformance;
+pub(crate) mod diff;
 pub(crate) mod evaluate;
 pub(crate) mod explain;
 pub(crate) mod fmt;
 pub(crate) mod generate;
+pub(crate) mod lsp;
 pub(crate) mod normalize;
 pub(crate) mod schema;
+pub(crate) mod serve;
 pub(crate) mod test_cmd;
 pub(crate) mod validate;

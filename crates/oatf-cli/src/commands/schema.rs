@@ -5,14 +5,11 @@
 
 use crate::output::Output;
 
-/// The document JSON Schema (draft 2020-12), as shipped.
-const DOCUMENT_SCHEMA: &str = include_str!("../../schema/oatf-v0.1.json");
-
 /// Arguments of `oatf schema`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {}
 
 pub(crate) fn run(_: Args, out: &mut Output<'_>) -> u8 {
-    out.write(DOCUMENT_SCHEMA);
+    out.write(crate::document_schema::TEXT);
     0
 }

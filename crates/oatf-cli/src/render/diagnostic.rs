@@ -88,3 +88,27 @@ pub(crate) fn with_path(message: &str, path: Option<&str>) -> String {
         None => message.to_owned(),
     }
 }
+
+/// Prints on standard error why a document did not load: every parse error with, after them, the
+/// V- errors of the parts that parsed (all problems at once), or every validation error.
+pub(crate) fn print_load_error(error: &oatf::LoadError, name: &str, source: &str) {
+    let options = crate::options::validate_options();
+    match error {
+        oatf::LoadError::Parse(errors) => {
+            for error in errors.iter() {
+                eprint!("{}", render(error, parse_headline(error), name, source));
+            }
+            for error in errors.validate_rest(&options).errors() {
+                let headline = with_path(error.message(), Some(error.path()));
+                eprint!("{}", render(error, headline, name, source));
+            }
+        }
+        oatf::LoadError::Invalid(errors) => {
+            for error in errors {
+                let headline = with_path(error.message(), Some(error.path()));
+                eprint!("{}", render(error, headline, name, source));
+            }
+        }
+        other => eprintln!("error: {}: {other}", crate::render::safe_text::escape(name)),
+    }
+}

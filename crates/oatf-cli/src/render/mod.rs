@@ -4,4 +4,5 @@
 pub(crate) mod color;
 pub(crate) mod diagnostic;
 pub(crate) mod github;
+pub(crate) mod rule;
 pub(crate) mod safe_text;

@@ -6,65 +6,14 @@
 //! clips very long lines around the location (the renderer panicked past column ~65,535) and escapes
 //! the quoted lines. The structured formats (JSON, SARIF, JUnit) escape through their own encoders.
 
-use std::borrow::Cow;
-use std::fmt::Write as _;
-
 use miette::{LabeledSpan, MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents};
+// The escaping rules are owned by `oatf-primitives` (D-132), shared with the evaluator's evidence.
+pub(crate) use oatf::primitives::safe_text::{escape, escape_keep_lines, is_unsafe, push_escaped};
 
 /// Longest source line (in characters) quoted whole in a diagnostic; longer lines are clipped.
 pub(crate) const MAX_QUOTED_LINE: usize = 160;
 /// Characters kept before the location on a clipped line.
 const BEFORE: usize = 60;
-
-/// Whether `c` must not reach a terminal raw: C0 and C1 controls (tab excepted), DEL, and the
-/// Unicode format characters that reorder or hide text (bidi embeddings, overrides and isolates,
-/// line and paragraph separators, the BOM).
-pub(crate) fn is_unsafe(c: char) -> bool {
-    (c.is_control() && c != '\t')
-        || matches!(c, '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
-        || matches!(c, '\u{2028}' | '\u{2029}' | '\u{FEFF}')
-}
-
-fn push_escaped(c: char, out: &mut String) {
-    match c {
-        '\n' => out.push_str("\\n"),
-        '\r' => out.push_str("\\r"),
-        c if is_unsafe(c) => {
-            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
-        }
-        c => out.push(c),
-    }
-}
-
-/// `text` with every unsafe character (see [`is_unsafe`]) and every line break escaped, for one
-/// line of human output.
-pub(crate) fn escape(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(|c| c == '\n' || is_unsafe(c)) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        push_escaped(c, &mut out);
-    }
-    Cow::Owned(out)
-}
-
-/// Like [`escape`], but keeps line breaks: for a whole multi-line report built from attacker text
-/// (test case names, ids, evidence, file names).
-pub(crate) fn escape_keep_lines(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(|c| c != '\n' && is_unsafe(c)) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if c == '\n' {
-            out.push('\n');
-        } else {
-            push_escaped(c, &mut out);
-        }
-    }
-    Cow::Owned(out)
-}
 
 /// The source a diagnostic quotes, reduced to the lines around its labels, each clipped and escaped.
 ///
@@ -261,17 +210,6 @@ impl SourceCode for Excerpt {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn escapes_controls_but_not_text() {
-        assert_eq!(escape("plain – ünïcode"), "plain – ünïcode");
-        assert_eq!(escape("a\u{1b}[31mred"), "a\\u{1b}[31mred");
-        assert_eq!(escape("over\rwrite\nline"), "over\\rwrite\\nline");
-        assert_eq!(escape("\u{202e}txt.exe"), "\\u{202e}txt.exe");
-        assert_eq!(escape("c1\u{9b}31m"), "c1\\u{9b}31m");
-        assert_eq!(escape("del\u{7f}"), "del\\u{7f}");
-        assert_eq!(escape_keep_lines("a\nb\u{7}\r"), "a\nb\\u{7}\\r");
-    }
 
     #[test]
     fn short_printable_sources_are_quoted_as_they_are() {

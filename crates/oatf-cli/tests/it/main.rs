@@ -10,17 +10,21 @@ mod support;
 mod campaigns;
 mod catalog;
 mod ci_formats;
+mod compat;
 mod conformance;
 mod diagnostics;
+mod diff;
 mod evaluate;
 mod examples;
 mod exit_codes;
 mod explain;
 mod fmt;
+mod groups;
 mod input_limits;
 #[cfg(target_os = "linux")]
 mod output_errors;
 mod schema;
+mod serve;
 #[cfg(unix)]
 mod special_files;
 mod strict;

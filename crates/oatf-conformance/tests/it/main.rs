@@ -7,6 +7,7 @@ mod support;
 
 mod corpus;
 mod examples;
+mod live;
 mod nothing_lost;
 mod runner_policy;
 mod upstream_samples;

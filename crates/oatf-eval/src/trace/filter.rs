@@ -17,8 +17,10 @@ use std::mem::size_of;
 
 use oatf_model::Direction;
 
+use super::{TraceDirection, context};
 use crate::actor::CompiledActor;
 use crate::attack::CompiledAttack;
+use crate::compat::Compat;
 use crate::indicator::CompiledIndicator;
 
 /// At most this many classes are kept; a message of a further class is filtered indicator by
@@ -41,6 +43,9 @@ pub(super) struct Key {
     method: u32,
     /// The direction as seen from the actor's role: 0 unknown, 1 request, 2 response.
     direction: u8,
+    /// Under the context profile (D-100, point 4), whether the message is an incoming call;
+    /// always `false` in the default profile.
+    incoming_call: bool,
 }
 
 /// The outcome of the filter steps for every indicator, for the messages of one [`Key`].
@@ -62,14 +67,16 @@ pub(super) struct FilterTable<'a> {
     surfaces: Vec<&'a str>,
     /// The distinct `indicator.protocol` values.
     protocols: Vec<&'a str>,
+    /// The profile whose filters the classes follow.
+    compat: Compat,
     classes: Vec<Class>,
     /// The class of the previous message, tried first (traces come in runs of one kind).
     last: usize,
 }
 
 impl<'a> FilterTable<'a> {
-    /// An empty table for the indicators of `attack`.
-    pub(super) fn new(attack: &'a CompiledAttack) -> Self {
+    /// An empty table for the indicators of `attack`, under the filters of `compat`.
+    pub(super) fn new(attack: &'a CompiledAttack, compat: Compat) -> Self {
         let mut surfaces: Vec<&'a str> = Vec::new();
         let mut protocols: Vec<&'a str> = Vec::new();
         for indicator in attack.indicator_entries().iter().flatten() {
@@ -87,18 +94,20 @@ impl<'a> FilterTable<'a> {
         FilterTable {
             surfaces,
             protocols,
+            compat,
             classes: Vec::new(),
             last: 0,
         }
     }
 
-    /// The key of a message with `method`, of the declared actor number `actor` (when it has one),
-    /// whose protocol is `protocol` and whose direction, seen from its actor's role, is `direction`.
+    /// The key of a message with `method` travelling `travel`, of the declared actor number
+    /// `actor` (when it has one), whose protocol is `protocol` and whose direction, seen from its
+    /// actor's role, is `direction`.
     pub(super) fn key(
         &self,
         actor: Option<usize>,
         protocol: Option<&str>,
-        method: Option<&str>,
+        (method, travel): (Option<&str>, TraceDirection),
         direction: Option<Direction>,
     ) -> Key {
         Key {
@@ -112,6 +121,7 @@ impl<'a> FilterTable<'a> {
                 Some(Direction::Request) => 1,
                 Some(_) => 2,
             },
+            incoming_call: self.compat.is_context() && context::is_incoming_call(method, travel),
         }
     }
 
@@ -137,7 +147,7 @@ impl<'a> FilterTable<'a> {
         &mut self,
         attack: &CompiledAttack,
         (key, found): (Key, Option<usize>),
-        method: Option<&str>,
+        method: (Option<&str>, TraceDirection),
         actor: Option<(usize, &CompiledActor)>,
         protocol: Option<&str>,
         direction: Option<Direction>,
@@ -156,6 +166,7 @@ impl<'a> FilterTable<'a> {
                         actor.map(|(_, a)| a),
                         protocol,
                         direction,
+                        self.compat,
                     ),
                     Err(_) => 0,
                 };
@@ -216,20 +227,30 @@ fn intern(values: &[&str], value: Option<&str>) -> u32 {
 }
 
 /// The trace-filtering procedure of format §6, steps 1–4, for one indicator and one message (its
-/// `method`, actor, protocol and direction): how many steps the message passed, in order (4 means
-/// the message applies to the indicator).
+/// `method` and the way it travelled, actor, protocol and direction as seen from the actor's
+/// role) under the profile `compat`: how many steps the message passed, in order (4 means the
+/// message applies to the indicator).
+///
+/// The context profile (D-100) relaxes step 1 (an `mcp` indicator also sees the AG-UI actors'
+/// messages, point 3) and narrows step 2 (an `arguments` target sees only incoming calls, point 4).
 pub(super) fn filter_steps_passed(
     indicator: &CompiledIndicator,
-    method: Option<&str>,
+    (method, travel): (Option<&str>, TraceDirection),
     actor: Option<&CompiledActor>,
     protocol: Option<&str>,
     direction: Option<Direction>,
+    compat: Compat,
 ) -> usize {
     // Step 1. An indicator without protocol (an invalid document, V-028) is not restricted.
     if let Some(wanted) = indicator.protocol()
         && protocol != Some(wanted)
+        && !(compat.is_context() && wanted == "mcp" && actor.is_some_and(|a| a.protocol == "ag_ui"))
     {
         return 0;
+    }
+    // Point 4 of the context profile, counted with step 2 (which messages the target sees).
+    if compat.is_context() && indicator.calls_only() && !context::is_incoming_call(method, travel) {
+        return 1;
     }
     // Step 2.
     if let Some(surface) = indicator.surface()

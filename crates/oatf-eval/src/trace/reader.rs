@@ -5,8 +5,9 @@ use std::io::{BufRead, ErrorKind};
 
 use serde_json::Value;
 
+use super::context::raw_too_deep;
 use super::lazy::{Envelope, RawEnvelope, needs_full_parse, too_deep};
-use super::{TraceEvaluator, TraceMessage};
+use super::{Body, TraceEvaluator, TraceMessage};
 
 /// The default longest line [`JsonlTraceReader`] accepts: 16 MiB.
 pub const DEFAULT_MAX_LINE_LEN: usize = 16 * 1024 * 1024;
@@ -299,7 +300,7 @@ impl<R: BufRead> JsonlTraceReader<R> {
                 let head = line.head();
                 let route = evaluator.route(&head);
                 count(3);
-                evaluator.push_routed(&head, route, Some(&line.content));
+                evaluator.push_routed(&head, route, Body::Parsed(&line.content));
                 return (Ok(()), Some(route.needs_content));
             }
         } else if let Ok(envelope) = serde_json::from_str::<RawEnvelope<'_>>(text) {
@@ -310,7 +311,10 @@ impl<R: BufRead> JsonlTraceReader<R> {
                 // Not parsed: valid only if parsing could not reject it.
                 if !raw.is_some_and(|raw| needs_full_parse(raw.as_bytes())) {
                     count(0);
-                    evaluator.push_routed(&head, route, None);
+                    // The context profile skips entries that nest too deep (D-100).
+                    let too_deep = evaluator.checks_depth()
+                        && raw.is_some_and(|raw| raw_too_deep(raw.as_bytes()));
+                    evaluator.push_routed(&head, route, Body::Unread { too_deep });
                     return (Ok(()), Some(false));
                 }
             } else {
@@ -320,7 +324,7 @@ impl<R: BufRead> JsonlTraceReader<R> {
                     && !raw.is_some_and(|raw| too_deep(raw, &content))
                 {
                     count(1);
-                    evaluator.push_routed(&head, route, Some(&content));
+                    evaluator.push_routed(&head, route, Body::Parsed(&content));
                     return (Ok(()), Some(true));
                 }
             }
@@ -328,7 +332,12 @@ impl<R: BufRead> JsonlTraceReader<R> {
         // An envelope that does not parse, a content that does not or that skipping may accept
         // wrongly: the full parse, and its error.
         count(2);
-        (self.parse_text(text).map(|m| evaluator.push(&m)), None)
+        (
+            self.parse_text(text).map(|m| {
+                evaluator.push(&m);
+            }),
+            None,
+        )
     }
 
     /// Sets from how many of the last 32 lines needing their content `next_into` parses in one
@@ -389,7 +398,8 @@ impl<R: BufRead> JsonlTraceReader<R> {
     /// a validation of the JSON instead of a parse into a `Value`; while nearly every line needs
     /// its content, envelope and content are parsed in one pass.
     ///
-    /// `Some(Ok(()))`: a message was pushed; `Some(Err(_))`: the line's error, exactly as
+    /// `Some(Ok(()))`: a message was pushed (what it newly matched is
+    /// [`TraceEvaluator::new_matches`], D-131); `Some(Err(_))`: the line's error, exactly as
     /// [`next`](Iterator::next) gives it (the line was not pushed; an I/O error ends the trace);
     /// `None`: the end of the trace.
     ///

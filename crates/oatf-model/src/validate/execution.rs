@@ -296,6 +296,7 @@ impl Validator<'_> {
             match extractor.kind.known() {
                 Some(ExtractorType::JsonPath) => {
                     // V-015
+                    #[cfg(feature = "jsonpath")]
                     if let Err(e) = serde_json_path::JsonPath::parse(&extractor.selector) {
                         self.error(
                             Rule::V015,
@@ -303,6 +304,13 @@ impl Validator<'_> {
                             format!("invalid jsonpath: {}", lower_first(&e.to_string())),
                         );
                     }
+                    // W-015: the parser was left out (D-130); say so rather than pass silently.
+                    #[cfg(not(feature = "jsonpath"))]
+                    self.warn(
+                        Rule::W015,
+                        selector,
+                        "jsonpath syntax not checked: this build of oatf-model has no `jsonpath` feature (V-015)",
+                    );
                 }
                 Some(ExtractorType::Regex) => {
                     // V-013, then V-042

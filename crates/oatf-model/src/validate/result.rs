@@ -93,6 +93,7 @@ impl fmt::Display for ValidationError {
 
 impl std::error::Error for ValidationError {}
 
+#[cfg(feature = "miette")]
 impl miette::Diagnostic for ValidationError {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
         Some(Box::new(self.rule))
@@ -184,6 +185,7 @@ impl fmt::Display for Diagnostic {
 
 impl std::error::Error for Diagnostic {}
 
+#[cfg(feature = "miette")]
 impl miette::Diagnostic for Diagnostic {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
         Some(Box::new(&self.code))
@@ -206,7 +208,8 @@ impl miette::Diagnostic for Diagnostic {
 
 /// Everything [`validate`](crate::validate) found (SDK §3.2).
 ///
-/// Both lists are ordered by source location when the document came from YAML, else by path.
+/// Both lists are ordered by source location when the document came from YAML, else in the order
+/// validation walks the document.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ValidationResult {

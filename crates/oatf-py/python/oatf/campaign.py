@@ -63,11 +63,27 @@ MAX_WALK_DEPTH = 32
 
 class Run(NamedTuple):
     """One run: a document (its name in the rows, and the compiled attack, or None when the document
-    could not be loaded) against one trace (a path or URL)."""
+    could not be loaded) against one trace (a path or URL), with its group (the ``group`` column: a
+    manifest's ``group:``, for example the model that produced the trace) or None, in the compatibility
+    profile ``compat`` (``None``: the one given to ``evaluate_runs``).
 
     document: str
     attack: Optional[Attack]
     trace: str
+    group: Optional[str] = None
+    compat: Optional[str] = None
+
+
+#: The compatibility profiles (``compat=``; docs/guide.md, "Re-scoring a benchmark").
+COMPAT_PROFILES: tuple = tuple(_oatf._compat_profiles())
+
+
+def _checked_compat(compat: Any, where: str) -> Optional[str]:
+    if compat is not None and compat not in COMPAT_PROFILES:
+        raise ValueError(
+            f"{where}unknown compatibility profile {compat!r}; expected one of: {', '.join(COMPAT_PROFILES)}"
+        )
+    return compat
 
 
 def _is_url(text: str) -> bool:
@@ -215,14 +231,16 @@ def plan(documents: Iterable[Any], traces: Iterable[Any], *, storage_options: Op
 def plan_manifest(manifest: Any, *, storage_options: Optional[dict] = None) -> list:
     """The runs of a campaign manifest, the file ``oatf evaluate --manifest`` reads (``runs``: each a
     ``document`` with a ``trace`` or ``traces``, paths relative to the manifest), in the same order and
-    with the same names in the rows."""
+    with the same names in the rows. A ``compat`` at the top level is the profile of every run without
+    its own ``compat``; runs naming neither use ``evaluate_runs``' ``compat=``."""
     import yaml  # PyYAML comes with dask; the manifest format is plain YAML
 
     name = os.fspath(manifest)
     text = _read_text(name, storage_options) if _is_url(name) else open(name, encoding="utf-8").read()
     data = yaml.safe_load(text)
-    if not isinstance(data, dict) or set(data) != {"runs"} or not isinstance(data["runs"], list):
-        raise ValueError(f"{name}: not a campaign manifest: expected a mapping with one key, `runs` (a list)")
+    if not isinstance(data, dict) or set(data) - {"compat"} != {"runs"} or not isinstance(data["runs"], list):
+        raise ValueError(f"{name}: not a campaign manifest: expected a mapping with `runs` (a list) and `compat`")
+    default = _checked_compat(data.get("compat"), f"{name}: compat: ")
     base = name.rsplit("/", 1)[0] if _is_url(name) and "/" in name.split("://", 1)[1] else os.path.dirname(name)
 
     def join(path: str) -> str:
@@ -233,22 +251,26 @@ def plan_manifest(manifest: Any, *, storage_options: Optional[dict] = None) -> l
     documents: dict = {}
     pairs = []
     for index, entry in enumerate(data["runs"]):
-        if not isinstance(entry, dict) or "document" not in entry or set(entry) - {"document", "trace", "traces"}:
-            raise ValueError(f"{name}: runs[{index}]: expected `document` and `trace` or `traces`")
+        if not isinstance(entry, dict) or "document" not in entry or set(entry) - {"document", "trace", "traces", "group", "compat"}:
+            raise ValueError(f"{name}: runs[{index}]: expected `document`, `trace` or `traces`, and optionally `group` and `compat`")
+        group = entry.get("group")
+        if group is not None and not isinstance(group, str):
+            raise ValueError(f"{name}: runs[{index}]: `group` must be a string")
         document = join(str(entry["document"]))
         traces = ([entry["trace"]] if entry.get("trace") is not None else []) + list(entry.get("traces") or [])
         if not traces:
             raise ValueError(f"{name}: runs[{index}] has no `trace` or `traces` for {entry['document']}")
+        compat = _checked_compat(entry.get("compat"), f"{name}: runs[{index}]: compat: ") or default
         documents.setdefault(document, None)
         for trace in traces:
             if str(trace) == "-":
                 raise ValueError(f"{name}: runs[{index}]: a manifest cannot name standard input")
             for found in expand_traces([join(str(trace))], storage_options=storage_options):
-                pairs.append((document, found))
+                pairs.append((document, found, group, compat))
     if not pairs:
         raise ValueError(f"{name}: the manifest has no runs")
     attacks = dict(load_documents(list(documents), storage_options=storage_options))
-    return [Run(document, attacks[document], trace) for document, trace in pairs]
+    return [Run(document, attacks[document], trace, group, compat) for document, trace, group, compat in pairs]
 
 
 def evaluate_runs(
@@ -256,34 +278,45 @@ def evaluate_runs(
     *,
     storage_options: Optional[dict] = None,
     max_line_len: Optional[int] = None,
+    compat: Optional[str] = None,
 ) -> list:
-    """Evaluates runs (``Run`` or ``(document name, Attack or None, trace)``) one after the other and
-    returns one row (a tuple, columns ``COLUMNS``) per run. Plain local traces are opened and streamed by
-    the Rust reader; URLs (through fsspec) and compressed traces (``COMPRESSIONS``, local or not) through a
-    Python file object. Never raises for a trace: one that cannot be opened or read gives a row with
-    ``result`` ``error`` and the reason."""
+    """Evaluates runs (``Run``, or ``(document name, Attack or None, trace)`` with an optional fourth item,
+    the group, and fifth, the compatibility profile) one after the other and returns one row (a tuple,
+    columns ``COLUMNS``) per run. Plain local traces are opened and streamed by the Rust reader; URLs
+    (through fsspec) and compressed traces (``COMPRESSIONS``, local or not) through a Python file object.
+    Never raises for a trace: one that cannot be opened or read gives a row with ``result`` ``error`` and
+    the reason.
+
+    ``compat`` is the compatibility profile of the runs that name none (``Run.compat``):
+    ``"thoughtjack-context"`` scores traces as ThoughtJack's context mode does; the default,
+    ``"spec-exact"``, is the spec as written (docs/guide.md, "Re-scoring a benchmark")."""
+    _checked_compat(compat, "")
     rows = []
-    for document, attack, trace in runs:
+    for run in runs:
+        document, attack, trace = run[0], run[1], run[2]
+        group = run[3] if len(run) > 3 else None
+        run_compat = (run[4] if len(run) > 4 else None) or compat
         started = time.perf_counter()
         if attack is None:
-            row = _oatf.failed_run(document, None, trace, "")
+            row = _oatf.failed_run(document, None, trace, "", group=group)
         else:
-            row = _evaluate(document, attack, trace, storage_options, max_line_len)
+            row = _evaluate(document, attack, trace, storage_options, (max_line_len, run_compat), group)
         rows.append(row + (time.perf_counter() - started,))
     return rows
 
 
-def _evaluate(document, attack, trace, storage_options, max_line_len):
+def _evaluate(document, attack, trace, storage_options, limits, group=None):
+    max_line_len, compat = limits
     if not _is_url(trace) and _compression(trace) is None:
-        return _oatf.evaluate_run(document, attack, trace, max_line_len=max_line_len)
+        return _oatf.evaluate_run(document, attack, trace, max_line_len=max_line_len, group=group, compat=compat)
     try:
         f = _open_trace(trace, storage_options)
     except _Unreadable as e:
-        return _oatf.failed_run(document, attack, trace, str(e))
+        return _oatf.failed_run(document, attack, trace, str(e), group=group)
     except Exception as e:  # any failure to open is the run's error, not the campaign's
-        return _oatf.failed_run(document, attack, trace, f"{type(e).__name__}: {e}")
+        return _oatf.failed_run(document, attack, trace, f"{type(e).__name__}: {e}", group=group)
     with f:
-        return _oatf.evaluate_run(document, attack, trace, f, max_line_len=max_line_len)
+        return _oatf.evaluate_run(document, attack, trace, f, max_line_len=max_line_len, group=group, compat=compat)
 
 
 class _Unreadable(Exception):

@@ -40,9 +40,9 @@ def _meta():
     return pd.DataFrame({c: pd.Series(dtype=t) for c, t in _campaign.dtypes().items()})
 
 
-def _evaluate_partition(runs, storage_options=None, max_line_len=None, campaign=None):
+def _evaluate_partition(runs, storage_options=None, max_line_len=None, campaign=None, compat=None):
     return _campaign.to_pandas(
-        _campaign.evaluate_runs(runs, storage_options=storage_options, max_line_len=max_line_len)
+        _campaign.evaluate_runs(runs, storage_options=storage_options, max_line_len=max_line_len, compat=compat)
     )
 
 
@@ -66,6 +66,7 @@ def evaluate_campaign(
     traces_per_task: int = DEFAULT_TRACES_PER_TASK,
     storage_options: Optional[dict] = None,
     max_line_len: Optional[int] = None,
+    compat: Optional[str] = None,
 ) -> "dd.DataFrame":
     """A Dask DataFrame with one row per (document, trace), columns ``COLUMNS`` (those of ``oatf evaluate
     --manifest --format csv``, then ``wall_time``). ``.compute()`` gives a pandas DataFrame.
@@ -76,7 +77,11 @@ def evaluate_campaign(
     of ``(document, trace)``. With ``client``, the computation starts at once (``client.persist``), so
     that ``distributed.progress(frame)`` and the dashboard show it; without, it runs on ``.compute()``
     with the current scheduler.
+
+    ``compat`` is the compatibility profile of runs that name none (a manifest's ``compat``):
+    ``"thoughtjack-context"`` scores traces as ThoughtJack's context mode does (docs/scale-out.md).
     """
+    _campaign._checked_compat(compat, "")
     if traces_per_task < 1:
         raise ValueError("traces_per_task must be at least 1")
     if pairs is None:
@@ -97,6 +102,7 @@ def evaluate_campaign(
         chunks,
         storage_options=storage_options,
         max_line_len=max_line_len,
+        compat=compat,
         meta=_meta(),
         divisions=None,
         label="oatf-evaluate",
@@ -111,17 +117,19 @@ def evaluate_campaign(
 
 
 def _plan_pairs(pairs: Iterable[Any], storage_options: Optional[dict]) -> list:
-    """Runs of explicit ``(document, trace)`` pairs; each distinct document is loaded once."""
-    pairs = list(pairs)
+    """Runs of explicit ``(document, trace)`` pairs, or ``(document, trace, group)``; each distinct document
+    is loaded once."""
+    pairs = [tuple(pair) for pair in pairs]
     keys = {}
-    for document, _ in pairs:
+    for document, *_ in pairs:
         key = id(document) if not isinstance(document, (str, os.PathLike)) else os.fspath(document)
         keys.setdefault(key, document)
     loaded = dict(zip(keys, _campaign.load_documents(list(keys.values()), storage_options=storage_options)))
     runs = []
-    for document, trace in pairs:
+    for document, trace, *rest in pairs:
+        group = rest[0] if rest else None
         key = id(document) if not isinstance(document, (str, os.PathLike)) else os.fspath(document)
         name, attack = loaded[key]
         for found in _campaign.expand_traces([trace], storage_options=storage_options):
-            runs.append(Run(name, attack, found))
+            runs.append(Run(name, attack, found, group))
     return runs

@@ -10,11 +10,13 @@ use std::collections::BTreeMap;
 use std::io::{BufReader, IsTerminal as _};
 use std::path::{Path, PathBuf};
 
-use oatf::{AttackResult, AttackVerdict, CompiledAttack, Document, Tier};
+use oatf::{AttackResult, AttackVerdict, Compat, CompiledAttack, Document, Tier};
 use rayon::prelude::*;
 use serde_json::{Value, json};
 
-use oatf::report::campaign::{self, RunOutcome};
+use oatf::report::campaign::{self, RunOutcome, severity_rank};
+use oatf::report::html::HtmlRun;
+use oatf::report::matrix::{Matrix, MatrixRun};
 use oatf::report::{TraceStats, run_exit_code};
 
 use super::trace::{EXIT_INVALID_DOCUMENT, EXIT_NO_INPUT, Format, one_line, result_with_tier};
@@ -35,6 +37,10 @@ const MAX_WALK_DEPTH: usize = 32;
 struct Run {
     document: usize,
     trace: PathBuf,
+    /// The manifest's `group:` of the run (D-105).
+    group: Option<String>,
+    /// The compatibility profile of the run (D-100).
+    compat: Compat,
 }
 
 /// What a campaign evaluates: the documents, and the runs that refer to them by index.
@@ -55,8 +61,15 @@ impl Plan {
         }
     }
 
-    /// Adds runs of `document` for `trace`: the file itself, or every trace file under a directory.
-    fn add(&mut self, document: usize, trace: &Path) -> Result<(), String> {
+    /// Adds runs of `document` for `trace` in the profile `compat`: the file itself, or every trace
+    /// file under a directory.
+    fn add(
+        &mut self,
+        document: usize,
+        trace: &Path,
+        group: Option<&str>,
+        compat: Compat,
+    ) -> Result<(), String> {
         if trace.as_os_str() != "-" && trace.is_dir() {
             let found = trace_files(trace)?;
             if found.is_empty() {
@@ -65,12 +78,18 @@ impl Plan {
                     trace.display()
                 ));
             }
-            self.runs
-                .extend(found.into_iter().map(|trace| Run { document, trace }));
+            self.runs.extend(found.into_iter().map(|trace| Run {
+                document,
+                trace,
+                group: group.map(str::to_owned),
+                compat,
+            }));
         } else {
             self.runs.push(Run {
                 document,
                 trace: trace.to_path_buf(),
+                group: group.map(str::to_owned),
+                compat,
             });
         }
         Ok(())
@@ -120,22 +139,46 @@ struct ManifestRun {
     trace: Option<PathBuf>,
     #[serde(default)]
     traces: Vec<PathBuf>,
+    /// The group of these runs, for example the model that produced the traces (D-105).
+    #[serde(default)]
+    group: Option<String>,
+    /// This run's compatibility profile; wins over the manifest's.
+    #[serde(default)]
+    compat: Option<CompatName>,
+}
+
+/// A compatibility profile's name in a manifest (D-100); an unknown one is an error at its line.
+#[derive(Clone, Copy, Debug)]
+struct CompatName(Compat);
+
+impl<'de> serde::Deserialize<'de> for CompatName {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        name.parse()
+            .map(CompatName)
+            .map_err(|e: oatf::trace::UnknownCompat| serde::de::Error::custom(e))
+    }
 }
 
 /// A campaign manifest (`docs/guide.md`, "Campaigns").
 #[derive(Debug, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Manifest {
+    /// The compatibility profile of every run that does not name its own; else `--compat`'s.
+    #[serde(default)]
+    compat: Option<CompatName>,
     runs: Vec<ManifestRun>,
 }
 
-fn plan_from_manifest(path: &PathBuf) -> Result<Plan, String> {
+fn plan_from_manifest(path: &PathBuf, compat: Compat) -> Result<Plan, String> {
     let (name, source) = read_input(path)?;
     let manifest: Manifest = serde_saphyr::from_str(&source)
         .map_err(|e| format!("{name}: not a campaign manifest: {e}"))?;
     let base = path.parent().unwrap_or_else(|| Path::new("."));
     let mut plan = Plan::default();
+    let default = manifest.compat.map_or(compat, |c| c.0);
     for (index, entry) in manifest.runs.into_iter().enumerate() {
+        let compat = entry.compat.map_or(default, |c| c.0);
         let document = plan.document_index(base.join(&entry.document));
         let traces: Vec<PathBuf> = entry.trace.into_iter().chain(entry.traces).collect();
         if traces.is_empty() {
@@ -150,7 +193,7 @@ fn plan_from_manifest(path: &PathBuf) -> Result<Plan, String> {
                     "{name}: runs[{index}]: a manifest cannot name standard input"
                 ));
             }
-            plan.add(document, &base.join(trace))?;
+            plan.add(document, &base.join(trace), entry.group.as_deref(), compat)?;
         }
     }
     if plan.runs.is_empty() {
@@ -160,11 +203,11 @@ fn plan_from_manifest(path: &PathBuf) -> Result<Plan, String> {
 }
 
 /// Whether the arguments ask for a campaign rather than one evaluation: a manifest, several traces,
-/// a directory of traces, or the CSV format.
+/// a directory of traces, or the CSV or HTML format.
 pub(crate) fn is_campaign(manifest: Option<&PathBuf>, traces: &[PathBuf], format: Format) -> bool {
     manifest.is_some()
         || traces.len() > 1
-        || format == Format::Csv
+        || matches!(format, Format::Csv | Format::Html)
         || traces.iter().any(|t| t.as_os_str() != "-" && t.is_dir())
 }
 
@@ -178,6 +221,7 @@ struct Attack {
 /// The outcome of one run.
 struct Outcome {
     document: usize,
+    group: Option<String>,
     trace: String,
     trace_path: PathBuf,
     result: Result<(AttackVerdict, TraceStats), Failure>,
@@ -190,28 +234,21 @@ struct Failure {
 }
 
 impl Outcome {
+    fn run_outcome(&self) -> RunOutcome<'_> {
+        match &self.result {
+            Ok((verdict, stats)) => RunOutcome::Verdict(verdict, stats),
+            Err(failure) => RunOutcome::Failed {
+                exit_code: failure.code,
+                message: &failure.message,
+            },
+        }
+    }
+
     fn code(&self) -> u8 {
         match &self.result {
             Ok((verdict, stats)) => run_exit_code(verdict, stats),
             Err(failure) => failure.code,
         }
-    }
-}
-
-/// How bad an exit code is, for "the exit code of the worst run": an invalid document or an
-/// unreadable input first (the campaign itself is broken), then `boundary_breach` (3),
-/// `local_action` (2), `ingested` or no tier (1), partial without tier (4), error (5),
-/// not_exploited with warnings under `--strict` (6), and not_exploited (0) last.
-fn severity_rank(code: u8) -> u8 {
-    match code {
-        EXIT_INVALID_DOCUMENT | EXIT_NO_INPUT | EXIT_USAGE => 9,
-        3 => 6,
-        2 => 5,
-        1 => 4,
-        4 => 3,
-        5 => 2,
-        oatf::report::EXIT_STRICT_WARNINGS => 1,
-        _ => 0,
     }
 }
 
@@ -227,6 +264,8 @@ pub(crate) struct Options<'a> {
     pub(crate) traces: &'a [PathBuf],
     pub(crate) format: Format,
     pub(crate) max_line_len: usize,
+    /// The compatibility profile of runs whose manifest names none (`--compat`, D-100).
+    pub(crate) compat: Compat,
     pub(crate) quiet: bool,
     /// Warnings fail a run (`--strict`, exit 6).
     pub(crate) strict: bool,
@@ -235,14 +274,14 @@ pub(crate) struct Options<'a> {
 
 pub(crate) fn run(options: &Options<'_>, out: &mut Output<'_>) -> u8 {
     let plan = match (options.manifest, options.document) {
-        (Some(manifest), _) => plan_from_manifest(manifest),
+        (Some(manifest), _) => plan_from_manifest(manifest, options.compat),
         (None, Some(document)) => {
             let mut plan = Plan::default();
             let index = plan.document_index(document.clone());
             options
                 .traces
                 .iter()
-                .try_for_each(|trace| plan.add(index, trace))
+                .try_for_each(|trace| plan.add(index, trace, None, options.compat))
                 .map(|()| plan)
         }
         (None, None) => Err("give a document and traces, or --manifest".to_owned()),
@@ -300,6 +339,7 @@ pub(crate) fn run(options: &Options<'_>, out: &mut Output<'_>) -> u8 {
         }
         Format::Json => report.json(),
         Format::Csv => report.csv(),
+        Format::Html => report.html(),
         Format::Sarif => report.sarif(),
         Format::Junit => report.junit(),
     };
@@ -363,6 +403,7 @@ fn evaluate_run(
     };
     let failure = |code, message: String| Outcome {
         document: run.document,
+        group: run.group.clone(),
         trace: trace.clone(),
         trace_path: run.trace.clone(),
         result: Err(Failure { code, message }),
@@ -384,20 +425,22 @@ fn evaluate_run(
     if let Some(hint) = document_given_as_trace(&mut input) {
         return failure(EXIT_USAGE, format!("{trace}: {hint}"));
     }
-    let result =
-        match super::trace::evaluate(&attack.compiled, input, trace.clone(), max_line_len, false) {
-            Ok((mut verdict, mut stats)) => {
-                verdict.source = Some(format!("oatf {}", env!("CARGO_PKG_VERSION")));
-                stats.strict = strict;
-                Ok((verdict, stats))
-            }
-            Err(message) => Err(Failure {
-                code: EXIT_NO_INPUT,
-                message,
-            }),
-        };
+    let limits = (max_line_len, run.compat);
+    let result = match super::trace::evaluate(&attack.compiled, input, trace.clone(), limits, false)
+    {
+        Ok((mut verdict, mut stats)) => {
+            verdict.source = Some(format!("oatf {}", env!("CARGO_PKG_VERSION")));
+            stats.strict = strict;
+            Ok((verdict, stats))
+        }
+        Err(message) => Err(Failure {
+            code: EXIT_NO_INPUT,
+            message,
+        }),
+    };
     Outcome {
         document: run.document,
+        group: run.group.clone(),
         trace,
         trace_path: run.trace.clone(),
         result,
@@ -576,6 +619,22 @@ impl Report<'_> {
         (counts, tiers, categories)
     }
 
+    /// The matrix attacks × groups of the runs (D-105).
+    fn matrix(&self) -> Matrix {
+        let ids: Vec<String> = self
+            .outcomes
+            .iter()
+            .map(|o| self.attack_id(o.document))
+            .collect();
+        let runs: Vec<MatrixRun<'_>> = self
+            .outcomes
+            .iter()
+            .zip(&ids)
+            .map(|(o, id)| MatrixRun::of_outcome(id, o.group.as_deref(), &o.run_outcome()))
+            .collect();
+        Matrix::new(&runs)
+    }
+
     fn human(&self, quiet: bool) -> String {
         let mut text = String::new();
         let summaries = self.summaries();
@@ -645,6 +704,10 @@ impl Report<'_> {
                 ));
             }
         }
+        let matrix = self.matrix();
+        if matrix.has_groups() {
+            text.push_str(&super::groups::human(&matrix));
+        }
         let (counts, tiers, categories) = self.totals();
         text.push_str(&format!(
             "runs: {} ({} exploited, {} partial, {} not_exploited, {} error)\n",
@@ -681,6 +744,7 @@ impl Report<'_> {
                     "document": self.document_file(o.document),
                     "attack_id": self.attack_id(o.document),
                     "trace": o.trace,
+                    "group": o.group,
                     "exit_code": o.code(),
                 });
                 if let Some(object) = run.as_object_mut() {
@@ -730,6 +794,7 @@ impl Report<'_> {
                     .map(|(k, c)| (k.clone(), c.json()))
                     .collect::<serde_json::Map<String, Value>>(),
             },
+            "matrix": self.matrix().json(),
             "exit_code": worst_code(self.outcomes.iter().map(Outcome::code)),
         });
         let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
@@ -741,23 +806,34 @@ impl Report<'_> {
         let mut text = campaign::csv_header();
         text.push('\n');
         for o in self.outcomes {
-            let outcome = match &o.result {
-                Ok((verdict, stats)) => RunOutcome::Verdict(verdict, stats),
-                Err(failure) => RunOutcome::Failed {
-                    exit_code: failure.code,
-                    message: &failure.message,
-                },
-            };
+            let outcome = o.run_outcome();
             let row = campaign::campaign_row(
                 &self.document_file(o.document),
                 &self.attack_id(o.document),
                 &o.trace,
+                o.group.as_deref(),
                 outcome,
             );
             text.push_str(&campaign::csv_line(&row));
             text.push('\n');
         }
         text
+    }
+
+    /// The self-contained HTML report (`oatf::report::html`, D-107).
+    fn html(&self) -> String {
+        let ids: Vec<String> = self
+            .outcomes
+            .iter()
+            .map(|o| self.attack_id(o.document))
+            .collect();
+        let runs: Vec<HtmlRun<'_>> = self
+            .outcomes
+            .iter()
+            .zip(&ids)
+            .map(|(o, id)| HtmlRun::new(id, o.group.as_deref(), &o.trace, o.run_outcome()))
+            .collect();
+        oatf::report::html::campaign_html("oatf campaign report", &runs)
     }
 
     /// SARIF: one run per pair (`oatf::report::campaign_sarif`), each as `oatf evaluate` writes it;

@@ -9,6 +9,7 @@ use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 
 use oatf::AttackVerdict;
+use oatf::Compat;
 use oatf::CompiledAttack;
 use oatf::Document;
 use oatf::Tier;
@@ -23,10 +24,11 @@ use crate::exit::EXIT_USAGE;
 use crate::input::source::{document_given_as_trace, read_input, trace_given_as_document};
 use crate::options::validate_options;
 use crate::output::Output;
-use crate::render::diagnostic::{parse_headline, render, with_path};
+use crate::render::diagnostic::{print_load_error, render, with_path};
 use trace::{EXIT_INVALID_DOCUMENT, EXIT_NO_INPUT, Format, evaluate, one_line, result_with_tier};
 
 mod campaign;
+mod groups;
 mod trace;
 
 /// The exit codes, as `--help` shows them.
@@ -81,10 +83,23 @@ pub(crate) struct Args {
     /// were malformed (the result may be meaningless). In every format and in campaigns.
     #[arg(long)]
     strict: bool,
+    /// Score the traces as a tool other than the spec does (decision D-100): `thoughtjack-context`
+    /// evaluates them as ThoughtJack's context mode (its public benchmark) does, deriving
+    /// responses from the AG-UI text events first; `spec-exact` (the default) is format §6 as
+    /// written. A manifest's `compat:` (top level, or per run, which wins) overrides it.
+    #[arg(long, value_name = "PROFILE", default_value = "spec-exact", value_parser = parse_compat)]
+    compat: Compat,
     /// Colour in the human report: `auto` (when standard output is a terminal and `NO_COLOR` is
     /// not set), `always` or `never`.
     #[arg(long, value_enum, default_value_t = crate::render::color::When::Auto)]
     color: crate::render::color::When,
+}
+
+/// A `--compat` value: one of the profiles' names.
+fn parse_compat(value: &str) -> Result<Compat, String> {
+    value
+        .parse()
+        .map_err(|e: oatf::trace::UnknownCompat| e.to_string())
 }
 
 /// Prints a clap error and gives the exit code: 0 for `--help` and `--version`, else 64 (usage,
@@ -107,6 +122,7 @@ pub(crate) fn run(args: Args, out: &mut Output<'_>) -> u8 {
                 traces: &args.traces,
                 format: args.format,
                 max_line_len: args.max_line_len,
+                compat: args.compat,
                 quiet: args.quiet,
                 strict: args.strict,
                 color,
@@ -150,26 +166,9 @@ pub(crate) fn run(args: Args, out: &mut Output<'_>) -> u8 {
     }
     let loaded = match oatf::load_with(&source, &validate_options()) {
         Ok(loaded) => loaded,
-        Err(oatf::LoadError::Parse(errors)) => {
-            for error in errors.iter() {
-                eprint!("{}", render(error, parse_headline(error), &name, &source));
-            }
+        Err(error) => {
             // Every problem at once: the V- errors of the parts that parsed too.
-            for error in errors.validate_rest(&validate_options()).errors() {
-                let headline = with_path(error.message(), Some(error.path()));
-                eprint!("{}", render(error, headline, &name, &source));
-            }
-            return EXIT_INVALID_DOCUMENT;
-        }
-        Err(oatf::LoadError::Invalid(errors)) => {
-            for error in &errors {
-                let headline = with_path(error.message(), Some(error.path()));
-                eprint!("{}", render(error, headline, &name, &source));
-            }
-            return EXIT_INVALID_DOCUMENT;
-        }
-        Err(other) => {
-            eprintln!("error: {name}: {other}");
+            print_load_error(&error, &name, &source);
             return EXIT_INVALID_DOCUMENT;
         }
     };
@@ -198,14 +197,19 @@ pub(crate) fn run(args: Args, out: &mut Output<'_>) -> u8 {
         eprintln!("error: {}: {hint}", one_line(&trace_name));
         return EXIT_USAGE;
     }
-    let (mut verdict, mut stats) =
-        match evaluate(&attack, input, trace_name, args.max_line_len, !args.quiet) {
-            Ok(done) => done,
-            Err(message) => {
-                eprintln!("error: {}", one_line(&message));
-                return EXIT_NO_INPUT;
-            }
-        };
+    let (mut verdict, mut stats) = match evaluate(
+        &attack,
+        input,
+        trace_name,
+        (args.max_line_len, args.compat),
+        !args.quiet,
+    ) {
+        Ok(done) => done,
+        Err(message) => {
+            eprintln!("error: {}", one_line(&message));
+            return EXIT_NO_INPUT;
+        }
+    };
     verdict.source = Some(format!("oatf {}", env!("CARGO_PKG_VERSION")));
     stats.strict = args.strict;
     let report = match args.format {
@@ -213,8 +217,8 @@ pub(crate) fn run(args: Args, out: &mut Output<'_>) -> u8 {
         Format::Json => json_report(&verdict, &stats),
         Format::Sarif => sarif(&loaded.document, &verdict, &stats, trace),
         Format::Junit => junit(&loaded.document, &verdict, &stats),
-        // A CSV report is always a campaign's (`campaign::is_campaign`).
-        Format::Csv => String::new(),
+        // A CSV or HTML report is always a campaign's (`campaign::is_campaign`).
+        Format::Csv | Format::Html => String::new(),
     };
     let report = if color && args.format == Format::Human {
         crate::render::color::paint_verdicts(&report)
@@ -306,6 +310,9 @@ fn human(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -> St
             "; {} after the grace period, not evaluated",
             stats.after_grace
         ));
+    }
+    if stats.compat != Compat::SpecExact {
+        text.push_str(&format!("; scored with --compat {}", stats.compat));
     }
     text.push('\n');
     for warning in warnings(verdict, stats) {

@@ -6,6 +6,7 @@ use std::io::{BufRead, IsTerminal as _, Write as _};
 use std::time::{Duration, Instant};
 
 use oatf::AttackVerdict;
+use oatf::Compat;
 use oatf::CompiledAttack;
 use oatf::JsonlTraceReader;
 use oatf::report::{MAX_KEPT_MALFORMED, ReadStep, TraceRun, TraceStats};
@@ -29,8 +30,11 @@ pub(crate) enum Format {
     Sarif,
     /// JUnit XML: one test case per indicator; a matched indicator is a failure.
     Junit,
-    /// CSV, one row per run (document, trace, result, max tier, exit code, counts).
+    /// CSV, one row per run (document, trace, result, max tier, exit code, counts, group).
     Csv,
+    /// One self-contained HTML file: the matrix attacks × groups coloured by worst tier, each cell
+    /// opening its runs with their evidence.
+    Html,
 }
 
 /// The verdict as people read it: `exploited (boundary_breach)`, or the bare result without tier.
@@ -41,17 +45,17 @@ pub(crate) fn result_with_tier(verdict: &AttackVerdict) -> String {
     }
 }
 
-/// Streams the trace through a [`TraceRun`], reporting the malformed lines it keeps on stderr (and
+/// Streams the trace through a [`TraceRun`] in the compatibility profile `compat` (D-100), reporting the malformed lines it keeps on stderr (and
 /// the lines read, with `progress`, when stderr is a terminal).
 pub(crate) fn evaluate(
     attack: &CompiledAttack,
     input: Box<dyn BufRead>,
     name: String,
-    max_line_len: usize,
+    (max_line_len, compat): (usize, Compat),
     progress: bool,
 ) -> Result<(AttackVerdict, TraceStats), String> {
     let mut reader = JsonlTraceReader::new(input).with_max_line_len(max_line_len);
-    let mut run = TraceRun::new(attack, name);
+    let mut run = TraceRun::with_compat(attack, name, compat);
     let mut progress = Progress::new(progress);
     while let Some(step) = run.read_next(&mut reader) {
         match step {

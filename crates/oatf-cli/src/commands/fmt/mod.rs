@@ -1,6 +1,6 @@
 //! `oatf fmt [--check] [--diff] PATH...`: lays documents out canonically (indentation, key order)
 //! while keeping the author's text: comments, scalar styles, literal blocks, flow collections and
-//! every value stay as written (`yaml_layout`; decisions D-65, D-66). Normalization (SDK §3.3) is
+//! every value stay as written (`crate::layout`; decisions D-65, D-66). Normalization (SDK §3.3) is
 //! `oatf normalize`'s job, never this one's.
 
 use std::path::{Path, PathBuf};
@@ -8,8 +8,6 @@ use std::path::{Path, PathBuf};
 use crate::input::source::read_input;
 use crate::output::Output;
 use crate::render::diagnostic::{parse_headline, render};
-
-mod layout;
 
 /// Arguments of `oatf fmt`.
 #[derive(Debug, clap::Args)]
@@ -171,7 +169,7 @@ fn format_file(file: &Path, args: &Args, out: &mut Output<'_>) -> Outcome {
             return Outcome::Failed;
         }
     };
-    let formatted = match layout::format(&source, &document) {
+    let formatted = match crate::layout::format(&source, &document) {
         Ok(text) => text,
         Err(refusal) => {
             eprintln!(
