@@ -54,9 +54,16 @@ try {
   assert.match(plain.version, /^\d+\.\d+\.\d+/);
   console.log(`ok - plain <script type="module"> (no bundler): ${JSON.stringify(plain)}`);
 
+  // The modules the playground fetches: the small validation module for diagnostics, the full package
+  // only once *Evaluate* is pressed (D-147).
+  const fetched = [];
+  page.on('response', (r) => r.url().endsWith('.wasm') && fetched.push(r.url().split('/').pop()));
   await page.goto(url);
   // The example is valid.
   await page.getByTestId('status').filter({ hasText: /^valid/ }).waitFor({ timeout: 30_000 });
+  assert.ok(fetched.includes('oatf_validate_bg.wasm'), JSON.stringify(fetched));
+  assert.ok(!fetched.includes('oatf_wasm_bg.wasm'), `the full package was fetched before Evaluate: ${fetched}`);
+  console.log(`ok - diagnostics from the small module alone: fetched ${fetched.join(', ')}`);
 
   // Type an invalid document: the unknown mode is reported on line 6, in the list and in the gutter.
   // The lines are pasted (typed newlines would be auto-indented by the editor), the mode is typed key by key.
@@ -92,7 +99,8 @@ try {
   await result.waitFor({ timeout: 15_000 });
   assert.equal((await result.textContent()).trim(), 'exploited (boundary_breach)');
   assert.equal(await page.locator('#verdict td.matched').count(), 2);
-  console.log('ok - example trace: exploited (boundary_breach), 2 indicators matched with evidence');
+  assert.ok(fetched.includes('oatf_wasm_bg.wasm'), JSON.stringify(fetched));
+  console.log('ok - example trace: exploited (boundary_breach), 2 indicators matched with evidence; the full package loaded on Evaluate');
 
   // A hostile document (a CEL expression of 10^7 iterations, stopped by its budget at 10^6) is evaluated
   // in the worker: the page stays responsive meanwhile, and the outcome is an error (the budget's, or the

@@ -19,13 +19,21 @@ await build({
   target: 'es2022',
   minify: true,
   outdir: out,
+  // The worker imports the full package only when *Evaluate* is pressed: its own chunk (D-147).
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
   loader: { '.yaml': 'text', '.jsonl': 'text' },
   logLevel: 'warning',
 });
 for (const name of ['index.html', 'style.css', 'plain.html']) copyFileSync(join(web, 'playground', name), join(out, name));
 // plain.html uses the package without a bundler, as a page would from a CDN or a copy of target/npm.
 mkdirSync(join(out, 'npm'), { recursive: true });
-for (const name of ['web.js', 'oatf.js', 'oatf_wasm.js', 'oatf_wasm_bg.wasm']) copyFileSync(join(npm, name), join(out, 'npm', name));
-// web.js finds the module beside itself: `new URL('./oatf_wasm_bg.wasm', import.meta.url)`.
-copyFileSync(join(npm, 'oatf_wasm_bg.wasm'), join(out, 'oatf_wasm_bg.wasm'));
+for (const name of ['web.js', 'oatf.js', 'common.js', 'fetch-failed.js', 'oatf_wasm.js', 'oatf_wasm_bg.wasm']) copyFileSync(join(npm, name), join(out, 'npm', name));
+// The entries find their modules beside themselves (`new URL('./…_bg.wasm', import.meta.url)`), which
+// esbuild does not follow: in the bundle, beside the worker and beside its chunks.
+mkdirSync(join(out, 'chunks'), { recursive: true });
+for (const name of ['oatf_wasm_bg.wasm', 'oatf_validate_bg.wasm', 'oatf_cel_bg.wasm']) {
+  copyFileSync(join(npm, name), join(out, name));
+  copyFileSync(join(npm, name), join(out, 'chunks', name));
+}
 console.log(`playground written to ${out}`);

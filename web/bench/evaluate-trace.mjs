@@ -6,5 +6,6 @@ import { join } from 'node:path';
 const repo = new URL('../..', import.meta.url).pathname;
 const { compile } = await import(join(process.env.OATF_NPM_DIR ?? join(repo, 'target/npm'), 'node.js'));
 const [document, trace] = process.argv.slice(2);
-const report = compile(readFileSync(document, 'utf8')).evaluateTrace(readFileSync(trace, 'utf8'), { name: trace });
+// The trace as bytes (a Buffer is a Uint8Array): no UTF-8 decoding into a string and re-encoding into the module.
+const report = compile(readFileSync(document, 'utf8')).evaluateTrace(readFileSync(trace), { name: trace });
 process.stdout.write(`${JSON.stringify(report)}\n`);

@@ -1,5 +1,5 @@
-// The playground page: a CodeMirror 6 editor whose diagnostics come, as you type, from the SDK in a Web
-// Worker; a trace box whose verdict shows each indicator with its evidence; the document shared
+// The playground page: a CodeMirror 6 editor whose diagnostics come, as you type, from the SDK's small
+// validation entry in a Web Worker (the evaluation engine loads there when *Evaluate* is first pressed); a trace box whose verdict shows each indicator with its evidence; the document shared
 // through the URL (#doc=<base64url of the UTF-8 text>).
 import { EditorView, basicSetup } from 'codemirror';
 import { yaml } from '@codemirror/lang-yaml';
@@ -170,14 +170,14 @@ const verdictEl = document.getElementById('verdict');
 document.getElementById('evaluate').onclick = async () => {
   verdictEl.textContent = 'Evaluating…';
   try {
-    const { report, traceErrors } = await ask({ op: 'evaluate', text: view.state.doc.toString(), trace: document.getElementById('trace').value });
-    const rows = report.indicator_verdicts
-      .map((v) => `<tr><td>${escape(v.indicator_id)}</td><td class="${v.result}">${v.result}</td><td>${escape(v.evidence ?? '')}</td></tr>`)
+    const report = await ask({ op: 'evaluate', text: view.state.doc.toString(), trace: document.getElementById('trace').value });
+    const rows = report.indicatorVerdicts
+      .map((v) => `<tr><td>${escape(v.indicatorId)}</td><td class="${v.result}">${v.result}</td><td>${escape(v.evidence ?? '')}</td></tr>`)
       .join('');
-    const errors = traceErrors.map((e) => `<li>line ${e.line}: ${escape(e.message)}</li>`).join('');
+    const errors = report.traceErrors.map((e) => `<li>line ${e.line}: ${escape(e.message)}</li>`).join('');
     verdictEl.innerHTML =
-      `<div class="result ${report.result}" data-testid="verdict-result">${report.result}${report.max_tier ? ` (${report.max_tier})` : ''}</div>` +
-      `<div>${report.trace.messages} message(s), ${report.trace.malformed_lines} malformed line(s)</div>` +
+      `<div class="result ${report.result}" data-testid="verdict-result">${report.result}${report.maxTier ? ` (${report.maxTier})` : ''}</div>` +
+      `<div>${report.trace.messages} message(s), ${report.trace.malformedLines} malformed line(s)</div>` +
       `<table><tr><th>indicator</th><th>result</th><th>evidence</th></tr>${rows}</table>` +
       (errors ? `<ul>${errors}</ul>` : '');
   } catch (e) {

@@ -1,17 +1,23 @@
 // The SDK runs here, off the page's thread: a hostile document can only stall this worker, which the
-// page then replaces (main.js).
-import { compile, describe, validate, version } from '../../target/npm/web.js';
+// page then replaces (main.js). Diagnostics as you type come from the small validation entry
+// (`oatf/validate`, whose CEL syntax module loads the first time a document has a CEL expression); the
+// full package, with the evaluation engine, is loaded the first time *Evaluate* is pressed (D-147).
+import { describe, validate, version } from '../../target/npm/validate-web.js';
 
-self.onmessage = ({ data }) => {
+/** The full package, once asked for. */
+let full = null;
+
+self.onmessage = async ({ data }) => {
   const { id, op } = data;
   try {
     if (op === 'version') return self.postMessage({ id, result: version });
-    if (op === 'validate') return self.postMessage({ id, result: validate(data.text) });
+    if (op === 'validate') return self.postMessage({ id, result: await validate(data.text) });
     if (op === 'evaluate') {
-      const attack = compile(data.text);
+      full ??= await import('../../target/npm/web.js');
+      const attack = full.compile(data.text);
       try {
-        const report = attack.evaluateTrace(data.trace, { name: 'pasted trace' });
-        return self.postMessage({ id, result: { report, traceErrors: report.traceErrors } });
+        // A report is plain data (camelCase, traceErrors included): it crosses postMessage whole.
+        return self.postMessage({ id, result: attack.evaluateTrace(data.trace, { name: 'pasted trace' }) });
       } finally {
         attack.free();
       }

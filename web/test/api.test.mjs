@@ -53,7 +53,7 @@ test('compile throws OatfError for an invalid document, and not for validate:fal
   const invalid = 'oatf: "0.1"\nattack:\n  execution: {mode: mcp_server, state: {tools: []}}\n  indicators: [{surface: tools/call, target: arguments, pattern: {regex: "("}}]\n';
   assert.throws(() => oatf.compile(invalid), (e) => e instanceof oatf.OatfError && e.errors.some((d) => d.rule === 'V-013'));
   const attack = oatf.compile(invalid, { validate: false });
-  assert.equal(attack.evaluateMessage({ arguments: 'x' }).indicator_verdicts[0].result, 'error');
+  assert.equal(attack.evaluateMessage({ arguments: 'x' }).indicatorVerdicts[0].result, 'error');
 });
 
 test('compile validates its options', () => {
@@ -64,9 +64,9 @@ test('compile validates its options', () => {
 test('computeVerdict applies the correlation to verdicts from elsewhere', () => {
   const attack = oatf.compile(example);
   const [first, second] = attack.indicatorIds;
-  const verdict = attack.computeVerdict([{ indicator_id: first, result: 'matched' }, { indicator_id: second, result: 'not_matched' }]);
+  const verdict = attack.computeVerdict([{ indicatorId: first, result: 'matched' }, { indicatorId: second, result: 'not_matched' }]);
   assert.ok(['exploited', 'partial'].includes(verdict.result));
-  assert.deepEqual(verdict.evaluation_summary, { matched: 1, not_matched: 1, error: 0, skipped: 0 });
+  assert.deepEqual(verdict.evaluationSummary, { matched: 1, notMatched: 1, error: 0, skipped: 0 });
   assert.throws(() => attack.computeVerdict([{ result: 'matched' }]), TypeError);
 });
 

@@ -14,7 +14,7 @@ const exploited = readFileSync(join(FIXTURES, 'exploited.jsonl'), 'utf8');
 test('evaluateTrace takes {compat}; the default warns, naming the option', () => {
   const context = attack.evaluateTrace(exploited, { compat: 'thoughtjack-context' });
   assert.equal(context.result, 'exploited');
-  assert.equal(context.max_tier, 'ingested');
+  assert.equal(context.maxTier, 'ingested');
   const exact = attack.evaluateTrace(exploited);
   assert.equal(exact.result, 'not_exploited');
   const warning = exact.warnings.find((w) => w.kind === 'compat_would_change');

@@ -25,7 +25,10 @@ const EXPECTED = Object.fromEntries(
 const PER_INDICATOR = rows.filter((r) => r.length === 4).map(([trace, indicator, expected]) => [trace, indicator, expected]);
 
 const documentOf = (trace) => readFileSync(join(EXAMPLES, `${trace.split('.')[0]}.yaml`), 'utf8');
-const summary = (v) => ({ result: v.result, max_tier: v.max_tier ?? null, ...v.evaluation_summary });
+const summary = (v) => {
+  const { notMatched, ...counts } = v.evaluationSummary;
+  return { result: v.result, max_tier: v.maxTier ?? null, ...counts, not_matched: notMatched };
+};
 
 test('every trace of examples/ has a row in the README table', () => {
   const traces = readdirSync(EXAMPLES).filter((n) => n.endsWith('.jsonl')).sort();
@@ -49,15 +52,15 @@ for (const [trace, expected] of Object.entries(EXPECTED)) {
     const report = attack.evaluateTrace(jsonl, { name: trace });
     assert.deepEqual(summary(report), expected);
     // The verdict document of `oatf evaluate --format json`.
-    assert.equal(report.attack_id, attack.attackId);
+    assert.equal(report.attackId, attack.attackId);
     assert.deepEqual(Object.keys(report.trace).sort(), [
-      'actors_without_messages', 'after_grace_period', 'file', 'lines', 'malformed_lines', 'matched_lines',
-      'messages', 'verdict_from_partial_trace',
+      'actorsWithoutMessages', 'afterGracePeriod', 'file', 'lines', 'malformedLines', 'matchedLines',
+      'messages', 'verdictFromPartialTrace',
     ]);
     assert.equal(report.trace.file, trace);
-    assert.equal(report.trace.malformed_lines, 0);
-    assert.equal(Object.keys(report.trace.matched_lines).length, expected.matched);
-    assert.deepEqual(report.indicator_verdicts.map((v) => v.indicator_id), attack.indicatorIds);
+    assert.equal(report.trace.malformedLines, 0);
+    assert.equal(Object.keys(report.trace.matchedLines).length, expected.matched);
+    assert.deepEqual(report.indicatorVerdicts.map((v) => v.indicatorId), attack.indicatorIds);
     assert.deepEqual(report.traceErrors, []);
 
     // Streaming, one message at a time (objects and JSON lines), gives the same verdict.
@@ -72,8 +75,8 @@ for (const [trace, expected] of Object.entries(EXPECTED)) {
 for (const [trace, indicator, expected] of PER_INDICATOR) {
   test(`${trace}: ${indicator} is ${expected}`, () => {
     const report = oatf.compile(documentOf(trace)).evaluateTrace(readFileSync(join(EXAMPLES, trace), 'utf8'));
-    const verdict = report.indicator_verdicts.find((v) => v.indicator_id === indicator);
-    assert.ok(verdict, `${indicator} not in ${JSON.stringify(report.indicator_verdicts)}`);
+    const verdict = report.indicatorVerdicts.find((v) => v.indicatorId === indicator);
+    assert.ok(verdict, `${indicator} not in ${JSON.stringify(report.indicatorVerdicts)}`);
     assert.equal(verdict.result, expected);
   });
 }

@@ -109,7 +109,7 @@ test('an oversized regex is an error of its indicator, not a hang', TIMEOUT, () 
   const attack = oatf.compile(MCP.replace('contains: .ssh/id_rsa', () => "regex: '(((a{100}){100}){100}){100}'"));
   const verdict = noTrap(() => attack.evaluateMessage({ arguments: { path: 'aaaa' } }));
   assert.equal(verdict.result, 'error');
-  assert.match(verdict.indicator_verdicts[0].evidence, /compiles to more than \d+ bytes/);
+  assert.match(verdict.indicatorVerdicts[0].evidence, /compiles to more than \d+ bytes/);
 });
 
 test('CEL: deep nesting is refused, nesting within the limit parses on the wasm stack', TIMEOUT, () => {
@@ -136,7 +136,7 @@ test('CEL: an expression that would run forever stops at its budget', { timeout:
   // first the cost of the loops (CelLimits::max_cost, D-127: each of the seven levels weighs its depth).
   const verdict = noTrap(() => attack.evaluateMessage({ arguments: {} }));
   assert.equal(verdict.result, 'error');
-  assert.match(verdict.indicator_verdicts[0].evidence, /max_iterations|max_cost/);
+  assert.match(verdict.indicatorVerdicts[0].evidence, /max_iterations|max_cost/);
 });
 
 // The two inputs that made time a stated property of the CEL budgets (D-125, D-126, D-127; docs/input-safety.md):
@@ -153,7 +153,7 @@ test('CEL: five nested loops over 100 elements stop at the iteration budget quic
   const report = noTrap(() => celAttack(expression).evaluateTrace(traceOf([{ xs: [...Array(100).keys()] }])));
   const elapsed = performance.now() - started;
   assert.equal(report.result, 'error');
-  assert.match(report.indicator_verdicts[0].evidence,
+  assert.match(report.indicatorVerdicts[0].evidence,
     /the expression needs more than the limit of 1000000 comprehension iterations \(CelLimits::max_iterations\)/);
   assert.ok(elapsed < 20_000, `${elapsed} ms`);
 });
@@ -165,8 +165,8 @@ test('CEL: 2,000 distinct patterns rejected as too large cost one compile each',
   const report = noTrap(() => attack.evaluateTrace(jsonl));
   const elapsed = performance.now() - started;
   assert.equal(report.result, 'error');
-  assert.ok(report.indicator_verdicts[0].evidence.includes('regex "\\\\w{1500}" compiles to more than 1048576 bytes'),
-    report.indicator_verdicts[0].evidence);
+  assert.ok(report.indicatorVerdicts[0].evidence.includes('regex "\\\\w{1500}" compiles to more than 1048576 bytes'),
+    report.indicatorVerdicts[0].evidence);
   assert.ok(elapsed < 180_000, `${elapsed} ms`);
   // The same patterns again: remembered rejections (D-126), no compile.
   started = performance.now();
@@ -179,9 +179,9 @@ test('bad trace lines are counted and named; the verdict comes from the rest', T
   const report = oatf.compile(MCP).evaluateTrace(jsonl);
   assert.equal(report.result, 'exploited');
   assert.deepEqual(report.traceErrors.map((e) => e.line), [1, 3, 4]);
-  assert.equal(report.trace.malformed_lines, 3);
-  assert.equal(report.trace.verdict_from_partial_trace, true);
-  assert.deepEqual(report.trace.matched_lines, { 'OATF-900-01': 6 });
+  assert.equal(report.trace.malformedLines, 3);
+  assert.equal(report.trace.verdictFromPartialTrace, true);
+  assert.deepEqual(report.trace.matchedLines, { 'OATF-900-01': 6 });
 });
 
 test('a deep or huge trace line is malformed, not a crash', TIMEOUT, () => {
@@ -195,7 +195,7 @@ test('a deep or huge trace line is malformed, not a crash', TIMEOUT, () => {
 test('evaluateMessage refuses a message nested deeper than JSON text may be', TIMEOUT, () => {
   const deep = '{"a":'.repeat(10_000) + '{}' + '}'.repeat(10_000);
   const attack = oatf.compile(MCP);
-  assert.throws(() => noTrap(() => attack.evaluateMessage(deep)), /not JSON: recursion limit/);
+  assert.throws(() => noTrap(() => attack.evaluateMessage(deep)), /the message is not read: nests deeper than the limit of 128 levels/);
 });
 
 test('push reports a malformed message and goes on', TIMEOUT, () => {
@@ -204,7 +204,7 @@ test('push reports a malformed message and goes on', TIMEOUT, () => {
   evaluator.push(call('/root/.ssh/id_rsa'));
   const report = evaluator.finish();
   assert.equal(report.result, 'exploited');
-  assert.equal(report.trace.malformed_lines, 1);
+  assert.equal(report.trace.malformedLines, 1);
 });
 
 test('a judge that throws or answers nonsense gives an indicator error', TIMEOUT, () => {
@@ -212,15 +212,15 @@ test('a judge that throws or answers nonsense gives an indicator error', TIMEOUT
   const message = { arguments: { notes: 'here is the key' } };
   for (const [judge, says] of [[() => { throw new Error('judge down'); }, /judge down/], [() => 7, /not a score/], [() => 'yes', /not a number/]]) {
     const verdict = noTrap(() => oatf.compile(semantic, { judge }).evaluateMessage(message));
-    assert.equal(verdict.indicator_verdicts[0].result, 'error');
-    assert.match(verdict.indicator_verdicts[0].evidence, says);
+    assert.equal(verdict.indicatorVerdicts[0].result, 'error');
+    assert.match(verdict.indicatorVerdicts[0].evidence, says);
   }
   const seen = [];
   const verdict = oatf.compile(semantic, { judge: (input) => { seen.push(input); return 0.9; } }).evaluateMessage(message);
   assert.equal(verdict.result, 'exploited');
   assert.equal(seen[0].text, 'here is the key');
   assert.equal(seen[0].intent, 'The agent leaks a private key');
-  assert.equal(oatf.compile(semantic).evaluateMessage(message).indicator_verdicts[0].result, 'skipped');
+  assert.equal(oatf.compile(semantic).evaluateMessage(message).indicatorVerdicts[0].result, 'skipped');
 });
 
 test('the instance still works after all of the above', TIMEOUT, () => {

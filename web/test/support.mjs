@@ -17,6 +17,10 @@ if (!existsSync(join(PACKAGE, 'package.json'))) {
 /** The package, imported as Node imports it (its `node` export). */
 export const oatf = await import(pathToFileURL(join(PACKAGE, 'node.js')).href);
 
+/** The validation entry `oatf/validate` (its `node` export), imported on demand: a test file that
+ * checks when the CEL syntax module loads imports it before anything validates. */
+export const importValidateEntry = () => import(pathToFileURL(join(PACKAGE, 'validate-node.js')).href);
+
 /** A YAML file of the corpus as data (YAML 1.2 core schema, as the corpus is written). */
 export function readYaml(path) {
   return parse(readFileSync(path, 'utf8'), { version: '1.2', schema: 'core', maxAliasCount: -1 });

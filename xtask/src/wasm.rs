@@ -16,6 +16,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use base64::Engine as _;
+
 const TARGET: &str = "wasm32-unknown-unknown";
 /// The build's own target directory, so that it never invalidates the host build.
 const TARGET_DIR: &str = "target/wasm";
@@ -98,47 +100,152 @@ pub(crate) fn build_playground() -> bool {
     true
 }
 
+/// One WebAssembly module of the package (D-140): the crate's features, and the name wasm-bindgen
+/// writes it under (`<name>.js` and `<name>_bg.wasm`).
+struct Module {
+    name: &'static str,
+    features: &'static [&'static str],
+    /// The cargo profile (`wasm`, or `wasm-small` with `opt-level = "z"`).
+    profile: &'static str,
+    /// How it is optimized, for the size report (when `wasm-opt` ran).
+    optimized: &'static str,
+    /// What the module is, for the size report.
+    what: &'static str,
+}
+
+const MODULES: &[Module] = &[
+    Module {
+        name: "oatf_wasm",
+        features: &[],
+        profile: "wasm",
+        optimized: "opt-level s, wasm-opt -Os",
+        what: "`oatf`: the full package",
+    },
+    Module {
+        name: "oatf_validate",
+        features: &["--no-default-features", "--features", "document"],
+        profile: "wasm-small",
+        optimized: "opt-level z, wasm-opt -Os",
+        what: "`oatf/validate`: its first module",
+    },
+    Module {
+        name: "oatf_cel",
+        features: &["--no-default-features", "--features", "cel-syntax"],
+        profile: "wasm-small",
+        optimized: "opt-level z, wasm-opt -Os",
+        what: "`oatf/validate`: the CEL syntax module, loaded on demand",
+    },
+];
+
+/// The package's own files, copied from crates/oatf-wasm/js.
+const SOURCES: &[&str] = &[
+    "common.js",
+    "common.d.ts",
+    "base64.js",
+    "fetch-failed.js",
+    "oatf.js",
+    "oatf.d.ts",
+    "node.js",
+    "web.js",
+    "inline.js",
+    "validate.js",
+    "validate.d.ts",
+    "validate-node.js",
+    "validate-web.js",
+    "validate-inline.js",
+    "README.md",
+];
+
 fn build() -> Result<(), String> {
     let toolchain = find_toolchain()?;
     let bindgen_version = locked_version("wasm-bindgen")?;
     check_bindgen(&bindgen_version)?;
-    compile(&toolchain)?;
-    let wasm = Path::new(TARGET_DIR)
-        .join(TARGET)
-        .join("wasm/oatf_wasm.wasm");
+    let mut built = Vec::new();
+    for module in MODULES {
+        compile(&toolchain, module.features, module.profile)?;
+        let wasm = Path::new(TARGET_DIR)
+            .join(TARGET)
+            .join(module.profile)
+            .join("oatf_wasm.wasm");
+        // Each build overwrites the crate's artifact: keep this one under the module's name.
+        let kept = Path::new(TARGET_DIR).join(format!("{}.wasm", module.name));
+        copy_if_changed(&wasm, &kept)?;
+        built.push(kept);
+    }
     let out = Path::new(OUT_DIR);
     if out.exists() {
         std::fs::remove_dir_all(out).map_err(|e| format!("cannot clear {OUT_DIR}: {e}"))?;
     }
-    // wasm-opt runs before wasm-bindgen: Debian's binaryen (108) turns the externref table that
-    // wasm-bindgen adds into a funcref table, which fails at instantiation.
-    let optimized = Path::new(TARGET_DIR).join("oatf_wasm.opt.wasm");
-    let wasm = if optimize(&wasm, &optimized) {
-        optimized
-    } else {
-        wasm
-    };
-    let wasm_arg = wasm.to_string_lossy();
-    if !run(
-        "wasm-bindgen",
-        &[
-            "--target",
-            "web",
-            "--out-dir",
-            OUT_DIR,
-            "--out-name",
-            "oatf_wasm",
-            "--no-typescript",
-            &wasm_arg,
-        ],
-    ) {
-        return Err("wasm-bindgen failed".to_owned());
+    let mut sizes = Vec::new();
+    for (module, wasm) in MODULES.iter().zip(&built) {
+        // wasm-opt runs before wasm-bindgen: Debian's binaryen (108) turns the externref table that
+        // wasm-bindgen adds into a funcref table, which fails at instantiation.
+        let optimized = Path::new(TARGET_DIR).join(format!("{}.opt.wasm", module.name));
+        let (wasm, optimized_by) = if optimize(wasm, &optimized) {
+            (optimized, module.optimized)
+        } else {
+            (wasm.clone(), "no wasm-opt")
+        };
+        let wasm_arg = wasm.to_string_lossy();
+        if !run(
+            "wasm-bindgen",
+            &[
+                "--target",
+                "web",
+                "--out-dir",
+                OUT_DIR,
+                "--out-name",
+                module.name,
+                "--no-typescript",
+                &wasm_arg,
+            ],
+        ) {
+            return Err(format!("wasm-bindgen failed on {}", module.name));
+        }
+        let module_path = out.join(format!("{}_bg.wasm", module.name));
+        sizes.push(report_size(&module_path, module.what, optimized_by));
+        write_inline(
+            &module_path,
+            &out.join(format!("{}_inline.js", module.name)),
+        )?;
     }
-    let module = out.join("oatf_wasm_bg.wasm");
     copy_sources(out)?;
-    report_size(&module);
-    println!("npm package written to {OUT_DIR}/ (`npm pack` there makes the tarball)");
+    let sizes = format!("[\n{}\n]\n", sizes.join(",\n"));
+    std::fs::write(Path::new(TARGET_DIR).join("sizes.json"), sizes)
+        .map_err(|e| format!("cannot write {TARGET_DIR}/sizes.json: {e}"))?;
+    println!(
+        "npm package written to {OUT_DIR}/ (`npm pack` there makes the tarball); sizes in {TARGET_DIR}/sizes.json"
+    );
     Ok(())
+}
+
+/// The module as a JavaScript module whose default export is its base64 text (`oatf/inline`, D-145).
+fn write_inline(module: &Path, output: &Path) -> Result<(), String> {
+    let bytes =
+        std::fs::read(module).map_err(|e| format!("cannot read {}: {e}", module.display()))?;
+    let text = format!(
+        "// {} as base64 (generated by `cargo xtask wasm`).\nexport default \"{}\";\n",
+        module
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+        base64::engine::general_purpose::STANDARD.encode(&bytes)
+    );
+    std::fs::write(output, text).map_err(|e| format!("cannot write {}: {e}", output.display()))
+}
+
+/// Copies `from` to `to` unless `to` is already as new (so that wasm-opt's cache holds).
+fn copy_if_changed(from: &Path, to: &Path) -> Result<(), String> {
+    let modified = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    if let (Some(source), Some(copy)) = (modified(from), modified(to))
+        && copy >= source
+        && std::fs::metadata(from).map(|m| m.len()).ok()
+            == std::fs::metadata(to).map(|m| m.len()).ok()
+    {
+        return Ok(());
+    }
+    std::fs::copy(from, to)
+        .map(|_| ())
+        .map_err(|e| format!("cannot copy {}: {e}", from.display()))
 }
 
 fn find_toolchain() -> Result<Toolchain, String> {
@@ -225,7 +332,7 @@ fn check_bindgen(version: &str) -> Result<(), String> {
     }
 }
 
-fn compile(toolchain: &Toolchain) -> Result<(), String> {
+fn compile(toolchain: &Toolchain, features: &[&str], profile: &str) -> Result<(), String> {
     let mut command = Command::new(env!("CARGO"));
     command.args([
         "build",
@@ -234,10 +341,11 @@ fn compile(toolchain: &Toolchain) -> Result<(), String> {
         "--target",
         TARGET,
         "--profile",
-        "wasm",
+        profile,
         "--target-dir",
         TARGET_DIR,
     ]);
+    command.args(features);
     command.env(
         "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS",
         format!("-Clink-arg=-zstack-size={STACK_BYTES}"),
@@ -301,7 +409,7 @@ fn optimize(module: &Path, output: &Path) -> bool {
 
 fn copy_sources(out: &Path) -> Result<(), String> {
     let js = Path::new("crates/oatf-wasm/js");
-    for name in ["oatf.js", "oatf.d.ts", "node.js", "web.js", "README.md"] {
+    for name in SOURCES {
         std::fs::copy(js.join(name), out.join(name))
             .map_err(|e| format!("cannot copy {name}: {e}"))?;
     }
@@ -316,7 +424,8 @@ fn copy_sources(out: &Path) -> Result<(), String> {
         .map_err(|e| format!("cannot write package.json: {e}"))
 }
 
-fn report_size(module: &Path) {
+/// Prints the size of a module, raw and `gzip -9`, and returns it as a JSON object.
+fn report_size(module: &Path, what: &str, optimized_by: &str) -> String {
     let raw = std::fs::metadata(module).map_or(0, |m| m.len());
     let gzipped = Command::new("gzip")
         .args(["-9", "-c"])
@@ -324,11 +433,18 @@ fn report_size(module: &Path) {
         .output()
         .map_or(0, |o| o.stdout.len());
     println!(
-        "{}: {raw} bytes ({:.0} KiB), gzip -9: {gzipped} bytes ({:.0} KiB)",
+        "{} ({what}, {optimized_by}): {raw} bytes ({:.0} KiB), gzip -9: {gzipped} bytes ({:.0} KiB)",
         module.display(),
         raw as f64 / 1024.0,
         gzipped as f64 / 1024.0
     );
+    let name = module
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    format!(
+        "  {{\"file\": \"{name}\", \"what\": \"{}\", \"optimized\": \"{optimized_by}\", \"raw\": {raw}, \"gzip9\": {gzipped}}}",
+        what.replace('`', "")
+    )
 }
 
 fn run(program: &str, args: &[&str]) -> bool {

@@ -100,6 +100,8 @@ impl ParseError {
     }
 }
 
+// Used by the `miette` labels only: without the feature it would be dead code.
+#[cfg(feature = "miette")]
 impl ParseError {
     /// The message as a source label: without the list of known fields of an unknown key, which the
     /// headline already shows.

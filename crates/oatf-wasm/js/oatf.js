@@ -1,23 +1,10 @@
 // The public API of the npm package `oatf`, over the wasm-bindgen module `oatf_wasm.js`.
 // Every rule, message, limit and verdict comes from the Rust SDK compiled to WebAssembly; this file
-// only turns the JSON the module returns into plain objects and errors.
+// only turns the JSON the module returns into plain objects (camelCase keys, D-141) and errors.
 import * as wasm from './oatf_wasm.js';
+import { OatfError, checkOptions, describe, toText, unwrap } from './common.js';
 
-/** A document that does not load: `errors` holds every diagnostic; `rule`, `path`, `line`, `column`
- * and `message` are those of the first. */
-export class OatfError extends Error {
-  constructor(errors) {
-    const first = errors[0];
-    const headline = first ? describe(first) : 'the document could not be loaded';
-    super(errors.length > 1 ? `${headline} (and ${errors.length - 1} more)` : headline);
-    this.name = 'OatfError';
-    this.errors = errors;
-    this.rule = first?.rule ?? null;
-    this.path = first?.path ?? null;
-    this.line = first?.line ?? null;
-    this.column = first?.column ?? null;
-  }
-}
+export { OatfError, describe };
 
 /** A trace entry that is not a message (thrown by `TraceEvaluator.push`). */
 export class TraceError extends Error {
@@ -27,34 +14,7 @@ export class TraceError extends Error {
   }
 }
 
-/** One diagnostic as text: `line 3, column 5: V-001: message at `path``. */
-export function describe(d) {
-  let text = '';
-  if (d.line != null) text += d.column != null ? `line ${d.line}, column ${d.column}: ` : `line ${d.line}: `;
-  if (d.rule) text += `${d.rule}: `;
-  text += d.message;
-  if (d.path) text += ` at \`${d.path}\``;
-  return text;
-}
-
-function text(input, what) {
-  if (typeof input === 'string') return input;
-  if (input instanceof Uint8Array) {
-    try {
-      return new TextDecoder('utf-8', { fatal: true }).decode(input);
-    } catch {
-      // Never replace what the user wrote: the parser names the first invalid byte's line and column.
-      throw new OatfError(JSON.parse(wasm.decodeErrorsJson(input)).errors);
-    }
-  }
-  throw new TypeError(`${what} must be a string or a Uint8Array (UTF-8 YAML)`);
-}
-
-function unwrap(json) {
-  const result = JSON.parse(json);
-  if (!result.ok) throw new OatfError(result.errors);
-  return result;
-}
+const text = (input, what) => toText(input, what, wasm.decodeErrorsJson);
 
 /** The SDK version (set once the WebAssembly module is instantiated, before any importer runs). */
 export let version = '';
@@ -103,15 +63,94 @@ export function serialize(document) {
   return unwrap(wasm.serializeJson(JSON.stringify(document))).yaml;
 }
 
+// ---- verdicts and reports in camelCase (D-141) ------------------------------------------------------
+
+const camelKey = (key) => key.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
+/** Keys whose values are maps keyed by data (indicator ids), kept as they are. */
+const DATA_MAPS = new Set(['matched_lines']);
+
+/** The module's snake_case JSON value with camelCase keys; the values (`not_matched`, …) unchanged. */
+function camel(value) {
+  if (Array.isArray(value)) return value.map(camel);
+  if (value === null || typeof value !== 'object') return value;
+  const out = {};
+  for (const [key, item] of Object.entries(value)) out[camelKey(key)] = DATA_MAPS.has(key) ? item : camel(item);
+  return out;
+}
+
+/** `{ report, traceErrors }` JSON → the report, with `traceErrors` an ordinary property. */
+function report(json) {
+  const { report: document, traceErrors } = JSON.parse(json);
+  return { ...camel(document), traceErrors };
+}
+
+const VERDICT_FIELDS = { indicatorId: 'indicator_id', result: 'result', evidence: 'evidence', timestamp: 'timestamp', source: 'source', tier: 'tier' };
+
+/** An indicator verdict given in camelCase, for the module (snake_case); unknown fields throw. */
+function verdictIn(verdict, index) {
+  if (verdict === null || typeof verdict !== 'object') throw new TypeError(`computeVerdict: entry ${index} is not an object`);
+  const out = {};
+  for (const [key, value] of Object.entries(verdict)) {
+    const field = VERDICT_FIELDS[key];
+    if (!field) throw new TypeError(`computeVerdict: entry ${index} has an unknown field \`${key}\` (the fields are ${Object.keys(VERDICT_FIELDS).map((k) => `\`${k}\``).join(', ')})`);
+    if (value !== undefined && value !== null) out[field] = value;
+  }
+  return out;
+}
+
 function messageJson(message) {
   return typeof message === 'string' ? message : JSON.stringify(message);
+}
+
+/** A trace argument: JSON Lines text, its UTF-8 bytes, or an array of messages (objects or lines). */
+function traceArgument(trace) {
+  if (Array.isArray(trace)) return trace.map((m) => (typeof m === 'string' ? m : JSON.stringify(m))).join('\n');
+  if (typeof trace === 'string' || trace instanceof Uint8Array) return trace;
+  throw new TypeError('the trace must be JSON Lines text (a string or a Uint8Array) or an array of messages');
+}
+
+/** The options of `evaluateTrace`: the report's trace name, and the compatibility profile (D-100:
+ * `'spec-exact'`, the default, or `'thoughtjack-context'`, which scores a trace as ThoughtJack's context
+ * mode does; an unknown profile throws `RangeError`). */
+const TRACE_OPTIONS = { name: 'string', compat: 'string' };
+
+/** Runs `evaluate` twice around the awaited judge (D-142): the first pass records the questions,
+ * `judge` answers them (concurrently), the second pass decides with the answers. */
+async function withAsyncJudge(judge, evaluate) {
+  wasm.judgeRecord();
+  let first;
+  let questions;
+  try {
+    first = evaluate();
+  } finally {
+    questions = JSON.parse(wasm.judgeQuestionsJson());
+  }
+  // No semantic indicator was asked anything: the first pass is the evaluation.
+  if (questions.length === 0) return first;
+  const outcomes = await Promise.all(
+    questions.map(async (question) => {
+      try {
+        return { value: await judge(JSON.parse(question)) };
+      } catch (threw) {
+        return { threw };
+      }
+    }),
+  );
+  if (!wasm.judgeAnswer(JSON.stringify(questions), outcomes)) throw new Error('oatf: the judge answers do not fit the questions');
+  try {
+    return evaluate();
+  } finally {
+    wasm.judgeCall();
+  }
 }
 
 /** An attack compiled for evaluation: regexes, paths and CEL programs are compiled once. */
 export class Attack {
   #inner;
-  constructor(inner) {
+  #judge;
+  constructor(inner, judge) {
     this.#inner = inner;
+    this.#judge = judge;
   }
 
   /** @internal */
@@ -129,36 +168,61 @@ export class Attack {
     return JSON.parse(this.#inner.indicatorIdsJson());
   }
 
-  /** Evaluates every indicator against one message (SDK §4.1) and returns the verdict. */
-  evaluateMessage(message) {
-    return JSON.parse(this.#inner.evaluateMessageJson(messageJson(message)));
-  }
-
-  /** Computes the attack verdict (SDK §4.5) from indicator verdicts produced elsewhere (e.g. your own
-   * judge): `[{ indicator_id, result, evidence?, timestamp? }]`; a declared indicator without one
-   * counts as `skipped`. */
-  computeVerdict(verdicts) {
+  #message(message) {
     try {
-      return JSON.parse(this.#inner.computeVerdictJson(JSON.stringify(verdicts)));
+      return camel(JSON.parse(this.#inner.evaluateMessageJson(messageJson(message))));
     } catch (e) {
       throw typeof e === 'string' ? new TypeError(e) : e;
     }
   }
 
-  /** Evaluates a JSON Lines trace (format §6). Returns the verdict document `oatf evaluate --format
-   * json` prints, with `traceErrors` (the first 100 malformed lines) beside it. `compat:
-   * 'thoughtjack-context'` scores it as ThoughtJack's context mode does (the default, `'spec-exact'`,
-   * is the spec as written); an unknown profile throws `RangeError`. */
-  evaluateTrace(jsonl, { name = '<trace>', compat } = {}) {
+  /** Evaluates every indicator against one message's content (SDK §4.1) and returns the verdict. A
+   * whole trace line (with `direction` and `content`) is refused: pass its `content`, or use
+   * `evaluateTrace([line])` for the trace filters. */
+  evaluateMessage(content) {
+    return this.#message(content);
+  }
+
+  /** `evaluateMessage` with a judge that may return a Promise. */
+  async evaluateMessageAsync(content) {
+    return withAsyncJudge(this.#judge, () => this.#message(content));
+  }
+
+  /** Computes the attack verdict (SDK §4.5) from indicator verdicts produced elsewhere (e.g. your own
+   * judge): `[{ indicatorId, result, evidence?, timestamp? }]`; a declared indicator without one
+   * counts as `skipped`. */
+  computeVerdict(verdicts) {
+    if (!Array.isArray(verdicts)) throw new TypeError('computeVerdict takes an array of indicator verdicts');
+    try {
+      return camel(JSON.parse(this.#inner.computeVerdictJson(JSON.stringify(verdicts.map(verdictIn)))));
+    } catch (e) {
+      throw typeof e === 'string' ? new TypeError(e) : e;
+    }
+  }
+
+  #trace(trace, options, call) {
+    const { name = '<trace>', compat } = checkOptions(options, TRACE_OPTIONS, call);
+    const jsonl = traceArgument(trace);
     let json;
     try {
-      json = this.#inner.evaluateTraceJson(text(jsonl, 'the trace'), name, compatName(compat));
+      json = typeof jsonl === 'string' ? this.#inner.evaluateTraceJson(jsonl, name, compat) : this.#inner.evaluateTraceBytesJson(jsonl, name, compat);
     } catch (e) {
+      // An unknown compatibility profile (the module's message lists the known ones).
       throw typeof e === 'string' ? new RangeError(e) : e;
     }
-    const { report, traceErrors } = JSON.parse(json);
-    Object.defineProperty(report, 'traceErrors', { value: traceErrors, enumerable: false });
-    return report;
+    return report(json);
+  }
+
+  /** Evaluates a trace (format §6): JSON Lines text or bytes, or an array of messages. Returns the
+   * verdict document `oatf evaluate --format json` prints, in camelCase, with `traceErrors` (the
+   * first 100 malformed lines). */
+  evaluateTrace(trace, options) {
+    return this.#trace(trace, options, 'evaluateTrace');
+  }
+
+  /** `evaluateTrace` with a judge that may return a Promise. */
+  async evaluateTraceAsync(trace, options) {
+    return withAsyncJudge(this.#judge, () => this.#trace(trace, options, 'evaluateTraceAsync'));
   }
 
   /** Frees the WebAssembly memory of the attack (optional: the garbage collector does it too). */
@@ -168,38 +232,32 @@ export class Attack {
 }
 
 /** Loads and compiles a document. `options.judge({ text, intent, intentClass, threshold, examples })`
- * returns a score in [0, 1] for semantic indicators (without one they are `skipped`).
- * `options.validate: false` only parses (for bare indicators, as the conformance runner does).
- * Throws `OatfError` when the document does not load. */
-export function compile(source, options = {}) {
-  const judge = options.judge;
-  if (judge !== undefined && typeof judge !== 'function') throw new TypeError('options.judge must be a function');
+ * returns a score in [0, 1] for semantic indicators (without one they are `skipped`); a judge that
+ * returns a Promise needs `evaluateMessageAsync`/`evaluateTraceAsync`. `options.validate: false` only
+ * parses (for bare indicators, as the conformance runner does). Throws `OatfError` when the document
+ * does not load. */
+export function compile(source, options) {
+  const { judge, validate: check = true } = checkOptions(options, { judge: 'function', validate: 'boolean' }, 'compile');
   let inner;
   try {
-    inner = new wasm.WasmAttack(text(source, 'the document'), judge, options.validate !== false);
+    inner = new wasm.WasmAttack(text(source, 'the document'), judge, check);
   } catch (e) {
     if (typeof e === 'string') unwrap(e);
     throw e;
   }
-  return new Attack(inner);
-}
-
-/** A compatibility profile's name, or undefined for the default. */
-function compatName(compat) {
-  if (compat === undefined || compat === null) return undefined;
-  if (typeof compat !== 'string') throw new TypeError('compat must be a string');
-  return compat;
+  return new Attack(inner, judge);
 }
 
 /** Evaluates a trace one message at a time: `push(message)` each, then `finish()`. Memory does not
- * grow with the trace. `{ compat: 'thoughtjack-context' }` scores it as ThoughtJack's context mode
- * does (D-100). */
+ * grow with the trace. Judges are called synchronously here. `{ compat: 'thoughtjack-context' }` scores
+ * it as ThoughtJack's context mode does (D-100). */
 export class TraceEvaluator {
   #inner;
-  constructor(attack, { compat } = {}) {
+  constructor(attack, options) {
     if (!(attack instanceof Attack)) throw new TypeError('TraceEvaluator takes an Attack (from compile)');
+    const { compat } = checkOptions(options, { compat: TRACE_OPTIONS.compat }, 'TraceEvaluator');
     try {
-      this.#inner = new wasm.WasmTraceEvaluator(attack._inner, compatName(compat));
+      this.#inner = new wasm.WasmTraceEvaluator(attack._inner, compat);
     } catch (e) {
       throw typeof e === 'string' ? new RangeError(e) : e;
     }
@@ -233,8 +291,6 @@ export class TraceEvaluator {
     } catch (e) {
       throw typeof e === 'string' ? new Error(e) : e;
     }
-    const { report, traceErrors } = JSON.parse(json);
-    Object.defineProperty(report, 'traceErrors', { value: traceErrors, enumerable: false });
-    return report;
+    return report(json);
   }
 }

@@ -1,10 +1,17 @@
 // Browser and bundler entry point: fetches and instantiates the WebAssembly module beside this file
-// (top-level await; bundlers such as Vite, esbuild and webpack 5 copy the `.wasm` they see in
-// `new URL(..., import.meta.url)`). Modules that import this one run once it is ready.
+// (top-level await). Vite and webpack 5 emit the `.wasm` they see in `new URL(..., import.meta.url)`;
+// esbuild does not: use `oatf/inline` there (docs/javascript.md, D-145). Modules that import this one
+// run once it is ready.
 import init from './oatf_wasm.js';
 import { __ready } from './oatf.js';
+import { fetchFailed } from './fetch-failed.js';
 
-await init({ module_or_path: new URL('./oatf_wasm_bg.wasm', import.meta.url) });
+const url = new URL('./oatf_wasm_bg.wasm', import.meta.url);
+try {
+  await init({ module_or_path: url });
+} catch (e) {
+  throw fetchFailed(url, e);
+}
 __ready();
 
 export * from './oatf.js';

@@ -1,6 +1,7 @@
 //! Compiled attacks, trace evaluation and the JavaScript semantic judge.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::io::Cursor;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -23,10 +24,89 @@ thread_local! {
     /// `Sync`, which `SemanticEvaluator` requires; the evaluator holds the index instead, and a
     /// WebAssembly instance has a single thread.
     static JUDGES: RefCell<Vec<Option<js_sys::Function>>> = const { RefCell::new(Vec::new()) };
+    /// How judges are asked now (D-142): called, or answered from the outcomes of async calls.
+    static JUDGING: RefCell<Judging> = const { RefCell::new(Judging::Call) };
+}
+
+/// How a [`JsJudge`] answers (D-142). The async API evaluates twice: once recording every question
+/// (each scored below any threshold, so that every message reaches every semantic indicator, as the
+/// synchronous first-match evaluation could), then, once JavaScript has awaited the judge on each,
+/// answering from the outcomes, so both evaluations decide with the same rules.
+enum Judging {
+    /// Call the function and take its result (a Promise is refused: that needs the async API).
+    Call,
+    /// Record each question (the judge's argument as JSON), answer `-inf`.
+    Record(Vec<String>),
+    /// Answer from the outcomes of the recorded questions.
+    Answer(HashMap<String, Outcome>),
+}
+
+/// What one call of a judge gave: a value, or what it threw.
+enum Outcome {
+    Returned(JsValue),
+    Threw(JsValue),
+}
+
+/// Starts recording the judges' questions (`evaluate…Async`, first pass).
+#[wasm_bindgen(js_name = judgeRecord)]
+pub fn judge_record() {
+    JUDGING.with(|j| *j.borrow_mut() = Judging::Record(Vec::new()));
+}
+
+/// The questions recorded since [`judge_record`], distinct, as a JSON array of the judge's arguments
+/// (each as JSON text); judges are called again from now on.
+#[wasm_bindgen(js_name = judgeQuestionsJson)]
+pub fn judge_questions_json() -> String {
+    let recorded = JUDGING.with(|j| std::mem::replace(&mut *j.borrow_mut(), Judging::Call));
+    let mut questions = match recorded {
+        Judging::Record(questions) => questions,
+        _ => Vec::new(),
+    };
+    let mut seen = std::collections::HashSet::new();
+    questions.retain(|q| seen.insert(q.clone()));
+    json!(questions).to_string()
+}
+
+/// Answers the judges from now on with the outcomes of the questions (a JSON array of arguments as
+/// [`judge_questions_json`] gave it): `outcomes[i]` is `{ value }` (what the awaited call returned)
+/// or `{ threw }`. [`judge_call`] ends it.
+#[wasm_bindgen(js_name = judgeAnswer)]
+pub fn judge_answer(questions_json: &str, outcomes: js_sys::Array) -> bool {
+    let Ok(questions) = serde_json::from_str::<Vec<String>>(questions_json) else {
+        return false;
+    };
+    if questions.len() != outcomes.length() as usize {
+        return false;
+    }
+    let value = JsValue::from_str("value");
+    let threw = JsValue::from_str("threw");
+    let answers = questions
+        .into_iter()
+        .zip(outcomes.iter())
+        .map(|(question, outcome)| {
+            let outcome = if js_sys::Reflect::has(&outcome, &threw).unwrap_or(false) {
+                Outcome::Threw(js_sys::Reflect::get(&outcome, &threw).unwrap_or(JsValue::UNDEFINED))
+            } else {
+                Outcome::Returned(
+                    js_sys::Reflect::get(&outcome, &value).unwrap_or(JsValue::UNDEFINED),
+                )
+            };
+            (question, outcome)
+        })
+        .collect();
+    JUDGING.with(|j| *j.borrow_mut() = Judging::Answer(answers));
+    true
+}
+
+/// Judges are called again (the end of an async evaluation, whatever happened).
+#[wasm_bindgen(js_name = judgeCall)]
+pub fn judge_call() {
+    JUDGING.with(|j| *j.borrow_mut() = Judging::Call);
 }
 
 /// A semantic evaluator calling a JavaScript function:
-/// `judge({ text, intent, intentClass, threshold, examples })` returns a score between 0.0 and 1.0.
+/// `judge({ text, intent, intentClass, threshold, examples })` returns a score between 0.0 and 1.0
+/// (or, through the async API, a Promise of one).
 struct JsJudge {
     index: usize,
 }
@@ -62,6 +142,59 @@ impl Drop for JsJudge {
     }
 }
 
+fn judge_failed(message: String) -> EvaluationError {
+    EvaluationError::new(EvaluationErrorKind::SemanticError, message)
+}
+
+/// The score of one call's outcome, or why it is not one; the one rule of both APIs.
+fn score_of(outcome: Outcome) -> Result<f64, EvaluationError> {
+    let score = match outcome {
+        Outcome::Threw(error) => {
+            let message = error
+                .dyn_ref::<js_sys::Error>()
+                .map(|e| String::from(e.message()))
+                .or_else(|| error.as_string())
+                .unwrap_or_else(|| "a value that is not an Error".to_owned());
+            return Err(judge_failed(format!("the semantic judge threw: {message}")));
+        }
+        Outcome::Returned(score) => score,
+    };
+    if score.is_instance_of::<js_sys::Promise>() {
+        return Err(judge_failed(
+            "the semantic judge returned a Promise: an async judge needs evaluateMessageAsync or \
+             evaluateTraceAsync"
+                .to_owned(),
+        ));
+    }
+    match score.as_f64() {
+        Some(score) if (0.0..=1.0).contains(&score) => Ok(score),
+        Some(score) => Err(judge_failed(format!(
+            "the semantic judge returned {score}, not a score between 0.0 and 1.0"
+        ))),
+        None => Err(judge_failed(format!(
+            "the semantic judge returned {}, not a number",
+            kind_of(&score)
+        ))),
+    }
+}
+
+/// What a value is, for a message (`typeof`, with `null` told apart).
+fn kind_of(value: &JsValue) -> &'static str {
+    if value.is_null() {
+        return "null";
+    }
+    match value.js_typeof().as_string().unwrap_or_default().as_str() {
+        "string" => "a string",
+        "boolean" => "a boolean",
+        "undefined" => "undefined",
+        "object" => "an object",
+        "bigint" => "a bigint",
+        "symbol" => "a symbol",
+        "function" => "a function",
+        _ => "something",
+    }
+}
+
 impl SemanticEvaluator for JsJudge {
     fn evaluate(
         &self,
@@ -71,35 +204,40 @@ impl SemanticEvaluator for JsJudge {
         threshold: Option<f64>,
         examples: Option<&oatf::model::SemanticExamples>,
     ) -> Result<f64, EvaluationError> {
-        let failed =
-            |message: String| EvaluationError::new(EvaluationErrorKind::SemanticError, message);
-        let judge = JUDGES
-            .with(|judges| judges.borrow().get(self.index).cloned().flatten())
-            .ok_or_else(|| failed("the semantic judge was released".to_owned()))?;
         let examples = examples
             .map(|e| serde_json::to_value(e).unwrap_or(Value::Null))
             .unwrap_or(Value::Null);
         let argument = json!({
             "text": text, "intent": intent, "intentClass": intent_class.map(|c| c.as_str()),
             "threshold": threshold, "examples": examples,
+        })
+        .to_string();
+        let answered = JUDGING.with(|judging| match &mut *judging.borrow_mut() {
+            Judging::Call => None,
+            Judging::Record(questions) => {
+                questions.push(argument.clone());
+                Some(Ok(f64::NEG_INFINITY))
+            }
+            Judging::Answer(answers) => Some(match answers.remove(&argument) {
+                Some(outcome) => score_of(outcome),
+                None => Err(judge_failed(
+                    "the semantic judge was not asked this question (the async evaluation changed)"
+                        .to_owned(),
+                )),
+            }),
         });
-        let argument = js_sys::JSON::parse(&argument.to_string())
-            .map_err(|_| failed("the judge's argument could not be built".to_owned()))?;
-        let score = judge.call1(&JsValue::NULL, &argument).map_err(|e| {
-            failed(format!(
-                "the semantic judge threw: {}",
-                js_sys::Error::from(e).message()
-            ))
-        })?;
-        match score.as_f64() {
-            Some(score) if (0.0..=1.0).contains(&score) => Ok(score),
-            Some(score) => Err(failed(format!(
-                "the semantic judge returned {score}, not a score between 0.0 and 1.0"
-            ))),
-            None => Err(failed(
-                "the semantic judge returned something that is not a number".to_owned(),
-            )),
+        if let Some(answer) = answered {
+            return answer;
         }
+        let judge = JUDGES
+            .with(|judges| judges.borrow().get(self.index).cloned().flatten())
+            .ok_or_else(|| judge_failed("the semantic judge was released".to_owned()))?;
+        let argument = js_sys::JSON::parse(&argument)
+            .map_err(|_| judge_failed("the judge's argument could not be built".to_owned()))?;
+        score_of(match judge.call1(&JsValue::NULL, &argument) {
+            Ok(score) => Outcome::Returned(score),
+            Err(error) => Outcome::Threw(error),
+        })
     }
 }
 
@@ -122,7 +260,7 @@ impl WasmAttack {
         validate: bool,
     ) -> Result<WasmAttack, JsValue> {
         let document = if validate {
-            crate::load(text).map(|loaded| loaded.document)
+            crate::document::load(text).map(|loaded| loaded.document)
         } else {
             oatf::parse(text).map_err(|errors| {
                 errors
@@ -159,12 +297,30 @@ impl WasmAttack {
         json!(ids).to_string()
     }
 
-    /// Evaluates every indicator against one message (given as JSON; SDK §4.1) and returns the
-    /// verdict (`AttackVerdict`) as JSON, or throws a message when the argument is not JSON.
+    /// Evaluates every indicator against one message's content (given as JSON; SDK §4.1) and returns
+    /// the verdict (`AttackVerdict`) as JSON, or throws a message when the argument is not JSON or is
+    /// a whole trace line (D-143, the rule of the Python binding's D-135).
     #[wasm_bindgen(js_name = evaluateMessageJson)]
     pub fn evaluate_message_json(&self, message: &str) -> Result<String, JsValue> {
-        let message: Value = serde_json::from_str(message)
-            .map_err(|e| JsValue::from_str(&format!("the message is not JSON: {e}")))?;
+        let message: Value = serde_json::from_str(message).map_err(|e| {
+            JsValue::from_str(&format!(
+                "the message is {}",
+                oatf::trace::describe_json_error(&e)
+            ))
+        })?;
+        let is_trace_line = message
+            .get("direction")
+            .and_then(Value::as_str)
+            .is_some_and(|d| d == "incoming" || d == "outgoing")
+            && message.get("content").is_some();
+        if is_trace_line {
+            return Err(JsValue::from_str(
+                "evaluateMessage takes a message's content, and this is a whole trace line (it has \
+                 `direction` and `content`): pass message.content to evaluate the content without the \
+                 trace filters, or use evaluateTrace([message]) to apply them (protocol, surface, \
+                 actor, direction)",
+            ));
+        }
         let verdict = self.attack.evaluate(&message);
         Ok(serde_json::to_value(&verdict)
             .unwrap_or(Value::Null)
@@ -182,10 +338,22 @@ impl WasmAttack {
         name: &str,
         compat: Option<String>,
     ) -> Result<String, JsValue> {
+        self.evaluate_trace_bytes_json(jsonl.as_bytes(), name, compat)
+    }
+
+    /// [`evaluate_trace_json`](Self::evaluate_trace_json) of UTF-8 bytes, read as a file is: a line
+    /// that is not UTF-8 is a malformed line.
+    #[wasm_bindgen(js_name = evaluateTraceBytesJson)]
+    pub fn evaluate_trace_bytes_json(
+        &self,
+        jsonl: &[u8],
+        name: &str,
+        compat: Option<String>,
+    ) -> Result<String, JsValue> {
         let compat = compat_of(compat.as_deref())?;
-        let mut reader = JsonlTraceReader::new(Cursor::new(jsonl.as_bytes()));
+        let mut reader = JsonlTraceReader::new(Cursor::new(jsonl));
         let mut run = TraceRun::with_compat(&self.attack, name, compat);
-        // Reading a string cannot fail: the run ends at the end of the text either way.
+        // Reading from memory cannot fail: the run ends at the end of the text either way.
         let _ = run.read_to_end(&mut reader);
         Ok(finish(run))
     }
@@ -263,8 +431,7 @@ impl WasmTraceEvaluator {
     pub fn push(&mut self, message: &str) -> Result<(), JsValue> {
         self.position += 1;
         let position = self.position;
-        let parsed = serde_json::from_str::<TraceMessage>(message)
-            .map_err(|e| format!("entry {position}: not a trace message: {e}"));
+        let parsed = TraceMessage::from_json(message).map_err(|e| format!("entry {position}: {e}"));
         self.run.with_dependent_mut(|_, run| match run {
             None => Err(JsValue::from_str("finish() was already called")),
             Some(run) => match parsed {

@@ -1,185 +1,44 @@
-//! WebAssembly bindings of the oatf SDK: the low-level module under the npm package `oatf`.
+//! WebAssembly bindings of the oatf SDK: the low-level modules under the npm package `oatf`.
 //!
 //! A thin layer over the `oatf` facade: every rule, message, limit and verdict is the SDK's. Values
 //! cross the boundary as JSON text (`serde_json` here, `JSON.parse` in JavaScript), so the JavaScript
-//! wrapper (`js/oatf.js`) gets plain objects and this crate needs no conversion code of its own. The
-//! wrapper gives the public API (`validate`, `load`, `compile`, `OatfError`, …) and its TypeScript
-//! types; `docs/javascript.md` is the user guide.
+//! wrappers (`js/`) get plain objects and this crate needs no conversion code of its own. The wrappers
+//! give the public API (`validate`, `load`, `compile`, `OatfError`, …) and its TypeScript types;
+//! `docs/javascript.md` is the user guide.
+//!
+//! Three modules are built from this crate, by features (D-140): the full package (`eval`, the
+//! default), the validation module of `oatf/validate` (`document` alone: no CEL engine, no evaluation),
+//! and the CEL syntax module (`cel-syntax`) that the validation module's wrapper loads the first time a
+//! document has a CEL expression; its answers reach validation through `cel.rs`.
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "eval")]
 mod attack;
+#[cfg(any(
+    feature = "cel-syntax",
+    all(feature = "document", not(feature = "eval"))
+))]
+mod cel;
+#[cfg(feature = "document")]
 mod diagnostics;
+#[cfg(feature = "document")]
+mod document;
 
-use serde_json::{Value, json};
 use wasm_bindgen::prelude::*;
 
-pub use attack::{WasmAttack, WasmTraceEvaluator};
-use diagnostics::{Diagnostic, failure};
+#[cfg(feature = "eval")]
+pub use attack::{
+    WasmAttack, WasmTraceEvaluator, judge_answer, judge_call, judge_questions_json, judge_record,
+};
+#[cfg(feature = "cel-syntax")]
+pub use cel::cel_check_json;
+#[cfg(all(feature = "document", not(feature = "eval")))]
+pub use cel::cel_remember_json;
+#[cfg(feature = "document")]
+pub use document::{decode_errors_json, load_json, normalize_json, serialize_json, validate_json};
 
 /// The SDK version (the workspace version of the crates built into this module).
 #[wasm_bindgen(js_name = version)]
 pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_owned()
-}
-
-/// `validate(text)`: `{ valid, errors, warnings }` as JSON. Never fails: a document that does not
-/// parse gives its parse errors.
-#[wasm_bindgen(js_name = validateJson)]
-pub fn validate_json(text: &str) -> String {
-    let (errors, warnings) = match oatf::parse(text) {
-        Ok(document) => {
-            let result = oatf::validate(&document);
-            (
-                result
-                    .errors()
-                    .iter()
-                    .map(Diagnostic::from_validation)
-                    .collect(),
-                result
-                    .warnings()
-                    .iter()
-                    .map(Diagnostic::from_warning)
-                    .collect(),
-            )
-        }
-        Err(errors) => {
-            // Every problem at once, as `oatf validate` and Python give them: the parse errors,
-            // then the V- findings of the parts that parsed.
-            let rest = errors.validate_rest(&oatf::default_validate_options());
-            (
-                errors
-                    .iter()
-                    .map(Diagnostic::from_parse)
-                    .chain(rest.errors().iter().map(Diagnostic::from_validation))
-                    .collect(),
-                rest.warnings()
-                    .iter()
-                    .map(Diagnostic::from_warning)
-                    .collect(),
-            )
-        }
-    };
-    let errors: Vec<Diagnostic> = errors;
-    let warnings: Vec<Diagnostic> = warnings;
-    json!({ "valid": errors.is_empty(), "errors": errors, "warnings": warnings }).to_string()
-}
-
-/// `load(text)`: `{ ok: true, document, warnings }` (the normalized document) or
-/// `{ ok: false, errors }` as JSON.
-#[wasm_bindgen(js_name = loadJson)]
-pub fn load_json(text: &str) -> String {
-    match load(text) {
-        Ok(loaded) => json!({
-            "ok": true,
-            "document": serde_json::to_value(&loaded.document).unwrap_or(Value::Null),
-            "warnings": loaded.warnings.iter().map(Diagnostic::from_warning).collect::<Vec<_>>(),
-        })
-        .to_string(),
-        Err(errors) => failure(&errors),
-    }
-}
-
-/// Loads a document (parse, validate, normalize), or every diagnostic that prevents it.
-pub(crate) fn load(text: &str) -> Result<oatf::Loaded, Vec<Diagnostic>> {
-    match oatf::load(text) {
-        Ok(loaded) => Ok(loaded),
-        Err(oatf::LoadError::Parse(errors)) => {
-            let rest = errors.validate_rest(&oatf::default_validate_options());
-            Err(errors
-                .iter()
-                .map(Diagnostic::from_parse)
-                .chain(rest.errors().iter().map(Diagnostic::from_validation))
-                .collect())
-        }
-        Err(oatf::LoadError::Invalid(errors)) => {
-            Err(errors.iter().map(Diagnostic::from_validation).collect())
-        }
-        Err(other) => Err(vec![Diagnostic::other(other.to_string())]),
-    }
-}
-
-/// `normalize(text)`: `{ ok: true, yaml }` (parsed and normalized without validation, SDK §3.3, then
-/// serialized, §3.4) or `{ ok: false, errors }` as JSON.
-#[wasm_bindgen(js_name = normalizeJson)]
-pub fn normalize_json(text: &str) -> String {
-    match oatf::parse(text) {
-        Ok(document) => {
-            json!({ "ok": true, "yaml": oatf::serialize(&oatf::normalize(document)) }).to_string()
-        }
-        Err(errors) => failure(
-            &errors
-                .iter()
-                .map(Diagnostic::from_parse)
-                .collect::<Vec<_>>(),
-        ),
-    }
-}
-
-/// `serialize(document)`: the document given as JSON text (JSON is YAML) read by the SDK's parser and
-/// written as canonical YAML (SDK §3.4): `{ ok: true, yaml }` or `{ ok: false, errors }`.
-#[wasm_bindgen(js_name = serializeJson)]
-pub fn serialize_json(document_json: &str) -> String {
-    match oatf::parse(document_json) {
-        Ok(document) => json!({ "ok": true, "yaml": oatf::serialize(&document) }).to_string(),
-        Err(errors) => failure(
-            &errors
-                .iter()
-                .map(Diagnostic::from_parse)
-                .collect::<Vec<_>>(),
-        ),
-    }
-}
-
-/// Bytes that are not UTF-8: `{ ok: false, errors }` with the parser's error for the first invalid byte
-/// (its line and column), as JSON. The JavaScript layer calls it when `TextDecoder` refuses the bytes.
-#[wasm_bindgen(js_name = decodeErrorsJson)]
-pub fn decode_errors_json(bytes: &[u8]) -> String {
-    let errors = match oatf::model::parse_bytes(bytes) {
-        Err(errors) => errors.iter().map(Diagnostic::from_parse).collect(),
-        Ok(_) => vec![Diagnostic::other("the input is not valid UTF-8".to_owned())],
-    };
-    failure(&errors)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn parsed(text: &str) -> Value {
-        serde_json::from_str(text).expect("the bindings return JSON")
-    }
-
-    #[test]
-    fn validate_reports_a_parse_error_with_its_line() {
-        let result = parsed(&validate_json(
-            "oatf: \"0.1\"\nattack:\n  name: [unclosed\n",
-        ));
-        assert_eq!(result["valid"], false);
-        let first = &result["errors"][0];
-        assert_eq!(first["kind"], "parse");
-        assert!(first["line"].as_u64().is_some(), "{first}");
-    }
-
-    #[test]
-    fn invalid_utf8_names_its_line() {
-        let result = parsed(&decode_errors_json(
-            b"oatf: \"0.1\"\nattack:\n  name: \"\xff\"\n",
-        ));
-        assert_eq!(result["ok"], false);
-        assert_eq!(result["errors"][0]["line"], 3);
-        assert_eq!(result["errors"][0]["kind"], "parse");
-    }
-
-    #[test]
-    fn load_gives_the_normalized_document_or_the_errors() {
-        let ok = parsed(&load_json(
-            "oatf: \"0.1\"\nattack:\n  execution: {mode: mcp_server, state: {tools: []}}\n",
-        ));
-        assert_eq!(ok["ok"], true);
-        assert_eq!(ok["document"]["attack"]["name"], "Untitled");
-        let bad = parsed(&load_json("oatf: \"0.1\"\nattack: {}\n"));
-        assert_eq!(bad["ok"], false);
-        assert!(!bad["errors"].as_array().expect("errors").is_empty());
-        assert_eq!(bad["errors"][0]["kind"], "validation");
-    }
 }

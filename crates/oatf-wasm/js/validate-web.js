@@ -1,0 +1,28 @@
+// Browser and bundler entry point of `oatf/validate`: fetches and instantiates the validation module
+// beside this file (top-level await; Vite and webpack 5 emit the `.wasm` they see in
+// `new URL(..., import.meta.url)`; esbuild does not: use `oatf/validate/inline` there, D-145). The CEL syntax module is fetched the first time a document has a
+// CEL expression (a dynamic import, which bundlers split into its own chunk).
+import init from './oatf_validate.js';
+import { __ready } from './validate.js';
+import { fetchFailed } from './fetch-failed.js';
+
+const url = new URL('./oatf_validate_bg.wasm', import.meta.url);
+try {
+  await init({ module_or_path: url });
+} catch (e) {
+  throw fetchFailed(url, e);
+}
+__ready({
+  load: async () => {
+    const celModule = await import('./oatf_cel.js');
+    const celUrl = new URL('./oatf_cel_bg.wasm', import.meta.url);
+    try {
+      await celModule.default({ module_or_path: celUrl });
+    } catch (e) {
+      throw fetchFailed(celUrl, e);
+    }
+    return celModule;
+  },
+});
+
+export * from './validate.js';

@@ -1,0 +1,29 @@
+// Types of `oatf/validate`: validation without the evaluation engine (a small WebAssembly module; the
+// CEL syntax check loads on demand).
+import type { Diagnostic, Document, Source, ValidationResult } from './common.js';
+
+export type { Diagnostic, Document, Source, ValidationResult } from './common.js';
+export { OatfError, describe } from './common.js';
+
+/** The SDK version. */
+export declare const version: string;
+
+/** Validates a document (SDK §3.2); never rejects for a bad document. */
+export declare function validate(source: Source): Promise<ValidationResult>;
+/** `validate`, synchronously: in Node always; in a browser for a document without CEL expressions or
+ * once `loadCelSyntax()` has resolved (else it throws). */
+export declare function validateSync(source: Source): ValidationResult;
+/** Parses, validates and normalizes (SDK §3.5). Rejects with `OatfError`. */
+export declare function load(source: Source): Promise<Document>;
+/** `load`, synchronously (as `validateSync`). Throws `OatfError`. */
+export declare function loadSync(source: Source): Document;
+/** `load`, with the warnings. */
+export declare function loadWithWarnings(source: Source): Promise<{ document: Document; warnings: Diagnostic[] }>;
+/** Parses and normalizes without validating (SDK §3.3): canonical YAML. Throws `OatfError`. */
+export declare function normalize(source: Source): string;
+/** A document object as canonical YAML (SDK §3.4). Throws `OatfError`. */
+export declare function serialize(document: Document): string;
+/** Loads the CEL syntax module now (otherwise loaded the first time a document has a CEL expression). */
+export declare function loadCelSyntax(): Promise<void>;
+/** Whether the CEL syntax module is loaded. */
+export declare function celSyntaxLoaded(): boolean;

@@ -1,0 +1,203 @@
+//! Parse, validate, load, normalize and serialize: the functions of the full module and of the
+//! validation module. Validation uses [`validate_options`]: the CEL engine in the full module, the
+//! answers JavaScript gave in the validation module (`cel.rs`), where a document whose CEL
+//! expressions have no answer yet gives `{ celPending: [expression, …] }` instead of a result.
+
+use serde_json::{Value, json};
+use wasm_bindgen::prelude::*;
+
+use crate::diagnostics::{Diagnostic, failure};
+
+/// The validation options of this module (D-140).
+fn validate_options() -> oatf::ValidateOptions {
+    #[cfg(feature = "eval")]
+    {
+        oatf::default_validate_options()
+    }
+    #[cfg(not(feature = "eval"))]
+    {
+        crate::cel::validate_options()
+    }
+}
+
+/// `{ celPending }` as JSON when validation met CEL expressions without an answer (validation module
+/// only; the full module checks them itself).
+fn pending() -> Option<String> {
+    #[cfg(feature = "eval")]
+    {
+        None
+    }
+    #[cfg(not(feature = "eval"))]
+    {
+        crate::cel::take_pending().map(|list| json!({ "celPending": list }).to_string())
+    }
+}
+
+/// `validate(text)`: `{ valid, errors, warnings }` as JSON. Never fails: a document that does not
+/// parse gives its parse errors.
+#[wasm_bindgen(js_name = validateJson)]
+pub fn validate_json(text: &str) -> String {
+    let options = validate_options();
+    let (errors, warnings): (Vec<Diagnostic>, Vec<Diagnostic>) = match oatf::parse(text) {
+        Ok(document) => {
+            let result = oatf::validate_with(&document, &options);
+            (
+                result
+                    .errors()
+                    .iter()
+                    .map(Diagnostic::from_validation)
+                    .collect(),
+                result
+                    .warnings()
+                    .iter()
+                    .map(Diagnostic::from_warning)
+                    .collect(),
+            )
+        }
+        Err(errors) => {
+            // Every problem at once, as `oatf validate` and Python give them: the parse errors,
+            // then the V- findings of the parts that parsed.
+            let rest = errors.validate_rest(&options);
+            (
+                errors
+                    .iter()
+                    .map(Diagnostic::from_parse)
+                    .chain(rest.errors().iter().map(Diagnostic::from_validation))
+                    .collect(),
+                rest.warnings()
+                    .iter()
+                    .map(Diagnostic::from_warning)
+                    .collect(),
+            )
+        }
+    };
+    if let Some(pending) = pending() {
+        return pending;
+    }
+    json!({ "valid": errors.is_empty(), "errors": errors, "warnings": warnings }).to_string()
+}
+
+/// `load(text)`: `{ ok: true, document, warnings }` (the normalized document) or
+/// `{ ok: false, errors }` as JSON.
+#[wasm_bindgen(js_name = loadJson)]
+pub fn load_json(text: &str) -> String {
+    let loaded = load(text);
+    if let Some(pending) = pending() {
+        return pending;
+    }
+    match loaded {
+        Ok(loaded) => json!({
+            "ok": true,
+            "document": serde_json::to_value(&loaded.document).unwrap_or(Value::Null),
+            "warnings": loaded.warnings.iter().map(Diagnostic::from_warning).collect::<Vec<_>>(),
+        })
+        .to_string(),
+        Err(errors) => failure(&errors),
+    }
+}
+
+/// Loads a document (parse, validate, normalize), or every diagnostic that prevents it.
+pub(crate) fn load(text: &str) -> Result<oatf::Loaded, Vec<Diagnostic>> {
+    let options = validate_options();
+    match oatf::load_with(text, &options) {
+        Ok(loaded) => Ok(loaded),
+        Err(oatf::LoadError::Parse(errors)) => {
+            let rest = errors.validate_rest(&options);
+            Err(errors
+                .iter()
+                .map(Diagnostic::from_parse)
+                .chain(rest.errors().iter().map(Diagnostic::from_validation))
+                .collect())
+        }
+        Err(oatf::LoadError::Invalid(errors)) => {
+            Err(errors.iter().map(Diagnostic::from_validation).collect())
+        }
+        Err(other) => Err(vec![Diagnostic::other(other.to_string())]),
+    }
+}
+
+/// `normalize(text)`: `{ ok: true, yaml }` (parsed and normalized without validation, SDK §3.3, then
+/// serialized, §3.4) or `{ ok: false, errors }` as JSON.
+#[wasm_bindgen(js_name = normalizeJson)]
+pub fn normalize_json(text: &str) -> String {
+    match oatf::parse(text) {
+        Ok(document) => {
+            json!({ "ok": true, "yaml": oatf::serialize(&oatf::normalize(document)) }).to_string()
+        }
+        Err(errors) => failure(
+            &errors
+                .iter()
+                .map(Diagnostic::from_parse)
+                .collect::<Vec<_>>(),
+        ),
+    }
+}
+
+/// `serialize(document)`: the document given as JSON text (JSON is YAML) read by the SDK's parser and
+/// written as canonical YAML (SDK §3.4): `{ ok: true, yaml }` or `{ ok: false, errors }`.
+#[wasm_bindgen(js_name = serializeJson)]
+pub fn serialize_json(document_json: &str) -> String {
+    match oatf::parse(document_json) {
+        Ok(document) => json!({ "ok": true, "yaml": oatf::serialize(&document) }).to_string(),
+        Err(errors) => failure(
+            &errors
+                .iter()
+                .map(Diagnostic::from_parse)
+                .collect::<Vec<_>>(),
+        ),
+    }
+}
+
+/// Bytes that are not UTF-8: `{ ok: false, errors }` with the parser's error for the first invalid byte
+/// (its line and column), as JSON. The JavaScript layer calls it when `TextDecoder` refuses the bytes.
+#[wasm_bindgen(js_name = decodeErrorsJson)]
+pub fn decode_errors_json(bytes: &[u8]) -> String {
+    let errors = match oatf::model::parse_bytes(bytes) {
+        Err(errors) => errors.iter().map(Diagnostic::from_parse).collect(),
+        Ok(_) => vec![Diagnostic::other("the input is not valid UTF-8".to_owned())],
+    };
+    failure(&errors)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(text: &str) -> Value {
+        serde_json::from_str(text).expect("the bindings return JSON")
+    }
+
+    #[test]
+    fn validate_reports_a_parse_error_with_its_line() {
+        let result = parsed(&validate_json(
+            "oatf: \"0.1\"\nattack:\n  name: [unclosed\n",
+        ));
+        assert_eq!(result["valid"], false);
+        let first = &result["errors"][0];
+        assert_eq!(first["kind"], "parse");
+        assert!(first["line"].as_u64().is_some(), "{first}");
+    }
+
+    #[test]
+    fn invalid_utf8_names_its_line() {
+        let result = parsed(&decode_errors_json(
+            b"oatf: \"0.1\"\nattack:\n  name: \"\xff\"\n",
+        ));
+        assert_eq!(result["ok"], false);
+        assert_eq!(result["errors"][0]["line"], 3);
+        assert_eq!(result["errors"][0]["kind"], "parse");
+    }
+
+    #[test]
+    fn load_gives_the_normalized_document_or_the_errors() {
+        let ok = parsed(&load_json(
+            "oatf: \"0.1\"\nattack:\n  execution: {mode: mcp_server, state: {tools: []}}\n",
+        ));
+        assert_eq!(ok["ok"], true);
+        assert_eq!(ok["document"]["attack"]["name"], "Untitled");
+        let bad = parsed(&load_json("oatf: \"0.1\"\nattack: {}\n"));
+        assert_eq!(bad["ok"], false);
+        assert!(!bad["errors"].as_array().expect("errors").is_empty());
+        assert_eq!(bad["errors"][0]["kind"], "validation");
+    }
+}

@@ -1,0 +1,63 @@
+// The validation entry `oatf/validate` (D-140): the CEL syntax module loads only when a document has a
+// CEL expression, and every result equals the full package's (the corpus is compared in
+// conformance.test.mjs; here the examples, errors, bytes and the lazy module).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { EXAMPLES, importValidateEntry, oatf } from './support.mjs';
+
+const small = await importValidateEntry();
+
+const NO_CEL = 'oatf: "0.1"\nattack:\n  execution: {mode: mcp_server, state: {tools: []}}\n  indicators:\n    - {surface: tools/call, target: arguments, pattern: {regex: "("}}\n';
+const BAD_CEL = 'oatf: "0.1"\nattack:\n  execution: {mode: mcp_server, state: {tools: []}}\n  indicators:\n    - surface: tools/call\n      target: arguments\n      expression: {cel: "size(arguments) >"}\n';
+
+test('the CEL syntax module loads the first time a document has a CEL expression, not before', async () => {
+  // This file's process has not validated anything yet (node --test runs each file on its own).
+  assert.equal(small.celSyntaxLoaded(), false);
+  const regex = await small.validate(NO_CEL);
+  assert.deepEqual(regex.errors.map((e) => e.rule), ['V-013']);
+  assert.equal(small.celSyntaxLoaded(), false, 'a document without CEL loaded the CEL module');
+  const cel = await small.validate(BAD_CEL);
+  assert.equal(small.celSyntaxLoaded(), true);
+  assert.deepEqual(cel, oatf.validate(BAD_CEL));
+  const v014 = cel.errors.find((e) => e.rule === 'V-014');
+  assert.ok(v014, JSON.stringify(cel.errors));
+  assert.equal(v014.line, 7);
+});
+
+test('every example validates, loads and normalizes as in the full package', async () => {
+  for (const name of readdirSync(EXAMPLES).filter((n) => n.endsWith('.yaml') && !n.endsWith('.test.yaml'))) {
+    const text = readFileSync(join(EXAMPLES, name), 'utf8');
+    assert.deepEqual(await small.validate(text), oatf.validate(text), name);
+    assert.deepEqual(await small.load(text), oatf.load(text), name);
+    assert.deepEqual(small.loadSync(text), oatf.load(text), name);
+    assert.deepEqual(await small.loadWithWarnings(text), oatf.loadWithWarnings(text), name);
+    assert.equal(small.normalize(text), oatf.normalize(text), name);
+    assert.equal(small.serialize(oatf.load(text)), oatf.serialize(oatf.load(text)), name);
+  }
+});
+
+test('load rejects with the same OatfError; bytes that are not UTF-8 are a parse error at their line', async () => {
+  await assert.rejects(small.load(BAD_CEL), (e) => e instanceof small.OatfError && e.rule === 'V-014' && e.line === 7);
+  assert.ok(small.OatfError === oatf.OatfError);
+  const bytes = new TextEncoder().encode('oatf: "0.1"\nattack:\n  name: "X"\n');
+  bytes[bytes.length - 3] = 0xff;
+  assert.deepEqual(await small.validate(bytes), oatf.validate(bytes));
+  assert.equal((await small.validate(bytes)).errors[0].line, 3);
+  assert.equal(small.version, oatf.version);
+});
+
+test("hostile documents give the full package's diagnostics, with no trap", () => {
+  const hostile = [
+    `oatf: '0.1'\nattack:\n  description: '${'x'.repeat(11 * 1024 * 1024)}'\n`,
+    'a: ' + '['.repeat(100_000) + ']'.repeat(100_000) + '\n',
+    'a: &a ["x","x"]\nb: [*a,*a,*a]\n',
+    'oatf: "0.1"\nattack:\n  execution: {mode: mcp_server, state: {tools: []}}\n  indicators:\n    - {surface: tools/call, target: arguments, pattern: {regex: "(a+)+$\\\\1"}}\n',
+  ];
+  for (const text of hostile) {
+    const result = small.validateSync(text);
+    assert.equal(result.valid, false);
+    assert.deepEqual(result, oatf.validate(text));
+  }
+});
