@@ -6,7 +6,7 @@
 //! summarizes them: per attack the runs by result, the worst verdict and the highest tier; totals by
 //! result, tier and category. The exit code is that of the worst run (`worst_code`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::{BufReader, IsTerminal as _};
 use std::path::{Path, PathBuf};
 
@@ -41,37 +41,87 @@ struct Run {
 #[derive(Debug, Default)]
 struct Plan {
     documents: Vec<PathBuf>,
+    /// The index of each document in `documents`: a manifest of one entry per run names its
+    /// documents many times (D-111).
+    index: HashMap<PathBuf, usize>,
     runs: Vec<Run>,
+}
+
+/// What a trace argument is: a file (or standard input), or a directory and its trace files.
+enum Expansion {
+    File,
+    Directory(Result<Vec<PathBuf>, String>),
 }
 
 impl Plan {
     fn document_index(&mut self, path: PathBuf) -> usize {
-        match self.documents.iter().position(|p| *p == path) {
-            Some(index) => index,
-            None => {
-                self.documents.push(path);
-                self.documents.len() - 1
-            }
+        if let Some(index) = self.index.get(&path) {
+            return *index;
         }
+        self.documents.push(path.clone());
+        self.index.insert(path, self.documents.len() - 1);
+        self.documents.len() - 1
     }
 
-    /// Adds runs of `document` for `trace`: the file itself, or every trace file under a directory.
-    fn add(&mut self, document: usize, trace: &Path) -> Result<(), String> {
-        if trace.as_os_str() != "-" && trace.is_dir() {
-            let found = trace_files(trace)?;
-            if found.is_empty() {
-                return Err(format!(
-                    "no trace file (*.jsonl, *.ndjson) under {}",
-                    trace.display()
-                ));
+    /// Adds the runs of each `(document, trace)` in order: the file itself, or every trace file
+    /// under a directory. The file system is asked in parallel: whether each trace is a directory, and the walk of each
+    /// distinct directory (once, however many documents name it). The first error in order wins.
+    fn add_all(&mut self, pairs: &[(usize, PathBuf)]) -> Result<(), String> {
+        let is_dir: Vec<bool> = pairs
+            .par_iter()
+            .map(|(_, trace)| trace.as_os_str() != "-" && trace.is_dir())
+            .collect();
+        let mut directories: Vec<&Path> = pairs
+            .iter()
+            .zip(&is_dir)
+            .filter(|(_, dir)| **dir)
+            .map(|((_, trace), _)| trace.as_path())
+            .collect();
+        directories.sort();
+        directories.dedup();
+        let mut walked: HashMap<&Path, (usize, Result<Vec<PathBuf>, String>)> = directories
+            .par_iter()
+            .map(|dir| (*dir, (0, trace_files(dir))))
+            .collect();
+        for ((_, trace), dir) in pairs.iter().zip(&is_dir) {
+            if let (true, Some((uses, _))) = (*dir, walked.get_mut(trace.as_path())) {
+                *uses += 1;
             }
-            self.runs
-                .extend(found.into_iter().map(|trace| Run { document, trace }));
-        } else {
-            self.runs.push(Run {
-                document,
-                trace: trace.to_path_buf(),
-            });
+        }
+        for ((document, trace), dir) in pairs.iter().zip(is_dir) {
+            let expansion = if dir {
+                // The last use takes the list; earlier ones copy it.
+                let found = match walked.get_mut(trace.as_path()) {
+                    Some((1, _)) => walked.remove(trace.as_path()).map(|(_, found)| found),
+                    Some((uses, found)) => {
+                        *uses -= 1;
+                        Some(found.clone())
+                    }
+                    None => None,
+                };
+                Expansion::Directory(found.unwrap_or_else(|| Ok(Vec::new())))
+            } else {
+                Expansion::File
+            };
+            match expansion {
+                Expansion::File => self.runs.push(Run {
+                    document: *document,
+                    trace: trace.clone(),
+                }),
+                Expansion::Directory(found) => {
+                    let found = found?;
+                    if found.is_empty() {
+                        return Err(format!(
+                            "no trace file (*.jsonl, *.ndjson) under {}",
+                            trace.display()
+                        ));
+                    }
+                    self.runs.extend(found.into_iter().map(|trace| Run {
+                        document: *document,
+                        trace,
+                    }));
+                }
+            }
         }
         Ok(())
     }
@@ -106,7 +156,8 @@ fn trace_files(root: &Path) -> Result<Vec<PathBuf>, String> {
             }
         }
     }
-    found.sort();
+    // In parallel: a directory of 100,000 traces takes a visible part of a campaign to sort.
+    found.par_sort_unstable();
     Ok(found)
 }
 
@@ -135,23 +186,33 @@ fn plan_from_manifest(path: &PathBuf) -> Result<Plan, String> {
         .map_err(|e| format!("{name}: not a campaign manifest: {e}"))?;
     let base = path.parent().unwrap_or_else(|| Path::new("."));
     let mut plan = Plan::default();
+    let mut pairs = Vec::new();
+    // An entry's own error comes after the runs of the entries before it are added (their
+    // directories may fail first), as when each was added in turn.
+    let mut entry_error = None;
     for (index, entry) in manifest.runs.into_iter().enumerate() {
         let document = plan.document_index(base.join(&entry.document));
         let traces: Vec<PathBuf> = entry.trace.into_iter().chain(entry.traces).collect();
         if traces.is_empty() {
-            return Err(format!(
+            entry_error = Some(format!(
                 "{name}: runs[{index}] has no `trace` or `traces` for {}",
                 entry.document.display()
             ));
+            break;
         }
-        for trace in traces {
-            if trace.as_os_str() == "-" {
-                return Err(format!(
-                    "{name}: runs[{index}]: a manifest cannot name standard input"
-                ));
-            }
-            plan.add(document, &base.join(trace))?;
+        if traces.iter().any(|trace| trace.as_os_str() == "-") {
+            let before = traces.iter().take_while(|trace| trace.as_os_str() != "-");
+            pairs.extend(before.map(|trace| (document, base.join(trace))));
+            entry_error = Some(format!(
+                "{name}: runs[{index}]: a manifest cannot name standard input"
+            ));
+            break;
         }
+        pairs.extend(traces.iter().map(|trace| (document, base.join(trace))));
+    }
+    plan.add_all(&pairs)?;
+    if let Some(error) = entry_error {
+        return Err(error);
     }
     if plan.runs.is_empty() {
         return Err(format!("{name}: the manifest has no runs"));
@@ -181,6 +242,8 @@ struct Outcome {
     trace: String,
     trace_path: PathBuf,
     result: Result<(AttackVerdict, TraceStats), Failure>,
+    /// The run's exit code, computed once by the worker that evaluated it.
+    code: u8,
 }
 
 /// Why a run has no verdict.
@@ -190,11 +253,27 @@ struct Failure {
 }
 
 impl Outcome {
-    fn code(&self) -> u8 {
-        match &self.result {
+    fn new(
+        document: usize,
+        trace: String,
+        trace_path: PathBuf,
+        result: Result<(AttackVerdict, TraceStats), Failure>,
+    ) -> Self {
+        let code = match &result {
             Ok((verdict, stats)) => run_exit_code(verdict, stats),
             Err(failure) => failure.code,
+        };
+        Outcome {
+            document,
+            trace,
+            trace_path,
+            result,
+            code,
         }
+    }
+
+    fn code(&self) -> u8 {
+        self.code
     }
 }
 
@@ -239,11 +318,9 @@ pub(crate) fn run(options: &Options<'_>, out: &mut Output<'_>) -> u8 {
         (None, Some(document)) => {
             let mut plan = Plan::default();
             let index = plan.document_index(document.clone());
-            options
-                .traces
-                .iter()
-                .try_for_each(|trace| plan.add(index, trace))
-                .map(|()| plan)
+            let pairs: Vec<(usize, PathBuf)> =
+                options.traces.iter().map(|t| (index, t.clone())).collect();
+            plan.add_all(&pairs).map(|()| plan)
         }
         (None, None) => Err("give a document and traces, or --manifest".to_owned()),
     };
@@ -269,8 +346,18 @@ pub(crate) fn run(options: &Options<'_>, out: &mut Output<'_>) -> u8 {
         return EXIT_USAGE;
     }
 
-    // Each document once.
-    let attacks: Vec<Result<Attack, u8>> = plan.documents.iter().map(load).collect();
+    // Each document once, all in parallel; their diagnostics in document order.
+    let attacks: Vec<Result<Attack, u8>> = plan
+        .documents
+        .par_iter()
+        .map(load)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .map(|(attack, diagnostics)| {
+            eprint!("{diagnostics}");
+            attack
+        })
+        .collect();
 
     let progress = Progress::new(plan.runs.len(), options.quiet);
     let outcomes: Vec<Outcome> = plan
@@ -284,11 +371,7 @@ pub(crate) fn run(options: &Options<'_>, out: &mut Output<'_>) -> u8 {
         .collect();
     progress.finish();
 
-    let report = Report {
-        documents: &plan.documents,
-        attacks: &attacks,
-        outcomes: &outcomes,
-    };
+    let report = Report::new(&plan.documents, &attacks, &outcomes);
     let text = match options.format {
         Format::Human => {
             let text = report.human(options.quiet);
@@ -304,24 +387,33 @@ pub(crate) fn run(options: &Options<'_>, out: &mut Output<'_>) -> u8 {
         Format::Junit => report.junit(),
     };
     out.write(&text);
-    worst_code(outcomes.iter().map(Outcome::code))
+    let code = worst_code(outcomes.iter().map(Outcome::code));
+    // Freed in parallel: a campaign of 100,000 runs holds that many verdicts.
+    outcomes.into_par_iter().for_each(drop);
+    code
 }
 
-/// Loads and compiles a document, printing its diagnostics; `Err` holds the exit code.
-fn load(path: &PathBuf) -> Result<Attack, u8> {
-    let (name, source) = read_input(path).map_err(|message| {
-        eprintln!("error: {}", one_line(&message));
-        EXIT_NO_INPUT
-    })?;
+/// Loads and compiles a document; `Err` holds the exit code. Its diagnostics are written to the
+/// returned text, which the caller prints: documents load in parallel and print in order (D-111).
+fn load(path: &PathBuf) -> (Result<Attack, u8>, String) {
+    use std::fmt::Write as _;
+    let mut diagnostics = String::new();
+    let (name, source) = match read_input(path) {
+        Ok(input) => input,
+        Err(message) => {
+            let _ = writeln!(diagnostics, "error: {}", one_line(&message));
+            return (Err(EXIT_NO_INPUT), diagnostics);
+        }
+    };
     if let Some(hint) = trace_given_as_document(&source) {
-        eprintln!("error: {}: {hint}", one_line(&name));
-        return Err(EXIT_USAGE);
+        let _ = writeln!(diagnostics, "error: {}: {hint}", one_line(&name));
+        return (Err(EXIT_USAGE), diagnostics);
     }
-    match oatf::load_with(&source, &validate_options()) {
+    let attack = match oatf::load_with(&source, &validate_options()) {
         Ok(loaded) => {
             for warning in &loaded.warnings {
                 let headline = with_path(warning.message(), warning.path());
-                eprint!("{}", render(warning, headline, &name, &source));
+                diagnostics.push_str(&render(warning, headline, &name, &source));
             }
             let compiled = CompiledAttack::new(&loaded.document, &oatf::default_eval_options());
             Ok(Attack {
@@ -332,22 +424,23 @@ fn load(path: &PathBuf) -> Result<Attack, u8> {
         }
         Err(oatf::LoadError::Parse(errors)) => {
             for error in errors.iter() {
-                eprint!("{}", render(error, parse_headline(error), &name, &source));
+                diagnostics.push_str(&render(error, parse_headline(error), &name, &source));
             }
             Err(EXIT_INVALID_DOCUMENT)
         }
         Err(oatf::LoadError::Invalid(errors)) => {
             for error in &errors {
                 let headline = with_path(error.message(), Some(error.path()));
-                eprint!("{}", render(error, headline, &name, &source));
+                diagnostics.push_str(&render(error, headline, &name, &source));
             }
             Err(EXIT_INVALID_DOCUMENT)
         }
         Err(other) => {
-            eprintln!("error: {}: {other}", one_line(&name));
+            let _ = writeln!(diagnostics, "error: {}: {other}", one_line(&name));
             Err(EXIT_INVALID_DOCUMENT)
         }
-    }
+    };
+    (attack, diagnostics)
 }
 
 fn evaluate_run(
@@ -361,11 +454,13 @@ fn evaluate_run(
     } else {
         run.trace.display().to_string()
     };
-    let failure = |code, message: String| Outcome {
-        document: run.document,
-        trace: trace.clone(),
-        trace_path: run.trace.clone(),
-        result: Err(Failure { code, message }),
+    let failure = |code, message: String| {
+        Outcome::new(
+            run.document,
+            trace.clone(),
+            run.trace.clone(),
+            Err(Failure { code, message }),
+        )
     };
     let attack = match attacks.get(run.document) {
         Some(Ok(attack)) => attack,
@@ -396,12 +491,7 @@ fn evaluate_run(
                 message,
             }),
         };
-    Outcome {
-        document: run.document,
-        trace,
-        trace_path: run.trace.clone(),
-        result,
-    }
+    Outcome::new(run.document, trace, run.trace.clone(), result)
 }
 
 /// A progress bar with counts and rate on stderr, only when stderr is a terminal and not `--quiet`.
@@ -458,6 +548,13 @@ impl Counts {
         self.exploited + self.partial + self.not_exploited + self.error
     }
 
+    fn merge(&mut self, other: &Counts) {
+        self.exploited += other.exploited;
+        self.partial += other.partial;
+        self.not_exploited += other.not_exploited;
+        self.error += other.error;
+    }
+
     fn json(&self) -> Value {
         json!({
             "exploited": self.exploited,
@@ -483,10 +580,50 @@ struct Report<'a> {
     documents: &'a [PathBuf],
     attacks: &'a [Result<Attack, u8>],
     outcomes: &'a [Outcome],
+    /// Per document: its `attack_id` column, its name as given and its category, made once
+    /// (the per-run rows and totals only look them up).
+    labels: Vec<String>,
+    files: Vec<String>,
+    categories: Vec<String>,
 }
 
-impl Report<'_> {
+impl<'a> Report<'a> {
+    fn new(
+        documents: &'a [PathBuf],
+        attacks: &'a [Result<Attack, u8>],
+        outcomes: &'a [Outcome],
+    ) -> Self {
+        let mut report = Report {
+            documents,
+            attacks,
+            outcomes,
+            labels: Vec::new(),
+            files: Vec::new(),
+            categories: Vec::new(),
+        };
+        let count = documents.len().max(attacks.len());
+        report.files = (0..count).map(|d| report.make_document_file(d)).collect();
+        report.labels = (0..count).map(|d| report.make_attack_id(d)).collect();
+        report.categories = (0..count).map(|d| report.make_category(d)).collect();
+        report
+    }
+
     fn attack_id(&self, document: usize) -> String {
+        self.labels.get(document).cloned().unwrap_or_default()
+    }
+
+    fn document_file(&self, document: usize) -> String {
+        self.files.get(document).cloned().unwrap_or_default()
+    }
+
+    fn category(&self, document: usize) -> String {
+        self.categories
+            .get(document)
+            .cloned()
+            .unwrap_or_else(|| "(none)".to_owned())
+    }
+
+    fn make_attack_id(&self, document: usize) -> String {
         match self.attacks.get(document) {
             Some(Ok(attack)) => campaign::attack_label(
                 &attack.path.display().to_string(),
@@ -497,18 +634,18 @@ impl Report<'_> {
                     .as_ref()
                     .and_then(|a| a.id.as_deref()),
             ),
-            _ => campaign::attack_label(&self.document_file(document), false, None),
+            _ => campaign::attack_label(&self.make_document_file(document), false, None),
         }
     }
 
-    fn document_file(&self, document: usize) -> String {
+    fn make_document_file(&self, document: usize) -> String {
         self.documents
             .get(document)
             .map(|p| p.display().to_string())
             .unwrap_or_default()
     }
 
-    fn category(&self, document: usize) -> String {
+    fn make_category(&self, document: usize) -> String {
         let category = match self.attacks.get(document) {
             Some(Ok(attack)) => attack
                 .document
@@ -558,22 +695,60 @@ impl Report<'_> {
         let mut counts = Counts::default();
         // Exploited or partial runs by max_tier: none, ingested, local_action, boundary_breach.
         let mut tiers = [0; 4];
-        let mut categories: BTreeMap<String, Counts> = BTreeMap::new();
+        // By document first, then by category: no string per run.
+        let mut by_document: Vec<Counts> = vec![Counts::default(); self.categories.len()];
         for outcome in self.outcomes {
             let verdict = outcome.result.as_ref().ok().map(|(v, _)| v);
             let result = verdict.map(|v| v.result);
             counts.add(result);
-            categories
-                .entry(self.category(outcome.document))
-                .or_default()
-                .add(result);
+            if let Some(document) = by_document.get_mut(outcome.document) {
+                document.add(result);
+            }
             if let Some(v) = verdict
                 && matches!(v.result, AttackResult::Exploited | AttackResult::Partial)
             {
                 tiers[tier_index(v.max_tier)] += 1;
             }
         }
+        let mut categories: BTreeMap<String, Counts> = BTreeMap::new();
+        for (document, c) in by_document.iter().enumerate() {
+            if c.total() > 0 {
+                categories
+                    .entry(self.category(document))
+                    .or_default()
+                    .merge(c);
+            }
+        }
         (counts, tiers, categories)
+    }
+
+    /// The line of a run that did not pass, in the human report.
+    fn notable_line(&self, outcome: &Outcome) -> String {
+        let what = match &outcome.result {
+            Ok((verdict, stats)) if outcome.code() == oatf::report::EXIT_STRICT_WARNINGS => {
+                let warnings: Vec<String> = oatf::report::warnings(verdict, stats)
+                    .into_iter()
+                    .map(|w| w.message)
+                    .collect();
+                let mut what = format!(
+                    "verdict: {}, failed by --strict: {}",
+                    result_with_tier(verdict),
+                    warnings.join("; ")
+                );
+                if stats.malformed > 0 {
+                    what.push_str(&format!("; {} malformed lines", stats.malformed));
+                }
+                what
+            }
+            Ok((verdict, _)) => format!("verdict: {}", result_with_tier(verdict)),
+            Err(failure) => format!("no verdict: {}", failure.message),
+        };
+        format!(
+            "  {}  {}  {}\n",
+            one_line(&self.attack_id(outcome.document)),
+            one_line(&outcome.trace),
+            one_line(&what)
+        )
     }
 
     fn human(&self, quiet: bool) -> String {
@@ -609,40 +784,20 @@ impl Report<'_> {
             ));
         }
         if !quiet {
-            let notable: Vec<&Outcome> = self.outcomes.iter().filter(|o| o.code() != 0).collect();
+            // Written in parallel, joined in run order.
+            let notable: Vec<String> = self
+                .outcomes
+                .par_iter()
+                .filter(|o| o.code() != 0)
+                .map(|outcome| self.notable_line(outcome))
+                .collect();
             if !notable.is_empty() {
                 text.push_str(
                     "runs that did not pass (not not_exploited, or failed by --strict):\n",
                 );
             }
-            for outcome in notable {
-                let what = match &outcome.result {
-                    Ok((verdict, stats))
-                        if outcome.code() == oatf::report::EXIT_STRICT_WARNINGS =>
-                    {
-                        let warnings: Vec<String> = oatf::report::warnings(verdict, stats)
-                            .into_iter()
-                            .map(|w| w.message)
-                            .collect();
-                        let mut what = format!(
-                            "verdict: {}, failed by --strict: {}",
-                            result_with_tier(verdict),
-                            warnings.join("; ")
-                        );
-                        if stats.malformed > 0 {
-                            what.push_str(&format!("; {} malformed lines", stats.malformed));
-                        }
-                        what
-                    }
-                    Ok((verdict, _)) => format!("verdict: {}", result_with_tier(verdict)),
-                    Err(failure) => format!("no verdict: {}", failure.message),
-                };
-                text.push_str(&format!(
-                    "  {}  {}  {}\n",
-                    one_line(&self.attack_id(outcome.document)),
-                    one_line(&outcome.trace),
-                    one_line(&what)
-                ));
+            for line in notable {
+                text.push_str(&line);
             }
         }
         let (counts, tiers, categories) = self.totals();
@@ -672,31 +827,49 @@ impl Report<'_> {
         text
     }
 
-    fn json(&self) -> String {
-        let runs: Vec<Value> = self
-            .outcomes
-            .iter()
-            .map(|o| {
-                let mut run = json!({
-                    "document": self.document_file(o.document),
-                    "attack_id": self.attack_id(o.document),
-                    "trace": o.trace,
-                    "exit_code": o.code(),
-                });
-                if let Some(object) = run.as_object_mut() {
-                    match &o.result {
-                        Ok((verdict, stats)) => {
-                            object.insert(
-                                "verdict".into(),
-                                oatf::report::json_document(verdict, stats),
-                            );
-                        }
-                        Err(failure) => {
-                            object.insert("error".into(), json!(failure.message));
-                        }
-                    }
+    /// The JSON of one run in the `runs` array.
+    fn json_run(&self, o: &Outcome) -> Value {
+        let mut run = json!({
+            "document": self.document_file(o.document),
+            "attack_id": self.attack_id(o.document),
+            "trace": o.trace,
+            "exit_code": o.code(),
+        });
+        if let Some(object) = run.as_object_mut() {
+            match &o.result {
+                Ok((verdict, stats)) => {
+                    object.insert(
+                        "verdict".into(),
+                        oatf::report::json_document(verdict, stats),
+                    );
                 }
-                run
+                Err(failure) => {
+                    object.insert("error".into(), json!(failure.message));
+                }
+            }
+        }
+        run
+    }
+
+    /// The JSON report. Each run is built and written in parallel and set into the document at
+    /// its depth (D-112): the text is the one `serde_json::to_string_pretty` of the whole document
+    /// gives, since a nested value's lines are its own lines indented by its depth.
+    fn json(&self) -> String {
+        const RUNS: &str = "\n  \"runs\": \"runs\"";
+        let runs: Vec<String> = self
+            .outcomes
+            .par_iter()
+            .map(|o| {
+                let text = serde_json::to_string_pretty(&self.json_run(o)).unwrap_or_default();
+                let mut indented = String::with_capacity(text.len() + text.len() / 8);
+                for (i, line) in text.split('\n').enumerate() {
+                    if i > 0 {
+                        indented.push('\n');
+                    }
+                    indented.push_str("    ");
+                    indented.push_str(line);
+                }
+                indented
             })
             .collect();
         let attacks: Vec<Value> = self
@@ -717,7 +890,8 @@ impl Report<'_> {
             .collect();
         let (counts, tiers, categories) = self.totals();
         let value = json!({
-            "runs": runs,
+            // Replaced by the runs below (`RUNS`): the top-level key is the only one at this depth.
+            "runs": "runs",
             "attacks": attacks,
             "totals": {
                 "runs": counts.total(),
@@ -732,7 +906,27 @@ impl Report<'_> {
             },
             "exit_code": worst_code(self.outcomes.iter().map(Outcome::code)),
         });
-        let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
+        let skeleton = serde_json::to_string_pretty(&value).unwrap_or_default();
+        let Some(at) = skeleton.find(RUNS) else {
+            return skeleton + "\n";
+        };
+        let mut text =
+            String::with_capacity(skeleton.len() + runs.iter().map(|r| r.len() + 2).sum::<usize>());
+        text.push_str(&skeleton[..at]);
+        text.push_str("\n  \"runs\": ");
+        if runs.is_empty() {
+            text.push_str("[]");
+        } else {
+            text.push_str("[\n");
+            for (i, run) in runs.iter().enumerate() {
+                if i > 0 {
+                    text.push_str(",\n");
+                }
+                text.push_str(run);
+            }
+            text.push_str("\n  ]");
+        }
+        text.push_str(&skeleton[at + RUNS.len()..]);
         text.push('\n');
         text
     }
@@ -740,22 +934,29 @@ impl Report<'_> {
     fn csv(&self) -> String {
         let mut text = campaign::csv_header();
         text.push('\n');
-        for o in self.outcomes {
-            let outcome = match &o.result {
-                Ok((verdict, stats)) => RunOutcome::Verdict(verdict, stats),
-                Err(failure) => RunOutcome::Failed {
-                    exit_code: failure.code,
-                    message: &failure.message,
-                },
-            };
-            let row = campaign::campaign_row(
-                &self.document_file(o.document),
-                &self.attack_id(o.document),
-                &o.trace,
-                outcome,
-            );
-            text.push_str(&campaign::csv_line(&row));
-            text.push('\n');
+        // Rows written in parallel, joined in run order.
+        let lines: Vec<String> = self
+            .outcomes
+            .par_iter()
+            .map(|o| {
+                let outcome = match &o.result {
+                    Ok((verdict, stats)) => RunOutcome::Verdict(verdict, stats),
+                    Err(failure) => RunOutcome::Failed {
+                        exit_code: failure.code,
+                        message: &failure.message,
+                    },
+                };
+                let file = self.files.get(o.document).map_or("", String::as_str);
+                let label = self.labels.get(o.document).map_or("", String::as_str);
+                let mut line =
+                    campaign::csv_line(&campaign::campaign_row(file, label, &o.trace, outcome));
+                line.push('\n');
+                line
+            })
+            .collect();
+        text.reserve(lines.iter().map(String::len).sum());
+        for line in lines {
+            text.push_str(&line);
         }
         text
     }
