@@ -761,6 +761,7 @@ impl<'a> TraceEvaluator<'a> {
         self.filter.add_funnels(&mut self.funnels);
         let actors = self.attack.compiled_actors();
         let census = &self.census;
+        let had = std::cell::OnceCell::new();
         let verdicts: Vec<IndicatorVerdict> = self
             .attack
             .indicator_entries()
@@ -771,7 +772,7 @@ impl<'a> TraceEvaluator<'a> {
                 Ok(indicator) => accumulator.finish(indicator.id(), || {
                     if funnel[0] == 0 && evaluated > 0 && census.has_unattributed() {
                         let mut text = String::from("no applicable message: ");
-                        text.push_str(&census.no_message_from(indicator, actors));
+                        text.push_str(&census.no_message_from(indicator, actors, &had));
                         text
                     } else {
                         no_applicable_message(indicator, evaluated, self.after_grace, funnel)

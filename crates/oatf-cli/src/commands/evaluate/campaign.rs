@@ -6,6 +6,7 @@
 //! summarizes them: per attack the runs by result, the worst verdict and the highest tier; totals by
 //! result, tier and category. The exit code is that of the worst run (`worst_code`).
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufReader, IsTerminal as _};
 use std::path::{Path, PathBuf};
@@ -17,7 +18,9 @@ use serde_json::{Value, json};
 use oatf::report::campaign::{self, RunOutcome};
 use oatf::report::{TraceStats, run_exit_code};
 
-use super::trace::{EXIT_INVALID_DOCUMENT, EXIT_NO_INPUT, Format, one_line, result_with_tier};
+use super::trace::{
+    EXIT_INVALID_DOCUMENT, EXIT_NO_INPUT, Format, one_line, result_and_tier, result_with_tier,
+};
 use crate::exit::EXIT_USAGE;
 use crate::input::source::{document_given_as_trace, read_input, trace_given_as_document};
 use crate::options::validate_options;
@@ -241,9 +244,21 @@ struct Outcome {
     document: usize,
     trace: String,
     trace_path: PathBuf,
-    result: Result<(AttackVerdict, TraceStats), Failure>,
     /// The run's exit code, computed once by the worker that evaluated it.
     code: u8,
+    /// The verdict's result and max tier, for the summaries; `None` for a run without a verdict.
+    summary: Option<(AttackResult, Option<Tier>)>,
+    kept: Kept,
+}
+
+/// What the report keeps of a run (D-112): the run itself for the formats that show every verdict
+/// whole (SARIF, JUnit), or, for the others, its text in the report, written by the worker that
+/// evaluated it (its JSON, its CSV row, its human line when it did not pass). A campaign of
+/// 100,000 short runs otherwise holds 100,000 verdicts until the end: 3.6 KB a run, and more time
+/// in the allocator and in page faults than in a tenth of the evaluation.
+enum Kept {
+    Run(Result<(AttackVerdict, TraceStats), Failure>),
+    Text(String),
 }
 
 /// Why a run has no verdict.
@@ -251,6 +266,13 @@ struct Failure {
     code: u8,
     message: String,
 }
+
+/// What a report reads of a run kept as text where it needs the run: never, since runs are written
+/// as text only for the formats that need no more (`Report::written`).
+static NOT_KEPT: Result<(AttackVerdict, TraceStats), Failure> = Err(Failure {
+    code: EXIT_USAGE,
+    message: String::new(),
+});
 
 impl Outcome {
     fn new(
@@ -267,13 +289,30 @@ impl Outcome {
             document,
             trace,
             trace_path,
-            result,
             code,
+            summary: result.as_ref().ok().map(|(v, _)| (v.result, v.max_tier)),
+            kept: Kept::Run(result),
         }
     }
 
     fn code(&self) -> u8 {
         self.code
+    }
+
+    /// The run, kept whole (see `NOT_KEPT` otherwise).
+    fn run(&self) -> &Result<(AttackVerdict, TraceStats), Failure> {
+        match &self.kept {
+            Kept::Run(result) => result,
+            Kept::Text(_) => &NOT_KEPT,
+        }
+    }
+
+    /// The run's text, when its worker wrote it.
+    fn text(&self) -> Option<&str> {
+        match &self.kept {
+            Kept::Text(text) => Some(text),
+            Kept::Run(_) => None,
+        }
     }
 }
 
@@ -360,11 +399,13 @@ pub(crate) fn run(options: &Options<'_>, out: &mut Output<'_>) -> u8 {
         .collect();
 
     let progress = Progress::new(plan.runs.len(), options.quiet);
+    let writer = Report::new(&plan.documents, &attacks, &[]);
     let outcomes: Vec<Outcome> = plan
         .runs
         .par_iter()
         .map(|run| {
             let outcome = evaluate_run(run, &attacks, options.max_line_len, options.strict);
+            let outcome = writer.written(outcome, options.format, options.quiet);
             progress.inc();
             outcome
         })
@@ -671,20 +712,20 @@ impl<'a> Report<'a> {
                     worst_verdict: None,
                     max_tier: None,
                 });
-            let verdict = outcome.result.as_ref().ok().map(|(v, _)| v);
-            summary.counts.add(verdict.map(|v| v.result));
+            let verdict = outcome.summary;
+            summary.counts.add(verdict.map(|(result, _)| result));
             let code = outcome.code();
             if summary.counts.total() == 1 || severity_rank(code) > severity_rank(summary.worst) {
                 summary.worst = code;
-                summary.worst_verdict = verdict.map(|v| {
+                summary.worst_verdict = verdict.map(|(result, tier)| {
                     if code == oatf::report::EXIT_STRICT_WARNINGS {
-                        format!("{} with warnings (--strict)", result_with_tier(v))
+                        format!("{} with warnings (--strict)", result_and_tier(result, tier))
                     } else {
-                        result_with_tier(v)
+                        result_and_tier(result, tier)
                     }
                 });
             }
-            if let Some(tier) = verdict.and_then(|v| v.max_tier) {
+            if let Some(tier) = verdict.and_then(|(_, tier)| tier) {
                 summary.max_tier = Some(summary.max_tier.map_or(tier, |t| t.max(tier)));
             }
         }
@@ -698,16 +739,15 @@ impl<'a> Report<'a> {
         // By document first, then by category: no string per run.
         let mut by_document: Vec<Counts> = vec![Counts::default(); self.categories.len()];
         for outcome in self.outcomes {
-            let verdict = outcome.result.as_ref().ok().map(|(v, _)| v);
-            let result = verdict.map(|v| v.result);
+            let result = outcome.summary.map(|(result, _)| result);
             counts.add(result);
             if let Some(document) = by_document.get_mut(outcome.document) {
                 document.add(result);
             }
-            if let Some(v) = verdict
-                && matches!(v.result, AttackResult::Exploited | AttackResult::Partial)
+            if let Some((result, tier)) = outcome.summary
+                && matches!(result, AttackResult::Exploited | AttackResult::Partial)
             {
-                tiers[tier_index(v.max_tier)] += 1;
+                tiers[tier_index(tier)] += 1;
             }
         }
         let mut categories: BTreeMap<String, Counts> = BTreeMap::new();
@@ -722,9 +762,24 @@ impl<'a> Report<'a> {
         (counts, tiers, categories)
     }
 
+    /// The run's text in `format`, written by the worker that evaluated it (D-112): its line in the
+    /// human report when it did not pass (none when it did), its CSV row or its JSON; for SARIF and
+    /// JUnit the run is kept whole.
+    fn written(&self, mut outcome: Outcome, format: Format, quiet: bool) -> Outcome {
+        let text = match format {
+            Format::Human if quiet || outcome.code() == 0 => String::new(),
+            Format::Human => self.notable_line(&outcome),
+            Format::Csv => self.csv_line(&outcome),
+            Format::Json => self.json_text(&outcome),
+            Format::Sarif | Format::Junit => return outcome,
+        };
+        outcome.kept = Kept::Text(text);
+        outcome
+    }
+
     /// The line of a run that did not pass, in the human report.
     fn notable_line(&self, outcome: &Outcome) -> String {
-        let what = match &outcome.result {
+        let what = match outcome.run() {
             Ok((verdict, stats)) if outcome.code() == oatf::report::EXIT_STRICT_WARNINGS => {
                 let warnings: Vec<String> = oatf::report::warnings(verdict, stats)
                     .into_iter()
@@ -785,11 +840,14 @@ impl<'a> Report<'a> {
         }
         if !quiet {
             // Written in parallel, joined in run order.
-            let notable: Vec<String> = self
+            let notable: Vec<Cow<'_, str>> = self
                 .outcomes
                 .par_iter()
                 .filter(|o| o.code() != 0)
-                .map(|outcome| self.notable_line(outcome))
+                .map(|o| {
+                    o.text()
+                        .map_or_else(|| Cow::Owned(self.notable_line(o)), Cow::Borrowed)
+                })
                 .collect();
             if !notable.is_empty() {
                 text.push_str(
@@ -836,7 +894,7 @@ impl<'a> Report<'a> {
             "exit_code": o.code(),
         });
         if let Some(object) = run.as_object_mut() {
-            match &o.result {
+            match o.run() {
                 Ok((verdict, stats)) => {
                     object.insert(
                         "verdict".into(),
@@ -851,25 +909,31 @@ impl<'a> Report<'a> {
         run
     }
 
+    /// The JSON of one run as the report holds it, its lines indented to the depth of `runs`.
+    fn json_text(&self, o: &Outcome) -> String {
+        let text = serde_json::to_string_pretty(&self.json_run(o)).unwrap_or_default();
+        let mut indented = String::with_capacity(text.len() + text.len() / 8);
+        for (i, line) in text.split('\n').enumerate() {
+            if i > 0 {
+                indented.push('\n');
+            }
+            indented.push_str("    ");
+            indented.push_str(line);
+        }
+        indented
+    }
+
     /// The JSON report. Each run is built and written in parallel and set into the document at
     /// its depth (D-112): the text is the one `serde_json::to_string_pretty` of the whole document
     /// gives, since a nested value's lines are its own lines indented by its depth.
     fn json(&self) -> String {
         const RUNS: &str = "\n  \"runs\": \"runs\"";
-        let runs: Vec<String> = self
+        let runs: Vec<Cow<'_, str>> = self
             .outcomes
             .par_iter()
             .map(|o| {
-                let text = serde_json::to_string_pretty(&self.json_run(o)).unwrap_or_default();
-                let mut indented = String::with_capacity(text.len() + text.len() / 8);
-                for (i, line) in text.split('\n').enumerate() {
-                    if i > 0 {
-                        indented.push('\n');
-                    }
-                    indented.push_str("    ");
-                    indented.push_str(line);
-                }
-                indented
+                o.text()
+                    .map_or_else(|| Cow::Owned(self.json_text(o)), Cow::Borrowed)
             })
             .collect();
         let attacks: Vec<Value> = self
@@ -931,30 +995,35 @@ impl<'a> Report<'a> {
         text
     }
 
+    /// The CSV row of a run, with its line break.
+    fn csv_line(&self, o: &Outcome) -> String {
+        let outcome = match o.run() {
+            Ok((verdict, stats)) => RunOutcome::Verdict(verdict, stats),
+            Err(failure) => RunOutcome::Failed {
+                exit_code: failure.code,
+                message: &failure.message,
+            },
+        };
+        let file = self.files.get(o.document).map_or("", String::as_str);
+        let label = self.labels.get(o.document).map_or("", String::as_str);
+        let mut line = campaign::csv_line(&campaign::campaign_row(file, label, &o.trace, outcome));
+        line.push('\n');
+        line
+    }
+
     fn csv(&self) -> String {
         let mut text = campaign::csv_header();
         text.push('\n');
         // Rows written in parallel, joined in run order.
-        let lines: Vec<String> = self
+        let lines: Vec<Cow<'_, str>> = self
             .outcomes
             .par_iter()
             .map(|o| {
-                let outcome = match &o.result {
-                    Ok((verdict, stats)) => RunOutcome::Verdict(verdict, stats),
-                    Err(failure) => RunOutcome::Failed {
-                        exit_code: failure.code,
-                        message: &failure.message,
-                    },
-                };
-                let file = self.files.get(o.document).map_or("", String::as_str);
-                let label = self.labels.get(o.document).map_or("", String::as_str);
-                let mut line =
-                    campaign::csv_line(&campaign::campaign_row(file, label, &o.trace, outcome));
-                line.push('\n');
-                line
+                o.text()
+                    .map_or_else(|| Cow::Owned(self.csv_line(o)), Cow::Borrowed)
             })
             .collect();
-        text.reserve(lines.iter().map(String::len).sum());
+        text.reserve(lines.iter().map(|l| l.len()).sum());
         for line in lines {
             text.push_str(&line);
         }
@@ -972,7 +1041,7 @@ impl<'a> Report<'a> {
             .map(|o| self.attack_id(o.document))
             .collect();
         let runs = self.outcomes.iter().zip(&attack_ids).map(|(o, attack_id)| {
-            match (&o.result, self.attacks.get(o.document)) {
+            match (o.run(), self.attacks.get(o.document)) {
                 (Ok((verdict, stats)), Some(Ok(attack))) => CampaignRun::Verdict {
                     document: &attack.document,
                     verdict,
@@ -1000,7 +1069,7 @@ impl<'a> Report<'a> {
         for o in self.outcomes {
             let attack_id = self.attack_id(o.document);
             let name = format!("{attack_id} {}", o.trace);
-            let suite = match (&o.result, self.attacks.get(o.document)) {
+            let suite = match (o.run(), self.attacks.get(o.document)) {
                 (Ok((verdict, stats)), Some(Ok(attack))) => {
                     let mut suite = oatf::report::junit_suite(&attack.document, verdict, stats);
                     suite.name = name;
