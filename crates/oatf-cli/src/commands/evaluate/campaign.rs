@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 
 use oatf::{AttackResult, AttackVerdict, CompiledAttack, Document, Tier};
 use rayon::prelude::*;
+
+mod manifest_parts;
 use serde_json::{Value, json};
 
 use oatf::report::campaign::{self, RunOutcome};
@@ -183,10 +185,26 @@ struct Manifest {
     runs: Vec<ManifestRun>,
 }
 
+/// Reads a manifest: a large one of the plain shape in parts on every core (D-114), the same
+/// entries in the same order; any other, or one whose parts do not all read, whole.
+fn parse_manifest(source: &str) -> Result<Manifest, serde_saphyr::Error> {
+    if let Some(parts) = manifest_parts::split_runs(source, rayon::current_num_threads() * 4) {
+        let read: Vec<Result<Manifest, serde_saphyr::Error>> = parts
+            .par_iter()
+            .map(|part| serde_saphyr::from_str(part))
+            .collect();
+        if read.iter().all(Result::is_ok) {
+            let runs = read.into_iter().flatten().flat_map(|m| m.runs).collect();
+            return Ok(Manifest { runs });
+        }
+    }
+    serde_saphyr::from_str(source)
+}
+
 fn plan_from_manifest(path: &PathBuf) -> Result<Plan, String> {
     let (name, source) = read_input(path)?;
-    let manifest: Manifest = serde_saphyr::from_str(&source)
-        .map_err(|e| format!("{name}: not a campaign manifest: {e}"))?;
+    let manifest =
+        parse_manifest(&source).map_err(|e| format!("{name}: not a campaign manifest: {e}"))?;
     let base = path.parent().unwrap_or_else(|| Path::new("."));
     let mut plan = Plan::default();
     let mut pairs = Vec::new();
@@ -1107,6 +1125,36 @@ fn tier_index(tier: Option<Tier>) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn big_manifest() -> String {
+        let mut text = String::from("runs:\n");
+        for i in 0..12_000 {
+            text.push_str(&format!(
+                "  - document: \"d{}.yaml\"\n    trace: t/{i:06}.jsonl\n",
+                i % 5
+            ));
+        }
+        text
+    }
+
+    #[test]
+    fn a_large_manifest_read_in_parts_reads_as_a_whole() {
+        let text = big_manifest();
+        assert!(manifest_parts::split_runs(&text, 8).is_some_and(|p| p.len() > 1));
+        let whole: Result<Manifest, _> = serde_saphyr::from_str(&text);
+        let parts = parse_manifest(&text);
+        assert_eq!(format!("{parts:?}"), format!("{whole:?}"));
+        assert_eq!(parts.map(|m| m.runs.len()).ok(), Some(12_000));
+        // An error in one part is the error of the whole text, at its own line.
+        let broken = text.replacen("    trace: t/009000.jsonl", "    trace: [t/009000.jsonl", 1);
+        let whole: Result<Manifest, _> = serde_saphyr::from_str(&broken);
+        let parts = parse_manifest(&broken);
+        assert!(whole.is_err());
+        assert_eq!(
+            parts.err().map(|e| e.to_string()),
+            whole.err().map(|e| e.to_string())
+        );
+    }
 
     #[test]
     fn the_worst_code_wins() {
