@@ -230,7 +230,7 @@ pub struct TraceEvaluator<'a> {
     /// The filter steps' outcome by class of message (format §6 filtering by lookup).
     filter: filter::FilterTable<'a>,
     /// The literal prefilter (D-75); `None` runs the straightforward engine, the reference.
-    pub(crate) prefilter: Option<Prefilter>,
+    pub(crate) prefilter: Option<Prefilter<'a>>,
     /// The renders of the current message's non-string values, shared by the prefilter and the
     /// indicators (kept only with the prefilter; the straightforward engine renders on each use).
     texts: MessageTexts,
