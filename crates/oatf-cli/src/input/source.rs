@@ -1,6 +1,7 @@
 //! Reading a command's inputs: a document from a file or standard input, within the parser's input
 //! limit, and telling a trace from a document when one is given in place of the other.
 
+use std::borrow::Cow;
 use std::io::{BufRead, Read as _};
 use std::path::PathBuf;
 
@@ -79,7 +80,7 @@ pub(crate) fn document_given_as_trace(input: &mut Box<dyn BufRead>) -> Option<&'
     // The same answer as converting the 4 KB first: no invalid sequence spans a line break.
     let line = buffer[..buffer.len().min(4096)]
         .split(|b| *b == b'\n')
-        .map(String::from_utf8_lossy)
+        .map(|l| std::str::from_utf8(l).map_or_else(|_| String::from_utf8_lossy(l), Cow::Borrowed))
         .find(|l| {
             let t = l.trim();
             !t.is_empty() && !t.starts_with('#') && t != "---"
