@@ -22,6 +22,9 @@ const SLOTS: usize = 2 * CACHED_PLANS;
 
 type Shared = Arc<dyn Any + Send + Sync>;
 
+/// A kept plan and its key; set once.
+type Slot = OnceLock<(Box<[u32]>, Shared)>;
+
 /// Plans keyed by the applicable indicators of a class of message.
 ///
 /// Readers take no lock and touch no shared counter (D-110): every evaluator of a campaign looks
@@ -30,7 +33,7 @@ type Shared = Arc<dyn Any + Send + Sync>;
 /// a plan lives as long as the attack and is lent by reference; writers take `insert` in turn.
 #[derive(Default)]
 pub(crate) struct PlanCache {
-    slots: OnceLock<Box<[OnceLock<(Box<[u32]>, Shared)>]>>,
+    slots: OnceLock<Box<[Slot]>>,
     /// How many slots are set; held while one is claimed.
     insert: Mutex<usize>,
 }
