@@ -11,13 +11,13 @@
 //! `paired campaign floor [options]` runs the floor once over a written campaign (for `perf stat`
 //! and callgrind).
 //!
-//! Options: `--runs N` (default 4000), `--jobs A,B,…` (the thread counts the binary runs at, through
-//! `RAYON_NUM_THREADS`; default `1,2`), `--rounds N` (default 9), `--format F` (the report format,
+//! Options: `--runs N` (default 4000), `--jobs A,B,…` (the thread counts the binary runs at,
+//! through `RAYON_NUM_THREADS`; default `1,2`), `--rounds N` (default 9), `--format F` (the report format,
 //! default `csv`), `--dir D` (default `target/campaign-bench`), `--bin PATH` (default the `oatf`
 //! beside this binary). The floor also runs on the largest thread count (`floor ×J`, the traces
 //! split among J threads): what the machine itself allows.
 //!
-//! Efficiency at J threads is `time at 1 ÷ (J × time at J)`, both medians.
+//! Efficiency at J threads is `time at 1 ÷ (J × time at J)`, the median of its per-round values.
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};

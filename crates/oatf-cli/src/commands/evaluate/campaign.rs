@@ -13,8 +13,6 @@ use std::path::{Path, PathBuf};
 
 use oatf::{AttackResult, AttackVerdict, CompiledAttack, Document, Tier};
 use rayon::prelude::*;
-
-mod manifest_parts;
 use serde_json::{Value, json};
 
 use oatf::report::campaign::{self, RunOutcome};
@@ -28,6 +26,8 @@ use crate::input::source::{document_given_as_trace, read_input, trace_given_as_d
 use crate::options::validate_options;
 use crate::output::Output;
 use crate::render::diagnostic::{parse_headline, render, with_path};
+
+mod manifest_parts;
 
 /// Trace files a directory contributes: JSON Lines by extension.
 const TRACE_EXTENSIONS: [&str; 2] = ["jsonl", "ndjson"];
@@ -69,8 +69,9 @@ impl Plan {
     }
 
     /// Adds the runs of each `(document, trace)` in order: the file itself, or every trace file
-    /// under a directory. The file system is asked in parallel: whether each trace is a directory, and the walk of each
-    /// distinct directory (once, however many documents name it). The first error in order wins.
+    /// under a directory. The file system is asked in parallel: whether each trace is a directory,
+    /// and the walk of each distinct directory (once, however many documents name it). The first
+    /// error in order wins.
     fn add_all(&mut self, pairs: &[(usize, PathBuf)]) -> Result<(), String> {
         let is_dir: Vec<bool> = pairs
             .par_iter()
