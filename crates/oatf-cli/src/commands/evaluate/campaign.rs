@@ -1093,31 +1093,36 @@ impl<'a> Report<'a> {
     fn junit(&self) -> String {
         use oatf::report::xml::{Outcome, TestCase, TestSuite, TestSuites};
         let mut junit = TestSuites::new("oatf evaluate");
-        for o in self.outcomes {
-            let attack_id = self.attack_id(o.document);
-            let name = format!("{attack_id} {}", o.trace);
-            let suite = match (o.run(), self.attacks.get(o.document)) {
-                (Ok((verdict, stats)), Some(Ok(attack))) => {
-                    let mut suite = oatf::report::junit_suite(&attack.document, verdict, stats);
-                    suite.name = name;
-                    suite
-                }
-                (result, _) => {
-                    let message = match result {
-                        Err(failure) => failure.message.clone(),
-                        Ok(_) => "the document could not be loaded".to_owned(),
-                    };
-                    let mut suite = TestSuite::new(name);
-                    suite.cases.push(TestCase::new(
-                        attack_id.as_str(),
-                        "run",
-                        Outcome::error("no-verdict", message),
-                    ));
-                    suite
-                }
-            };
-            junit.suites.push(suite);
-        }
+        // The suites are made in parallel, in run order; the document is written on one thread.
+        junit.suites = self
+            .outcomes
+            .par_iter()
+            .map(|o| {
+                let attack_id = self.attack_id(o.document);
+                let name = format!("{attack_id} {}", o.trace);
+                let suite = match (o.run(), self.attacks.get(o.document)) {
+                    (Ok((verdict, stats)), Some(Ok(attack))) => {
+                        let mut suite = oatf::report::junit_suite(&attack.document, verdict, stats);
+                        suite.name = name;
+                        suite
+                    }
+                    (result, _) => {
+                        let message = match result {
+                            Err(failure) => failure.message.clone(),
+                            Ok(_) => "the document could not be loaded".to_owned(),
+                        };
+                        let mut suite = TestSuite::new(name);
+                        suite.cases.push(TestCase::new(
+                            attack_id.as_str(),
+                            "run",
+                            Outcome::error("no-verdict", message),
+                        ));
+                        suite
+                    }
+                };
+                suite
+            })
+            .collect();
         junit.write()
     }
 }
