@@ -1100,7 +1100,7 @@ impl<'a> Report<'a> {
             .map(|o| {
                 let attack_id = self.attack_id(o.document);
                 let name = format!("{attack_id} {}", o.trace);
-                let suite = match (o.run(), self.attacks.get(o.document)) {
+                match (o.run(), self.attacks.get(o.document)) {
                     (Ok((verdict, stats)), Some(Ok(attack))) => {
                         let mut suite = oatf::report::junit_suite(&attack.document, verdict, stats);
                         suite.name = name;
@@ -1119,8 +1119,7 @@ impl<'a> Report<'a> {
                         ));
                         suite
                     }
-                };
-                suite
+                }
             })
             .collect();
         junit.write()
