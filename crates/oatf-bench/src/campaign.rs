@@ -1,6 +1,6 @@
 //! A campaign of short real traces, as a red-team benchmark produces them: many runs of one
 //! document against one trace of about 5 KB, written to a directory with the manifest of
-//! `oatf evaluate --manifest` (issue 31, decision D-110).
+//! `oatf evaluate --manifest` (docs/performance.md, "Round 4").
 //!
 //! The traces are the repository's examples (`examples/*.jsonl`: MCP, A2A and AG-UI conversations
 //! of 3–6.5 KB), each copy with its own timestamps; the documents are the three example documents

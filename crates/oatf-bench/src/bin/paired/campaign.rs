@@ -1,6 +1,6 @@
 //! `paired campaign`: a campaign of short real traces (`oatf_bench::campaign`) evaluated by the
 //! `oatf` binary, next to its floor, "read every trace and parse each line into a
-//! `serde_json::Value`" on one thread, in interleaved rounds (issue 31; docs/performance.md).
+//! `serde_json::Value`" on one thread, in interleaved rounds (docs/performance.md, "Round 4").
 //!
 //! ```sh
 //! cargo build --release -p oatf-cli -p oatf-bench
