@@ -17,6 +17,7 @@ use std::fmt::Write as _;
 use oatf_primitives::OPERATORS;
 use serde_json::{Value, json};
 
+pub mod campaign;
 pub mod library;
 pub mod paired;
 pub mod scaling;

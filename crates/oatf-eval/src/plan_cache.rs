@@ -8,26 +8,60 @@
 //! `attack`).
 
 use std::any::Any;
-use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, Mutex};
+use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+use std::ops::Deref;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// How many plans a compiled attack keeps; past it, an evaluator builds its own (the trace filter
 /// has at most 256 classes per evaluator, and classes with the same applicable indicators share).
 const CACHED_PLANS: usize = 256;
 
+/// Slots of the open-addressed table: twice the plans kept, so that probes stay short.
+const SLOTS: usize = 2 * CACHED_PLANS;
+
 type Shared = Arc<dyn Any + Send + Sync>;
 
+/// A kept plan and its key; set once.
+type Slot = OnceLock<(Box<[u32]>, Shared)>;
+
 /// Plans keyed by the applicable indicators of a class of message.
+///
+/// Readers take no lock and touch no shared counter (D-110): every evaluator of a campaign looks
+/// its classes' plans up here, one run after another on every core, and a lock or an `Arc` count
+/// on the way made all cores wait on one cache line. The slots are set once and never emptied, so
+/// a plan lives as long as the attack and is lent by reference; writers take `insert` in turn.
 #[derive(Default)]
 pub(crate) struct PlanCache {
-    plans: Mutex<HashMap<Box<[u32]>, Shared>>,
+    slots: OnceLock<Box<[Slot]>>,
+    /// How many slots are set; held while one is claimed.
+    insert: Mutex<usize>,
 }
 
 impl fmt::Debug for PlanCache {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let plans = self.plans.lock().map_or(0, |plans| plans.len());
-        f.debug_struct("PlanCache").field("plans", &plans).finish()
+        f.debug_struct("PlanCache")
+            .field("plans", &self.len())
+            .finish()
+    }
+}
+
+/// A plan from [`PlanCache::get_or_build`]: the attack's, or, past the cache's limit, the caller's
+/// own.
+#[derive(Debug)]
+pub(crate) enum Cached<'a, P> {
+    Shared(&'a P),
+    Own(Arc<P>),
+}
+
+impl<P> Deref for Cached<'_, P> {
+    type Target = P;
+
+    fn deref(&self) -> &P {
+        match self {
+            Cached::Shared(plan) => plan,
+            Cached::Own(plan) => plan,
+        }
     }
 }
 
@@ -39,33 +73,44 @@ impl PlanCache {
         &self,
         applicable: &[u32],
         build: impl FnOnce() -> P,
-    ) -> Arc<P> {
-        if let Ok(plans) = self.plans.lock()
-            && let Some(plan) = plans.get(applicable)
-            && let Ok(plan) = Arc::clone(plan).downcast::<P>()
+    ) -> Cached<'_, P> {
+        let slots = self
+            .slots
+            .get_or_init(|| (0..SLOTS).map(|_| OnceLock::new()).collect());
+        let start = BuildHasherDefault::<DefaultHasher>::default().hash_one(applicable) as usize;
+        let probe = || {
+            // The key's slot or the first empty one after it (slots are never emptied).
+            (0..SLOTS)
+                .map(|i| &slots[(start + i) % SLOTS])
+                .find(|slot| slot.get().is_none_or(|(key, _)| **key == *applicable))
+        };
+        if let Some((_, plan)) = probe().and_then(OnceLock::get)
+            && let Some(plan) = plan.downcast_ref::<P>()
         {
-            return plan;
+            return Cached::Shared(plan);
         }
         let plan = Arc::new(build());
-        let Ok(mut plans) = self.plans.lock() else {
-            return plan;
+        let Ok(mut kept) = self.insert.lock() else {
+            return Cached::Own(plan);
         };
-        if plans.len() >= CACHED_PLANS && !plans.contains_key(applicable) {
-            return plan;
+        let Some(slot) = probe() else {
+            return Cached::Own(plan);
+        };
+        if slot.get().is_none() && *kept < CACHED_PLANS {
+            *kept += 1;
+            slot.get_or_init(|| (applicable.into(), Arc::clone(&plan) as Shared));
         }
-        let kept = plans
-            .entry(applicable.into())
-            .or_insert_with(|| Arc::clone(&plan) as Shared);
-        Arc::clone(kept).downcast::<P>().unwrap_or(plan)
+        match slot.get().and_then(|(_, kept)| kept.downcast_ref::<P>()) {
+            Some(kept) => Cached::Shared(kept),
+            None => Cached::Own(plan),
+        }
     }
 
     /// How many plans are kept.
-    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.plans.lock().map_or(0, |plans| plans.len())
+        self.insert.lock().map_or(0, |kept| *kept)
     }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,11 +127,41 @@ mod tests {
             builds += 1;
             String::from("another")
         });
-        assert!(Arc::ptr_eq(&a, &b));
+        assert!(std::ptr::eq(&*a, &*b));
+        assert!(matches!(a, Cached::Shared(_)));
         assert_eq!(builds, 1);
         let c = cache.get_or_build(&[2], || String::from("plan of [2]"));
         assert_eq!(*c, "plan of [2]");
         assert_eq!(cache.len(), 2);
+    }
+
+    #[test]
+    fn threads_share_one_plan_per_key() {
+        let cache = PlanCache::default();
+        let seen: Vec<Vec<usize>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..8)
+                .map(|_| {
+                    scope.spawn(|| {
+                        (0..64_u32)
+                            .map(|k| {
+                                let plan = cache.get_or_build(&[k, k + 1], || k);
+                                assert_eq!(*plan, k);
+                                assert!(matches!(plan, Cached::Shared(_)));
+                                std::ptr::from_ref::<u32>(&plan) as usize
+                            })
+                            .collect()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_default())
+                .collect()
+        });
+        for plans in &seen {
+            assert_eq!(plans, &seen[0]);
+        }
+        assert_eq!(cache.len(), 64);
     }
 
     #[test]

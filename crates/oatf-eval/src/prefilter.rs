@@ -30,7 +30,7 @@
 //! (`prefilter_tests`) checks the two engines against each other on generated attacks and traces.
 
 use std::mem::size_of;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use oatf_primitives::{PrefilterNeeds, RegexBranch, WildcardPath, text_defeats_literals};
 use serde_json::Value;
@@ -40,13 +40,14 @@ use crate::attack::CompiledAttack;
 use crate::candidates::{Candidates, Patterns, PatternsBuilder, indicator};
 use crate::indicator::{CompiledIndicator, MessageTexts};
 use crate::literal_guard::CelPlan;
+use crate::plan_cache::Cached;
 
 /// The prefilter of one [`crate::TraceEvaluator`]: a plan per filter class, taken from the
 /// attack's [`PlanCache`](crate::plan_cache::PlanCache) on the class's first message, and the per-message scratch space.
 #[derive(Debug, Default)]
-pub(crate) struct Prefilter {
-    /// Per filter class (by its index in the filter table).
-    plans: Vec<Option<Arc<Plan>>>,
+pub(crate) struct Prefilter<'a> {
+    /// Per filter class (by its index in the filter table): lent by the attack's cache (D-110).
+    plans: Vec<Option<Cached<'a, Plan>>>,
     /// The slots to evaluate for the current message, ascending.
     evaluate: Vec<u32>,
     /// Per applicable slot: listed in `evaluate` for the current message.
@@ -110,7 +111,7 @@ struct Branch {
     slots: Box<[u32]>,
 }
 
-impl Prefilter {
+impl<'a> Prefilter<'a> {
     /// A prefilter with no plan yet.
     pub(crate) fn new() -> Self {
         Prefilter::default()
@@ -121,7 +122,7 @@ impl Prefilter {
     /// slots must then be recorded as `not_matched`; later, recording them changes nothing).
     pub(crate) fn decide(
         &mut self,
-        attack: &CompiledAttack,
+        attack: &'a CompiledAttack,
         class: usize,
         applicable: &[u32],
         (content, texts): (&Value, &mut MessageTexts),
@@ -263,7 +264,7 @@ impl Prefilter {
                 .sum::<usize>()
             + self.cel_present.capacity()
             + self.cel_residuals.capacity() * size_of::<Option<Option<bool>>>()
-            + self.plans.capacity() * size_of::<Option<Arc<Plan>>>()
+            + self.plans.capacity() * size_of::<Option<Cached<'a, Plan>>>()
             + self.evaluate.capacity() * size_of::<u32>()
             + self.listed.capacity()
     }

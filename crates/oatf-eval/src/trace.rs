@@ -261,7 +261,7 @@ pub struct TraceEvaluator<'a> {
     /// The filter steps' outcome by class of message (format §6 filtering by lookup).
     filter: filter::FilterTable<'a>,
     /// The literal prefilter (D-75); `None` runs the straightforward engine, the reference.
-    pub(crate) prefilter: Option<Prefilter>,
+    pub(crate) prefilter: Option<Prefilter<'a>>,
     /// The renders of the current message's non-string values, shared by the prefilter and the
     /// indicators (kept only with the prefilter; the straightforward engine renders on each use).
     texts: MessageTexts,
@@ -1039,6 +1039,7 @@ impl<'a> TraceEvaluator<'a> {
         self.filter.add_funnels(&mut self.funnels);
         let actors = self.attack.compiled_actors();
         let census = &self.census;
+        let had = std::cell::OnceCell::new();
         let verdicts: Vec<IndicatorVerdict> = self
             .attack
             .indicator_entries()
@@ -1049,7 +1050,7 @@ impl<'a> TraceEvaluator<'a> {
                 Ok(indicator) => accumulator.finish(indicator.id(), || {
                     if funnel[0] == 0 && evaluated > 0 && census.has_unattributed() {
                         let mut text = String::from("no applicable message: ");
-                        text.push_str(&census.no_message_from(indicator, actors));
+                        text.push_str(&census.no_message_from(indicator, actors, &had));
                         text
                     } else {
                         no_applicable_message(

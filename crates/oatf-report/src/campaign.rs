@@ -286,7 +286,28 @@ pub fn csv_header() -> String {
 
 /// A row as one CSV line (without a line break).
 pub fn csv_line(row: &[Cell]) -> String {
-    row.iter().map(Cell::csv).collect::<Vec<_>>().join(",")
+    let mut line = String::with_capacity(128);
+    for (i, cell) in row.iter().enumerate() {
+        if i > 0 {
+            line.push(',');
+        }
+        match cell {
+            // Counts and plain text without a copy: a campaign writes a row per run.
+            Cell::Count(n) => {
+                use std::fmt::Write as _;
+                let _ = write!(line, "{n}");
+            }
+            Cell::Empty => {}
+            Cell::Text(text)
+                if !text.starts_with(['=', '+', '-', '@', '\t', '\r'])
+                    && !text.contains([',', '"', '\n', '\r']) =>
+            {
+                line.push_str(text);
+            }
+            Cell::Text(_) => line.push_str(&cell.csv()),
+        }
+    }
+    line
 }
 
 #[cfg(test)]
@@ -307,6 +328,27 @@ mod tests {
         check("@x,y", "\"'@x,y\"");
         assert_eq!(Cell::Count(7).csv(), "7");
         assert_eq!(Cell::Empty.csv(), "");
+    }
+
+    #[test]
+    fn a_line_is_its_cells_joined() {
+        let row = [
+            Cell::text("plain"),
+            Cell::text("a,b"),
+            Cell::text("=1"),
+            Cell::text("-x"),
+            Cell::text("say \"x\"\n"),
+            Cell::Count(42),
+            Cell::Empty,
+            Cell::text(""),
+        ];
+        let joined: Vec<String> = row.iter().map(Cell::csv).collect();
+        assert_eq!(csv_line(&row), joined.join(","));
+        assert_eq!(
+            csv_line(&row),
+            "plain,\"a,b\",'=1,'-x,\"say \"\"x\"\"\n\",42,,"
+        );
+        assert_eq!(csv_line(&[]), "");
     }
 
     #[test]

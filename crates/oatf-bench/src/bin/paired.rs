@@ -8,7 +8,8 @@
 //!
 //! Measures: `trace`, `load`, `cel`, `compile`, `thoughtjack`, `memory`, `scaling`, `sparse`,
 //! `load-floor`
-//! (`all` is every one).
+//! (`all` is every one). `paired campaign …` times the `oatf` binary on a campaign of short traces
+//! against its floor (`campaign.rs`, with its own options).
 //! Options: `--rounds N` (default 15), `--messages N` (trace length of `trace`, default 20000),
 //! `--reference-messages N` (trace length of `thoughtjack`, default 500), `--sample-ms N` (least
 //! time of one sample, default 40), `--memory-lengths A,B,C` (default 10000,100000,1000000).
@@ -34,6 +35,9 @@ use oatf_bench::{
 };
 use serde_json::Value;
 
+#[path = "paired/campaign.rs"]
+mod campaign;
+
 type Error = Box<dyn std::error::Error>;
 
 struct Settings {
@@ -55,6 +59,9 @@ fn main() -> Result<(), Error> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("memory-child") {
         return memory_child(args.get(1).map_or("0", String::as_str).parse()?);
+    }
+    if args.first().map(String::as_str) == Some("campaign") {
+        return campaign::main(&args[1..]);
     }
     if args.first().map(String::as_str) == Some("profile-scaling") {
         // For `perf record`: one scaling contender run in a loop.

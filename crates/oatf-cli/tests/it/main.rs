@@ -7,6 +7,7 @@
 
 mod support;
 
+mod campaign_outputs;
 mod campaigns;
 mod catalog;
 mod ci_formats;

@@ -274,12 +274,16 @@ impl ActorCensus {
     /// The evidence of an indicator that no message passed the protocol step of, when some messages
     /// came from no declared actor: "no message from actor `default`; the trace has `docs-search`
     /// (12 messages)".
+    ///
+    /// `had` keeps the part after "the trace has", which depends on the trace alone: a run whose
+    /// indicators all miss their actors writes it once, not once per indicator (its "did you mean"
+    /// search was a tenth of a short trace's run, D-113).
     pub(super) fn no_message_from(
         &self,
         indicator: &CompiledIndicator,
         actors: &[CompiledActor],
+        had: &std::cell::OnceCell<String>,
     ) -> String {
-        let plural = |n: u64| if n == 1 { "message" } else { "messages" };
         let quoted = |name: &str| format!("`{}`", truncate(name, MAX_KEY_LEN));
         // The declared actors the indicator's messages could have come from.
         let wanted: Vec<&str> = match indicator.actor() {
@@ -302,6 +306,16 @@ impl ActorCensus {
                 format!("no message from actors {}{more}", names.join(", "))
             }
         };
+        text.push_str("; the trace has ");
+        text.push_str(had.get_or_init(|| self.trace_has(actors)));
+        text
+    }
+
+    /// What the trace had instead: its undeclared actors by message count (with a "did you mean"
+    /// for each), the declared ones that sent messages, and the messages of other or unknown actors.
+    fn trace_has(&self, actors: &[CompiledActor]) -> String {
+        let plural = |n: u64| if n == 1 { "message" } else { "messages" };
+        let quoted = |name: &str| format!("`{}`", truncate(name, MAX_KEY_LEN));
         let mut had: Vec<String> = Vec::new();
         let declared_names: Vec<&str> = actors.iter().map(|a| a.name.as_str()).collect();
         let mut undeclared: Vec<&(Box<str>, u64)> = self.undeclared.iter().collect();
@@ -340,9 +354,7 @@ impl ActorCensus {
             let n = self.unattributed;
             had.push(format!("{n} {} without a known actor", plural(n)));
         }
-        text.push_str("; the trace has ");
-        text.push_str(&had.join(", "));
-        text
+        had.join(", ")
     }
 
     pub(super) fn heap_bytes(&self) -> usize {

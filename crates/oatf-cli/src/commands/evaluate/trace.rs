@@ -39,9 +39,14 @@ pub(crate) enum Format {
 
 /// The verdict as people read it: `exploited (boundary_breach)`, or the bare result without tier.
 pub(crate) fn result_with_tier(verdict: &AttackVerdict) -> String {
-    match verdict.max_tier {
-        Some(tier) => format!("{} ({tier})", verdict.result),
-        None => verdict.result.to_string(),
+    result_and_tier(verdict.result, verdict.max_tier)
+}
+
+/// A result and its max tier as people read them (`result_with_tier`).
+pub(crate) fn result_and_tier(result: oatf::AttackResult, tier: Option<oatf::Tier>) -> String {
+    match tier {
+        Some(tier) => format!("{result} ({tier})"),
+        None => result.to_string(),
     }
 }
 
