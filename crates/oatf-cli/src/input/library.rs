@@ -81,6 +81,57 @@ impl fmt::Display for Problem {
     }
 }
 
+/// The files that PATH arguments name, in order (the one owner of this expansion for `oatf fmt`,
+/// `oatf validate` and `oatf normalize --check`): `-` (stdin) and files are kept as named, a
+/// directory is replaced by its OATF documents ([`discover`], with [`skipped_note`] unless `quiet`),
+/// and a test file is handed to `on_test_file` (each command says what it does with one) and left
+/// out. Without `expand_dirs` a directory is kept as named, for the command to refuse.
+pub(crate) fn expand_path_args(
+    paths: &[PathBuf],
+    expand_dirs: bool,
+    quiet: bool,
+    mut on_test_file: impl FnMut(&Path),
+) -> PathArgs {
+    let mut expanded = PathArgs::default();
+    for path in paths {
+        if path.as_os_str() == "-" {
+            expanded.files.push(path.clone());
+        } else if is_test_file(path) {
+            on_test_file(path);
+        } else if !(expand_dirs && path.is_dir()) {
+            expanded.files.push(path.clone());
+        } else {
+            match discover(std::slice::from_ref(path)) {
+                Ok(library) => {
+                    if !quiet {
+                        skipped_note(path, &library);
+                    }
+                    expanded.files.extend(library.documents);
+                }
+                Err(message) => {
+                    eprintln!("error: {}", crate::render::safe_text::escape(&message));
+                    expanded.unreadable = true;
+                }
+            }
+        }
+    }
+    expanded
+}
+
+/// What [`expand_path_args`] found.
+#[derive(Debug, Default)]
+pub(crate) struct PathArgs {
+    /// The files to read, in order.
+    pub(crate) files: Vec<PathBuf>,
+    /// A directory could not be read (the error was printed).
+    pub(crate) unreadable: bool,
+}
+
+/// A path as shown on the terminal: its attacker-controllable bytes escaped (`safe_text`).
+pub(crate) fn shown(path: &Path) -> String {
+    crate::render::safe_text::escape(&path.display().to_string()).into_owned()
+}
+
 /// Walks `roots` (files or directories) in sorted order. Hidden entries (`.git`, `.cache`) and
 /// [`SKIPPED_DIRS`] are skipped when walking, and symbolic links to directories are not followed (no
 /// cycles). A file named on the command line is taken whatever its content.
@@ -363,14 +414,14 @@ pub(crate) fn skipped_note(dir: &Path, library: &Library) {
         eprintln!(
             "note: skipped {} test file{} under {dir} (run them with `oatf test`)",
             library.tests.len(),
-            plural_s(library.tests.len()),
+            crate::render::plural(library.tests.len()),
         );
     }
     if !library.other_yaml.is_empty() {
         eprintln!(
             "note: skipped {} yaml file{} under {dir} that {} not OATF documents (no top-level `oatf` or `attack`)",
             library.other_yaml.len(),
-            plural_s(library.other_yaml.len()),
+            crate::render::plural(library.other_yaml.len()),
             if library.other_yaml.len() == 1 {
                 "is"
             } else {
@@ -381,11 +432,6 @@ pub(crate) fn skipped_note(dir: &Path, library: &Library) {
     if library.documents.is_empty() {
         eprintln!("note: no OATF document under {dir}");
     }
-}
-
-/// The plural ending of a count.
-fn plural_s(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }
 
 #[cfg(test)]

@@ -665,13 +665,11 @@ fn compare(expect: &Expect, verdict: &AttackVerdict) -> Result<(), Failure> {
     Err(Failure { summary, details })
 }
 
-/// Evidence on one line: control characters escaped, at most 200 characters.
+/// Evidence on one line: line breaks and unsafe characters escaped (`safe_text`), at most 200
+/// characters.
 fn one_line(text: &str) -> String {
-    let mut shown: String = text
-        .chars()
-        .take(200)
-        .flat_map(char::escape_debug)
-        .collect();
+    let kept: String = text.chars().take(200).collect();
+    let mut shown = crate::render::safe_text::escape(&kept).into_owned();
     if text.chars().count() > 200 {
         shown.push('…');
     }
@@ -744,7 +742,7 @@ fn check_semantic_examples(
         let failure = (wrong > 0).then(|| Failure {
             summary: format!(
                 "{wrong} semantic example{} misclassified",
-                if wrong == 1 { "" } else { "s" }
+                crate::render::plural(wrong)
             ),
             details,
         });

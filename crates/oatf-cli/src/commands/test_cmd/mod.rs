@@ -268,7 +268,7 @@ fn text_report(reports: &[Reported], quiet: bool) -> String {
             text,
             "{word} {} document{} without a test file{tail}:",
             untested.len(),
-            if untested.len() == 1 { "" } else { "s" }
+            crate::render::plural(untested.len())
         );
         for document in untested {
             let _ = writeln!(text, "       {document}");
