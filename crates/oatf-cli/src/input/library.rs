@@ -133,8 +133,9 @@ pub(crate) fn shown(path: &Path) -> String {
 }
 
 /// Walks `roots` (files or directories) in sorted order. Hidden entries (`.git`, `.cache`) and
-/// [`SKIPPED_DIRS`] are skipped when walking, and symbolic links to directories are not followed (no
-/// cycles). A file named on the command line is taken whatever its content.
+/// [`SKIPPED_DIRS`] are skipped when walking, symbolic links to directories are not followed (no
+/// cycles), and no directory deeper than [`MAX_WALK_DEPTH`] levels below a root is read.
+/// A file named on the command line is taken whatever its content.
 pub(crate) fn discover(roots: &[PathBuf]) -> Result<Library, String> {
     let mut library = Library::default();
     for root in roots {
@@ -159,9 +160,13 @@ pub(crate) fn discover(roots: &[PathBuf]) -> Result<Library, String> {
     Ok(library)
 }
 
+/// Directory levels a walk enters below a root; deeper directories are not read (a hostile tree
+/// cannot make the walk unbounded).
+pub(crate) const MAX_WALK_DEPTH: usize = 32;
+
 fn walk(root: &Path, library: &mut Library) -> Result<(), String> {
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
+    let mut stack = vec![(root.to_path_buf(), 0)];
+    while let Some((dir, depth)) = stack.pop() {
         let entries =
             std::fs::read_dir(&dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
         for entry in entries {
@@ -176,8 +181,8 @@ fn walk(root: &Path, library: &mut Library) -> Result<(), String> {
                 continue;
             };
             if kind.is_dir() {
-                if !SKIPPED_DIRS.contains(&name.as_ref()) {
-                    stack.push(path);
+                if !SKIPPED_DIRS.contains(&name.as_ref()) && depth < MAX_WALK_DEPTH {
+                    stack.push((path, depth + 1));
                 }
             } else if is_test_file(&path) {
                 library.tests.push(path);
@@ -461,5 +466,53 @@ mod tests {
             document_of_test(Path::new("x/a.test.yml")),
             vec![PathBuf::from("x/a.yaml"), PathBuf::from("x/a.yml")]
         );
+    }
+
+    #[test]
+    fn walks_stop_at_the_depth_limit_and_path_arguments_expand_in_order() {
+        let dir = std::env::temp_dir().join(format!("oatf-walk-depth-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let root = Root(dir);
+        let document = "oatf: \"0.1\"\nattack: {}\n";
+        let mut deep = root.0.as_path().to_path_buf();
+        for level in 0..=MAX_WALK_DEPTH {
+            deep.push(format!("d{level}"));
+        }
+        std::fs::create_dir_all(&deep).expect("deep dirs");
+        // At the limit: found; one level below it: not read.
+        std::fs::write(deep.parent().expect("parent").join("at.yaml"), document).expect("write");
+        std::fs::write(deep.join("below.yaml"), document).expect("write");
+        std::fs::write(root.0.as_path().join("a.test.yaml"), "cases: []\n").expect("write");
+        let library = discover(&[root.0.as_path().to_path_buf()]).expect("walk");
+        let names: Vec<_> = library
+            .documents
+            .iter()
+            .filter_map(|p| p.file_name())
+            .collect();
+        assert_eq!(names, ["at.yaml"]);
+
+        let test_file = root.0.as_path().join("a.test.yaml");
+        let args = [
+            PathBuf::from("-"),
+            test_file.clone(),
+            root.0.as_path().to_path_buf(),
+        ];
+        let mut refused = Vec::new();
+        let expanded = expand_path_args(&args, true, true, |p| refused.push(p.to_path_buf()));
+        assert_eq!(refused, [test_file]);
+        assert!(!expanded.unreadable);
+        assert_eq!(expanded.files.len(), 2);
+        assert_eq!(expanded.files[0], PathBuf::from("-"));
+        let kept = expand_path_args(&args[2..], false, true, |_| {});
+        assert_eq!(kept.files, [root.0.as_path().to_path_buf()]);
+    }
+
+    /// A temporary directory, removed when dropped.
+    struct Root(PathBuf);
+
+    impl Drop for Root {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
     }
 }

@@ -593,15 +593,19 @@ fn stream_trace(compiled: &CompiledAttack, path: &Path) -> Result<AttackVerdict,
     // A regular file only: a FIFO would block and `/dev/zero` never end.
     let (file, _) = crate::input::safe_fs::open_regular(path)
         .map_err(|e| format!("cannot read trace {name}: {e}"))?;
-    let mut evaluator = oatf::TraceEvaluator::new(compiled);
-    // Envelope first: a line's content is parsed only when an undecided indicator needs it (D-91).
+    // The one trace run of every tool (`TraceRun`); envelope first: a line's content is parsed
+    // only when an undecided indicator needs it (D-91).
+    let mut run = oatf::report::TraceRun::new(compiled, name.clone());
     let mut reader = oatf::JsonlTraceReader::new(BufReader::new(file));
-    while let Some(step) = reader.next_into(&mut evaluator) {
-        if let Err(e) = step {
-            return Err(format!("{name}:{}: {}", e.line(), e.message()));
+    while let Some(step) = run.read_next(&mut reader) {
+        match step {
+            Ok(oatf::report::ReadStep::Malformed(e)) | Err(e) => {
+                return Err(format!("{name}:{}: {}", e.line(), e.message()));
+            }
+            Ok(_) => {}
         }
     }
-    Ok(evaluator.finish())
+    Ok(run.finish().verdict)
 }
 
 /// Compares a verdict with what a case expects.
