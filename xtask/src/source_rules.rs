@@ -122,7 +122,7 @@ fn history_line(text: &str) -> Option<usize> {
         .map(|i| i + 1)
 }
 
-/// The lines of `text` before its test module (`#[cfg(test)]` followed by a `mod` line), or all of
+/// The lines of `text` before its test module (a `#[cfg(…test…)]` line followed by a `mod` line), or all of
 /// them; 0 for a file that is itself a test module.
 fn lines_before_tests(rel: &str, text: &str) -> usize {
     let name = rel.rsplit('/').next().unwrap_or(rel);
@@ -133,7 +133,10 @@ fn lines_before_tests(rel: &str, text: &str) -> usize {
     lines
         .windows(2)
         .position(|pair| {
-            pair[0].trim() == "#[cfg(test)]" && pair[1].trim_start().starts_with("mod ")
+            let attribute = pair[0].trim();
+            attribute.starts_with("#[cfg(")
+                && attribute.contains("test")
+                && pair[1].trim_start().starts_with("mod ")
         })
         .unwrap_or(lines.len())
 }
@@ -163,6 +166,13 @@ mod tests {
         assert_eq!(
             lines_before_tests("src/a.rs", "a\n#[cfg(test)]\nfn x() {}\n"),
             3
+        );
+        assert_eq!(
+            lines_before_tests(
+                "src/a.rs",
+                "a\n#[cfg(all(test, feature = \"x\"))]\nmod t;\n"
+            ),
+            1
         );
         assert_eq!(lines_before_tests("src/trace/tests.rs", "a\nb\n"), 0);
     }
