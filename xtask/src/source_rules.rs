@@ -174,6 +174,8 @@ mod tests {
             ),
             1
         );
+        let gated = "a\n#[cfg(all(test, feature = \"x\"))]\nmod tests;\n";
+        assert_eq!(lines_before_tests("src/a.rs", gated), 1);
         assert_eq!(lines_before_tests("src/trace/tests.rs", "a\nb\n"), 0);
     }
 
