@@ -93,7 +93,7 @@ impl DispatchKey {
 /// use serde_json::json;
 ///
 /// // A rug pull: after two calls, the server announces and serves a different tool.
-/// let actor: oatf_model::Actor = serde_json::from_value(json!({
+/// let actor: oatf_runtime::Actor = serde_json::from_value(json!({
 ///     "name": "default", "mode": "mcp_server",
 ///     "phases": [
 ///         {"name": "trust", "trigger": {"event": "tools/call", "count": 2},

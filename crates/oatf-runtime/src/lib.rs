@@ -93,7 +93,9 @@ pub use extractor::{
 };
 pub use generation::{GenerationError, GenerationErrorKind, GenerationProvider};
 /// The model types that appear in this crate's signatures, for users of `oatf-runtime` alone.
-pub use oatf_model::{Extractor, ExtractorSource, ExtractorType, Phase, ResponseEntry, Trigger};
+pub use oatf_model::{
+    Actor, Extractor, ExtractorSource, ExtractorType, Phase, ResponseEntry, Trigger,
+};
 pub use response::{ResponseSelector, select_response};
 pub use state::compute_effective_state;
 pub use template::{
