@@ -18,6 +18,7 @@ use std::process::{Command, ExitCode};
 mod doc_examples;
 mod format_doc;
 mod shared_sync;
+mod source_rules;
 mod tidy;
 mod wasm;
 

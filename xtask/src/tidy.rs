@@ -1,6 +1,6 @@
 //! `cargo xtask tidy`: the docs cannot drift from the tree.
 //!
-//! Two checks (and a third, `doc_examples.rs`: doc examples name only their own crate, D-133), all plain file reads (no network, no `../shared`), so they also run as a unit test:
+//! Two checks (and two more: `doc_examples.rs`, doc examples name only their own crate, D-133; `source_rules.rs`, the rules on Rust sources, D-150), all plain file reads (no network, no `../shared`), so they also run as a unit test:
 //!
 //! - every repository path cited in a Markdown file or a doc comment (`//!`, `///`) exists. A citation is
 //!   a backtick span or a Markdown link target that looks like a path (`crates/oatf-model/src/lib.rs`,
@@ -46,12 +46,13 @@ pub(crate) fn tidy() -> bool {
     let mut problems = cited_paths(&root);
     problems.extend(unused_dependencies(&root));
     problems.extend(crate::doc_examples::foreign_crates(&root));
+    problems.extend(crate::source_rules::check(&root));
     for problem in &problems {
         println!("FAIL {problem}");
     }
     if problems.is_empty() {
         println!(
-            "ok   every cited path exists, every declared dependency is used, doc examples name only their crate"
+            "ok   every cited path exists, every declared dependency is used, doc examples name only their crate, sources keep the rules of D-150"
         );
     }
     problems.is_empty()

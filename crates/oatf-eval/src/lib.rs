@@ -61,6 +61,7 @@ mod plan_cache;
 mod prefilter;
 #[cfg(test)]
 mod prefilter_tests;
+mod texts;
 mod trace;
 mod verdict;
 mod warning;

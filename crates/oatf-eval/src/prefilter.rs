@@ -38,9 +38,10 @@ use serde_json::Value;
 use crate::accumulator::Accumulator;
 use crate::attack::CompiledAttack;
 use crate::candidates::{Candidates, Patterns, PatternsBuilder, indicator};
-use crate::indicator::{CompiledIndicator, MessageTexts};
+use crate::indicator::CompiledIndicator;
 use crate::literal_guard::CelPlan;
 use crate::plan_cache::Cached;
+use crate::texts::MessageTexts;
 
 /// The prefilter of one [`crate::TraceEvaluator`]: a plan per filter class, taken from the
 /// attack's [`PlanCache`](crate::plan_cache::PlanCache) on the class's first message, and the per-message scratch space.

@@ -53,8 +53,9 @@ use crate::accumulator::Accumulator;
 use crate::actor::{CompiledActor, Role};
 use crate::attack::CompiledAttack;
 use crate::compat::Compat;
-use crate::indicator::{CompiledIndicator, MessageTexts, truncate};
+use crate::indicator::CompiledIndicator;
 use crate::prefilter::Prefilter;
+use crate::texts::{MessageTexts, truncate};
 use crate::verdict::{AttackVerdict, IndicatorResult, IndicatorVerdict};
 use crate::warning::{SHAPE_CHECKS, TraceWarning, looks_like_trace_line};
 

@@ -360,7 +360,7 @@ mod tests {
     #[test]
     fn every_error_of_a_document_at_once() {
         // Unknown keys at three depths, type mismatches in a struct, in a list and at the root: each
-        // is reported and left out, and reading goes on (issue 22).
+        // is reported and left out, and reading goes on (D-67).
         check(
             "oatf: 0.1\nbogus: 1\nattack:\n  nme: x\n  version: high\n  execution:\n    mode: mcp_server\n    state: {}\n    phases:\n      - name: p\n        triger: {event: x}\n  indicators:\n    - target: t\n      pattern: {contains: x, regx: y}\n      confidence: \"high\"\n",
             "V-001|type_mismatch|oatf|1:7|expected a string, found the number 0.1\n\
@@ -373,7 +373,7 @@ mod tests {
         );
     }
 
-    /// The four kinds of mistake of issue 22 in one document: an unknown key, a type mismatch, a
+    /// The four kinds of mistake of D-67 in one document: an unknown key, a type mismatch, a
     /// missing required field and a V- rule. One run reports all four, each where it is.
     #[test]
     fn four_mistakes_in_one_run() {

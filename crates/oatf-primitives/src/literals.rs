@@ -461,7 +461,7 @@ mod tests {
 
     #[test]
     fn branches_without_useful_literals_are_searched() {
-        // The library's shapes of issue 25, each with an alternative of its own as the bench does.
+        // The library's shapes (D-83), each with an alternative of its own as the bench does.
         let (literals, searched) = branches(
             r"(?:^|[^A-Za-z0-9/+=])[A-Za-z0-9/+=]{40}(?:$|[^A-Za-z0-9/+=])|oatf-canary-0001",
         );

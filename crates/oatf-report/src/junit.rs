@@ -2,9 +2,12 @@
 //! test cases with one outcome each) and written by one writer that owns the XML layout and its
 //! escaping ([`xml`](crate::xml)).
 
-use crate::xml::{Outcome, TestCase, TestSuite, TestSuites};
+use oatf_eval::{AttackResult, AttackVerdict, IndicatorResult};
+use oatf_model::Document;
 
-use super::*;
+use crate::exit::{EXIT_STRICT_WARNINGS, run_exit_code, strict_failure};
+use crate::stats::{TraceStats, warnings};
+use crate::xml::{Outcome, TestCase, TestSuite, TestSuites};
 
 /// JUnit XML: one test suite for the attack, one test case per indicator; a matched indicator is a
 /// failure (the agent complied), an error an error, a skipped one skipped. The verdict, max tier and

@@ -11,7 +11,8 @@ use oatf_eval::{
 };
 use serde_json::Value;
 
-use crate::{TraceStats, json_document};
+use crate::json::json_document;
+use crate::stats::TraceStats;
 
 /// Malformed entries a [`TraceRun`] keeps with their line (the rest are only counted); `oatf
 /// evaluate` prints as many on standard error.

@@ -2,10 +2,20 @@
 //! below is one SARIF object, its fields in the order they are written, so the report's shape is
 //! checked by the compiler and the schema tests guard types, not strings.
 
+use std::path::Path;
+
+use oatf_eval::{AttackResult, AttackVerdict, IndicatorResult};
+use oatf_model::{Document, Tier};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::*;
+use crate::artifact::{SRCROOT, file_uri, relative_to_cwd};
+use crate::exit::{run_exit_code, strict_failure};
+use crate::json::trace_json;
+use crate::sarif_rule::{
+    first_sentence, indicators_by_id, rule_help, rule_name, sarif_level, security_severity,
+};
+use crate::stats::{TraceStats, warnings};
 
 /// The top-level `sarifLog`.
 #[derive(Serialize)]

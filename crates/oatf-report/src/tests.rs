@@ -122,7 +122,7 @@ fn junit_fails_matched_indicators_and_escapes() {
     assert_eq!(xml.matches("<failure ").count(), 1, "{xml}");
 }
 
-/// Issue 22 item 5 through the Rust API: a misspelt actor and a misspelt target give warnings in
+/// D-70 through the Rust API: a misspelt actor and a misspelt target give warnings in
 /// the verdict, exit 0, and exit 6 under `--strict` (decisions D-69, D-70).
 #[test]
 fn misspellings_are_warnings_that_fail_strict() {

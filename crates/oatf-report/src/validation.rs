@@ -12,11 +12,11 @@ use oatf_model::{
 };
 use serde::Serialize;
 
+use crate::artifact::{SRCROOT, file_uri, relative_to_cwd};
 use crate::sarif::{
     Artifact, ArtifactLocation, Help, Id, Invocation, Level, Location, Notification,
     OriginalUriBaseIds, OwnedText, PhysicalLocation, Region, Text, UriBase,
 };
-use crate::{SRCROOT, file_uri, relative_to_cwd};
 
 /// One diagnostic of `validate` about a document: a parse error, a validation error or a warning.
 ///

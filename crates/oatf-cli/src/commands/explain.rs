@@ -30,7 +30,7 @@ pub(crate) fn run(args: Args, out: &mut Output<'_>) -> u8 {
                 let shown: String = id.chars().take(32).collect();
                 eprintln!(
                     "error: `{}` is not a rule of OATF v0.1; `oatf explain` lists them all",
-                    shown.escape_debug()
+                    crate::render::safe_text::escape(&shown)
                 );
                 64
             }

@@ -32,42 +32,28 @@ pub(crate) fn run(args: Args, out: &mut Output<'_>) -> u8 {
         return crate::exit::EXIT_USAGE;
     }
     let mut code = 0;
-    let mut files = Vec::new();
-    for file in &args.files {
-        if file.as_os_str() == "-" {
-            files.push(file.clone());
-        } else if crate::input::library::is_test_file(file) {
-            if args.check {
-                if !args.quiet {
-                    eprintln!(
-                        "note: {} is a test file (the cases of a document), not a document: not checked",
-                        crate::render::safe_text::escape(&file.display().to_string())
-                    );
-                }
-            } else {
+    let expanded = crate::input::library::expand_path_args(
+        &args.files,
+        args.check,
+        args.quiet,
+        |file| {
+            let shown = crate::input::library::shown(file);
+            if !args.check {
                 eprintln!(
-                    "error: {} is a test file (the cases of a document), not a document",
-                    crate::render::safe_text::escape(&file.display().to_string())
+                    "error: {shown} is a test file (the cases of a document), not a document"
                 );
                 code = 1;
+            } else if !args.quiet {
+                eprintln!(
+                    "note: {shown} is a test file (the cases of a document), not a document: not checked"
+                );
             }
-        } else if args.check && file.is_dir() {
-            match crate::input::library::discover(std::slice::from_ref(file)) {
-                Ok(library) => {
-                    if !args.quiet {
-                        crate::input::library::skipped_note(file, &library);
-                    }
-                    files.extend(library.documents);
-                }
-                Err(message) => {
-                    eprintln!("error: {}", crate::render::safe_text::escape(&message));
-                    code = 2;
-                }
-            }
-        } else {
-            files.push(file.clone());
-        }
+        },
+    );
+    if expanded.unreadable {
+        code = 2;
     }
+    let files = expanded.files;
     for file in &files {
         code = code.max(normalize_one(file, args.check, args.quiet, out));
     }

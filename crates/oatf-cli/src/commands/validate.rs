@@ -195,18 +195,21 @@ fn check_file(
             );
             if valid {
                 if !quiet || w > 0 {
-                    out.write(&format!("{shown_name}: valid ({w} warning{})\n", plural(w)));
+                    out.write(&format!(
+                        "{shown_name}: valid ({w} warning{})\n",
+                        crate::render::plural(w)
+                    ));
                 }
             } else {
                 let parsed = if p > 0 {
-                    format!("{p} parse error{}, ", plural(p))
+                    format!("{p} parse error{}, ", crate::render::plural(p))
                 } else {
                     String::new()
                 };
                 out.write(&format!(
                     "{shown_name}: invalid ({parsed}{e} error{}, {w} warning{})\n",
-                    plural(e),
-                    plural(w)
+                    crate::render::plural(e),
+                    crate::render::plural(w)
                 ));
                 if p > 0
                     && let Some(note) = crate::input::library::test_file_note(&name, &source)
@@ -343,54 +346,17 @@ fn not_a_document(
     Outcome::Invalid
 }
 
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
-}
-
 pub(crate) fn run(args: Args, out: &mut Output<'_>) -> u8 {
     let options = validate_options();
     let mut reports = Reports::default();
     let (mut invalid, mut unreadable, mut warned) = (false, false, false);
-    let mut files = Vec::new();
-    for path in &args.files {
-        if path.as_os_str() == "-" {
-            files.push(path.clone());
-            continue;
-        }
-        if crate::input::library::is_test_file(path) {
-            eprintln!(
-                "error: {} is a test file: run its cases with `oatf test {}`",
-                path.display(),
-                path.display()
-            );
-            invalid = true;
-            continue;
-        }
-        if !path.is_dir() {
-            files.push(path.clone());
-            continue;
-        }
-        match crate::input::library::discover(std::slice::from_ref(path)) {
-            Ok(library) => {
-                if !library.tests.is_empty() && !args.quiet {
-                    eprintln!(
-                        "note: skipped {} test file{} under {} (run them with `oatf test`)",
-                        library.tests.len(),
-                        if library.tests.len() == 1 { "" } else { "s" },
-                        path.display()
-                    );
-                }
-                if library.documents.is_empty() {
-                    eprintln!("note: no OATF document under {}", path.display());
-                }
-                files.extend(library.documents);
-            }
-            Err(message) => {
-                eprintln!("error: {message}");
-                unreadable = true;
-            }
-        }
-    }
+    let expanded = crate::input::library::expand_path_args(&args.files, true, args.quiet, |path| {
+        let shown = crate::input::library::shown(path);
+        eprintln!("error: {shown} is a test file: run its cases with `oatf test {shown}`");
+        invalid = true;
+    });
+    unreadable |= expanded.unreadable;
+    let files = expanded.files;
     for path in &files {
         match check_file(path, args.format, args.quiet, &options, &mut reports, out) {
             Outcome::Valid(warnings) => warned |= warnings > 0,

@@ -81,9 +81,61 @@ impl fmt::Display for Problem {
     }
 }
 
+/// The files that PATH arguments name, in order (the one owner of this expansion for `oatf fmt`,
+/// `oatf validate` and `oatf normalize --check`): `-` (stdin) and files are kept as named, a
+/// directory is replaced by its OATF documents ([`discover`], with [`skipped_note`] unless `quiet`),
+/// and a test file is handed to `on_test_file` (each command says what it does with one) and left
+/// out. Without `expand_dirs` a directory is kept as named, for the command to refuse.
+pub(crate) fn expand_path_args(
+    paths: &[PathBuf],
+    expand_dirs: bool,
+    quiet: bool,
+    mut on_test_file: impl FnMut(&Path),
+) -> PathArgs {
+    let mut expanded = PathArgs::default();
+    for path in paths {
+        if path.as_os_str() == "-" {
+            expanded.files.push(path.clone());
+        } else if is_test_file(path) {
+            on_test_file(path);
+        } else if !(expand_dirs && path.is_dir()) {
+            expanded.files.push(path.clone());
+        } else {
+            match discover(std::slice::from_ref(path)) {
+                Ok(library) => {
+                    if !quiet {
+                        skipped_note(path, &library);
+                    }
+                    expanded.files.extend(library.documents);
+                }
+                Err(message) => {
+                    eprintln!("error: {}", crate::render::safe_text::escape(&message));
+                    expanded.unreadable = true;
+                }
+            }
+        }
+    }
+    expanded
+}
+
+/// What [`expand_path_args`] found.
+#[derive(Debug, Default)]
+pub(crate) struct PathArgs {
+    /// The files to read, in order.
+    pub(crate) files: Vec<PathBuf>,
+    /// A directory could not be read (the error was printed).
+    pub(crate) unreadable: bool,
+}
+
+/// A path as shown on the terminal: its attacker-controllable bytes escaped (`safe_text`).
+pub(crate) fn shown(path: &Path) -> String {
+    crate::render::safe_text::escape(&path.display().to_string()).into_owned()
+}
+
 /// Walks `roots` (files or directories) in sorted order. Hidden entries (`.git`, `.cache`) and
-/// [`SKIPPED_DIRS`] are skipped when walking, and symbolic links to directories are not followed (no
-/// cycles). A file named on the command line is taken whatever its content.
+/// [`SKIPPED_DIRS`] are skipped when walking, symbolic links to directories are not followed (no
+/// cycles), and no directory deeper than [`MAX_WALK_DEPTH`] levels below a root is read.
+/// A file named on the command line is taken whatever its content.
 pub(crate) fn discover(roots: &[PathBuf]) -> Result<Library, String> {
     let mut library = Library::default();
     for root in roots {
@@ -108,9 +160,13 @@ pub(crate) fn discover(roots: &[PathBuf]) -> Result<Library, String> {
     Ok(library)
 }
 
+/// Directory levels a walk enters below a root; deeper directories are not read (a hostile tree
+/// cannot make the walk unbounded).
+pub(crate) const MAX_WALK_DEPTH: usize = 32;
+
 fn walk(root: &Path, library: &mut Library) -> Result<(), String> {
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
+    let mut stack = vec![(root.to_path_buf(), 0)];
+    while let Some((dir, depth)) = stack.pop() {
         let entries =
             std::fs::read_dir(&dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
         for entry in entries {
@@ -125,8 +181,8 @@ fn walk(root: &Path, library: &mut Library) -> Result<(), String> {
                 continue;
             };
             if kind.is_dir() {
-                if !SKIPPED_DIRS.contains(&name.as_ref()) {
-                    stack.push(path);
+                if !SKIPPED_DIRS.contains(&name.as_ref()) && depth < MAX_WALK_DEPTH {
+                    stack.push((path, depth + 1));
                 }
             } else if is_test_file(&path) {
                 library.tests.push(path);
@@ -363,14 +419,14 @@ pub(crate) fn skipped_note(dir: &Path, library: &Library) {
         eprintln!(
             "note: skipped {} test file{} under {dir} (run them with `oatf test`)",
             library.tests.len(),
-            plural_s(library.tests.len()),
+            crate::render::plural(library.tests.len()),
         );
     }
     if !library.other_yaml.is_empty() {
         eprintln!(
             "note: skipped {} yaml file{} under {dir} that {} not OATF documents (no top-level `oatf` or `attack`)",
             library.other_yaml.len(),
-            plural_s(library.other_yaml.len()),
+            crate::render::plural(library.other_yaml.len()),
             if library.other_yaml.len() == 1 {
                 "is"
             } else {
@@ -381,11 +437,6 @@ pub(crate) fn skipped_note(dir: &Path, library: &Library) {
     if library.documents.is_empty() {
         eprintln!("note: no OATF document under {dir}");
     }
-}
-
-/// The plural ending of a count.
-fn plural_s(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }
 
 #[cfg(test)]
@@ -415,5 +466,53 @@ mod tests {
             document_of_test(Path::new("x/a.test.yml")),
             vec![PathBuf::from("x/a.yaml"), PathBuf::from("x/a.yml")]
         );
+    }
+
+    #[test]
+    fn walks_stop_at_the_depth_limit_and_path_arguments_expand_in_order() {
+        let dir = std::env::temp_dir().join(format!("oatf-walk-depth-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let root = Root(dir);
+        let document = "oatf: \"0.1\"\nattack: {}\n";
+        let mut deep = root.0.as_path().to_path_buf();
+        for level in 0..=MAX_WALK_DEPTH {
+            deep.push(format!("d{level}"));
+        }
+        std::fs::create_dir_all(&deep).expect("deep dirs");
+        // At the limit: found; one level below it: not read.
+        std::fs::write(deep.parent().expect("parent").join("at.yaml"), document).expect("write");
+        std::fs::write(deep.join("below.yaml"), document).expect("write");
+        std::fs::write(root.0.as_path().join("a.test.yaml"), "cases: []\n").expect("write");
+        let library = discover(&[root.0.as_path().to_path_buf()]).expect("walk");
+        let names: Vec<_> = library
+            .documents
+            .iter()
+            .filter_map(|p| p.file_name())
+            .collect();
+        assert_eq!(names, ["at.yaml"]);
+
+        let test_file = root.0.as_path().join("a.test.yaml");
+        let args = [
+            PathBuf::from("-"),
+            test_file.clone(),
+            root.0.as_path().to_path_buf(),
+        ];
+        let mut refused = Vec::new();
+        let expanded = expand_path_args(&args, true, true, |p| refused.push(p.to_path_buf()));
+        assert_eq!(refused, [test_file]);
+        assert!(!expanded.unreadable);
+        assert_eq!(expanded.files.len(), 2);
+        assert_eq!(expanded.files[0], PathBuf::from("-"));
+        let kept = expand_path_args(&args[2..], false, true, |_| {});
+        assert_eq!(kept.files, [root.0.as_path().to_path_buf()]);
+    }
+
+    /// A temporary directory, removed when dropped.
+    struct Root(PathBuf);
+
+    impl Drop for Root {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
     }
 }

@@ -6,3 +6,9 @@ pub(crate) mod diagnostic;
 pub(crate) mod github;
 pub(crate) mod rule;
 pub(crate) mod safe_text;
+
+/// The plural ending of a count: `""` for one, `"s"` otherwise (`1 file`, `2 files`); the one
+/// owner of this rule in the CLI.
+pub(crate) fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}

@@ -159,3 +159,40 @@ fn evaluate_test_and_catalog_escape_attacker_text() {
         "{stdout}{stderr}"
     );
 }
+
+/// The PATH arguments of `validate`, `fmt` and `normalize --check` are expanded by one owner that
+/// prints names escaped: a hostile test file named on the command line and a hostile directory.
+#[test]
+fn path_arguments_of_every_command_are_escaped() {
+    let dir = TempDir::new("render", "pathargs");
+    let test_file = "evil\u{1b}[2J.test.yaml";
+    let library = "lib\u{202e}\u{7}";
+    dir.write(test_file, "cases: []\n");
+    dir.write(&format!("{library}/notes.yaml"), "title: not a document\n");
+    for command in [
+        &["validate"][..],
+        &["fmt", "--check"][..],
+        &["normalize", "--check"][..],
+    ] {
+        let args: Vec<&str> = command
+            .iter()
+            .copied()
+            .chain([test_file, library])
+            .collect();
+        let (_, stdout, stderr) = oatf(dir.path(), &args);
+        let all = format!("{stdout}{stderr}");
+        assert!(!has_raw_controls(&all), "{command:?}: {all:?}");
+        assert!(
+            all.contains("evil\\u{1b}[2J.test.yaml"),
+            "{command:?}: {all}"
+        );
+        assert!(
+            all.contains("no OATF document under lib\\u{202e}\\u{7}"),
+            "{command:?}: {all}"
+        );
+    }
+    let (code, _, stderr) = oatf(dir.path(), &["explain", "V-\u{1b}[2J"]);
+    assert_eq!(code, 64);
+    assert!(!has_raw_controls(&stderr), "{stderr:?}");
+    assert!(stderr.contains("V-\\u{1b}[2J"), "{stderr}");
+}

@@ -16,7 +16,8 @@ use serde_json::Value;
 
 use super::Head;
 use crate::actor::CompiledActor;
-use crate::indicator::{CompiledIndicator, truncate};
+use crate::indicator::CompiledIndicator;
+use crate::texts::truncate;
 use crate::verdict::IndicatorResult;
 use crate::warning::TraceWarning;
 

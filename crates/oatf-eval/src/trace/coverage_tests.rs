@@ -46,7 +46,7 @@ fn evidence(verdict: &AttackVerdict) -> Option<&str> {
     verdict.indicator_verdicts[0].evidence.as_deref()
 }
 
-/// The first case of issue 22 item 5: every message is MCP but from an actor the document does not
+/// The first case of D-70: every message is MCP but from an actor the document does not
 /// declare; the verdict stays `not_exploited` (spec-decisions 23) and says why.
 #[test]
 fn a_misspelt_actor_is_named_in_the_evidence_and_warned_about() {
@@ -103,7 +103,7 @@ fn declared_actors_of_another_protocol_keep_the_protocol_evidence() {
     assert!(verdict.warnings.is_empty(), "{:?}", verdict.warnings);
 }
 
-/// The second case of issue 22 item 5: the target is misspelt, so the condition was never tested.
+/// The second case of D-70: the target is misspelt, so the condition was never tested.
 #[test]
 fn a_misspelt_target_is_a_warning_with_did_you_mean() {
     let mut indicators = fetch_url();

@@ -1,5 +1,5 @@
 //! What `parse` collects while it deserializes, so that one run reports every problem
-//! (spec-decisions 1; issue 22 item 4).
+//! (spec-decisions 1; D-67).
 //!
 //! Two things are collected on the current thread while a [`CollectGuard`] is active:
 //!

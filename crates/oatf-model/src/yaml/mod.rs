@@ -3,3 +3,4 @@
 pub(crate) mod de;
 pub(crate) mod emit;
 pub(crate) mod node;
+mod scalar;

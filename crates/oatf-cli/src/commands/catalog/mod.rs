@@ -326,9 +326,9 @@ pub(crate) fn run(args: Args, out: &mut Output<'_>) -> u8 {
     eprintln!(
         "{} document{}, {invalid} invalid, {errors} error{}, {warnings} warning{}",
         library.documents.len(),
-        plural(library.documents.len()),
-        plural(errors),
-        plural(warnings),
+        crate::render::plural(library.documents.len()),
+        crate::render::plural(errors),
+        crate::render::plural(warnings),
     );
     eprintln!(
         "indicator tiers: {} ingested, {} local_action, {} boundary_breach, {} without tier",
@@ -338,14 +338,10 @@ pub(crate) fn run(args: Args, out: &mut Output<'_>) -> u8 {
         eprintln!(
             "note: skipped {} YAML file{} without a top-level `oatf` or `attack` key",
             library.other_yaml.len(),
-            plural(library.other_yaml.len())
+            crate::render::plural(library.other_yaml.len())
         );
     }
     u8::from(errors > 0 || (args.strict && warnings > 0))
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }
 
 fn table(entries: &[Entry], failed: &[String], out: &mut Output<'_>) {
@@ -582,7 +578,7 @@ fn coverage(
         text.push_str(&format!(
             "{} document{} failed to load and {} not counted: {}\n",
             failed.len(),
-            plural(failed.len()),
+            crate::render::plural(failed.len()),
             if failed.len() == 1 { "is" } else { "are" },
             failed.join(", ")
         ));

@@ -62,12 +62,15 @@ pub(crate) fn run(args: Args, out: &mut Output<'_>) -> u8 {
         };
         let mut parts = Vec::new();
         if changed > 0 || unchanged == 0 {
-            parts.push(format!("{changed} file{} {verb}", plural(changed)));
+            parts.push(format!(
+                "{changed} file{} {verb}",
+                crate::render::plural(changed)
+            ));
         }
         if unchanged > 0 {
             parts.push(format!(
                 "{unchanged} file{} {}",
-                plural(unchanged),
+                crate::render::plural(unchanged),
                 if dry {
                     "already formatted"
                 } else {
@@ -79,7 +82,7 @@ pub(crate) fn run(args: Args, out: &mut Output<'_>) -> u8 {
         if not_formatted > 0 {
             parts.push(format!(
                 "{not_formatted} file{} not formatted (errors above)",
-                plural(not_formatted)
+                crate::render::plural(not_formatted)
             ));
         }
         eprintln!("{}", parts.join(", "));
@@ -95,47 +98,19 @@ pub(crate) fn run(args: Args, out: &mut Output<'_>) -> u8 {
     }
 }
 
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
-}
-
-/// The files to format: files named on the command line, and the OATF documents under directories.
-/// Test files (`*.test.yaml`) are skipped with a note; `None` when a directory cannot be read.
+/// The files to format: files named on the command line, and the OATF documents under directories
+/// ([`expand_path_args`](crate::input::library::expand_path_args)). Test files (`*.test.yaml`) are
+/// skipped with a note; `None` when a directory cannot be read.
 fn collect(paths: &[PathBuf], quiet: bool) -> Option<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    let mut ok = true;
-    for path in paths {
-        if path.as_os_str() == "-" {
-            files.push(path.clone());
-            continue;
+    let expanded = crate::input::library::expand_path_args(paths, true, quiet, |path| {
+        if !quiet {
+            eprintln!(
+                "note: {} is a test file (the cases of a document), not a document: not formatted",
+                crate::input::library::shown(path)
+            );
         }
-        if crate::input::library::is_test_file(path) {
-            if !quiet {
-                eprintln!(
-                    "note: {} is a test file (the cases of a document), not a document: not formatted",
-                    crate::render::safe_text::escape(&path.display().to_string())
-                );
-            }
-            continue;
-        }
-        if !path.is_dir() {
-            files.push(path.clone());
-            continue;
-        }
-        match crate::input::library::discover(std::slice::from_ref(path)) {
-            Ok(library) => {
-                if !quiet {
-                    crate::input::library::skipped_note(path, &library);
-                }
-                files.extend(library.documents);
-            }
-            Err(message) => {
-                eprintln!("error: {}", crate::render::safe_text::escape(&message));
-                ok = false;
-            }
-        }
-    }
-    ok.then_some(files)
+    });
+    (!expanded.unreadable).then_some(expanded.files)
 }
 
 fn read(file: &Path) -> Result<(String, String), String> {

@@ -17,7 +17,7 @@ pub(crate) fn format(text: &str) -> Result<Vec<TextEdit>, String> {
         format!(
             "cannot format: the document does not parse ({} error{}; see the diagnostics)",
             errors.len(),
-            if errors.len() == 1 { "" } else { "s" }
+            crate::render::plural(errors.len())
         )
     })?;
     let formatted = crate::layout::format(text, &document)

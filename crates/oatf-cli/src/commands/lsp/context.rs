@@ -156,7 +156,7 @@ pub(crate) fn explain_operation(name: &str) -> Option<String> {
         "`{name}`: an operation of the {} binding{} (format §7), a surface of indicators of that \
          protocol and a trigger event of the modes {}.",
         protocols.join(", "),
-        if protocols.len() == 1 { "" } else { "s" },
+        crate::render::plural(protocols.len()),
         modes
             .iter()
             .map(|m| format!("`{m}`"))

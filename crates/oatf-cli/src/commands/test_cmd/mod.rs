@@ -16,6 +16,7 @@ use crate::output::Output;
 use cases::{DocumentReport, TestConfig, run_document};
 
 mod cases;
+mod test_file;
 
 /// Arguments of `oatf test`.
 #[derive(Debug, clap::Args)]
@@ -159,7 +160,7 @@ fn collect(
                 let mut problems = merge_problems(problems);
                 // The test file is checked too, so that one run shows both.
                 if let Some(test) = &test_file
-                    && let Err(problem) = cases::read_test_file(test)
+                    && let Err(problem) = test_file::read_test_file(test)
                 {
                     problems.push(problem);
                 }
@@ -268,7 +269,7 @@ fn text_report(reports: &[Reported], quiet: bool) -> String {
             text,
             "{word} {} document{} without a test file{tail}:",
             untested.len(),
-            if untested.len() == 1 { "" } else { "s" }
+            crate::render::plural(untested.len())
         );
         for document in untested {
             let _ = writeln!(text, "       {document}");
