@@ -135,6 +135,10 @@ const PY_READ_CHUNK: usize = 1 << 20;
 /// opened or read gives a row with the error, never an exception.
 #[pyfunction]
 #[pyo3(signature = (document, attack, trace, file = None, *, max_line_len = None, group = None, compat = None))]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one parameter per argument of the Python function, as pyo3 maps them"
+)]
 pub(crate) fn evaluate_run<'py>(
     py: Python<'py>,
     document: &str,
