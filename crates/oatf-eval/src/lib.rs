@@ -97,4 +97,4 @@ pub use verdict::{
     AttackResult, AttackVerdict, EvaluationSummary, IndicatorResult, IndicatorVerdict,
     compute_verdict, max_tier,
 };
-pub use warning::{TraceWarning, TraceWarningKind};
+pub use warning::{TraceWarning, TraceWarningKind, looks_like_trace_line};

@@ -439,17 +439,16 @@ fn unix_seconds() -> u64 {
     }
 }
 
-/// Formats seconds since the Unix epoch as an RFC 3339 UTC timestamp (civil-from-days, H. Hinnant).
+/// Formats seconds since the Unix epoch as an RFC 3339 UTC timestamp.
 fn format_unix_seconds(secs: u64) -> String {
     format_unix_time(secs, None)
 }
 
-/// Formats a time since the Unix epoch as RFC 3339 in UTC, with milliseconds when `millis` is given
-/// (`2026-11-22T03:04:05.123Z`): the one writer of the timestamps of verdicts and of traces.
-pub(crate) fn format_unix_time(secs: u64, millis: Option<u32>) -> String {
+/// Year, month, day, hour, minute and second in UTC of `secs` seconds since the Unix epoch
+/// (civil-from-days, H. Hinnant).
+fn civil_time(secs: u64) -> [u64; 6] {
     let days = secs / 86_400;
     let rem = secs % 86_400;
-    let (hour, minute, second) = (rem / 3600, (rem % 3600) / 60, rem % 60);
     // Shifted so that the era starts on 0000-03-01.
     let z = days + 719_468;
     let era = z / 146_097;
@@ -460,6 +459,13 @@ pub(crate) fn format_unix_time(secs: u64, millis: Option<u32>) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + u64::from(month <= 2);
+    [year, month, day, rem / 3600, (rem % 3600) / 60, rem % 60]
+}
+
+/// Formats a time since the Unix epoch as RFC 3339 in UTC, with milliseconds when `millis` is given
+/// (`2026-11-22T03:04:05.123Z`): the one writer of the timestamps of verdicts and of traces.
+pub(crate) fn format_unix_time(secs: u64, millis: Option<u32>) -> String {
+    let [year, month, day, hour, minute, second] = civil_time(secs);
     // Written digit by digit: every indicator verdict is stamped, and `format!` with widths cost
     // 3,000 instructions a stamp, a few per cent of a short trace's run (D-113).
     let mut text = String::with_capacity(24);
@@ -613,16 +619,7 @@ mod tests {
         // Every day of 400 years (a whole Gregorian cycle) and the year past 9999: as `format!`.
         for day in (0..146_097 + 366).map(|d| d * 86_400 + 86_399 - d % 86_400) {
             let secs = day + 253_402_300_800 * u64::from(day % 1000 == 0);
-            let days = secs / 86_400;
-            let (rem, z) = (secs % 86_400, days + 719_468);
-            let (era, doe) = (z / 146_097, z % 146_097);
-            let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-            let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-            let mp = (5 * doy + 2) / 153;
-            let d = doy - (153 * mp + 2) / 5 + 1;
-            let m = if mp < 10 { mp + 3 } else { mp - 9 };
-            let y = yoe + era * 400 + u64::from(m <= 2);
-            let (h, mi, se) = (rem / 3600, (rem % 3600) / 60, rem % 60);
+            let [y, m, d, h, mi, se] = civil_time(secs);
             assert_eq!(
                 format_unix_seconds(secs),
                 format!("{y:04}-{m:02}-{d:02}T{h:02}:{mi:02}:{se:02}Z")

@@ -214,8 +214,17 @@ impl TraceWarning {
 
 /// Whether `content` looks like a whole trace line (`docs/trace-format.md`) rather than a message's
 /// content: an object with a `direction` of `incoming` or `outgoing`, a `content`, and a `method` or
-/// `seq`. Two or three lookups; used on the first messages only (D-134).
-pub(crate) fn looks_like_trace_line(content: &serde_json::Value) -> bool {
+/// `seq`. Two or three lookups; used on the first messages only (D-134), and by the Python and npm
+/// packages to refuse such a line where a content is expected (D-135, D-143).
+///
+/// ```
+/// use serde_json::json;
+///
+/// let line = json!({"direction": "incoming", "method": "tools/call", "content": {"name": "x"}});
+/// assert!(oatf_eval::looks_like_trace_line(&line));
+/// assert!(!oatf_eval::looks_like_trace_line(&line["content"]));
+/// ```
+pub fn looks_like_trace_line(content: &serde_json::Value) -> bool {
     let Some(object) = content.as_object() else {
         return false;
     };

@@ -664,7 +664,7 @@ fn jsonl_text(trace: &Bound<'_, PyAny>) -> PyResult<Option<Vec<u8>>> {
 }
 
 /// The content `evaluate_message` evaluates: a Python value, or JSON text (str or bytes) parsed
-/// (D-135). A whole trace line (an object with `direction` and `content`) is refused with what to
+/// (D-135). A whole trace line (`oatf::trace::looks_like_trace_line`) is refused with what to
 /// pass instead: evaluated as content it would match nothing, silently.
 fn message_content(message: &Bound<'_, PyAny>) -> PyResult<Value> {
     let parsed = |text: &str| {
@@ -688,12 +688,7 @@ fn message_content(message: &Bound<'_, PyAny>) -> PyResult<Value> {
     } else {
         to_json(message)?
     };
-    let is_trace_line = value
-        .get("direction")
-        .and_then(Value::as_str)
-        .is_some_and(|d| d == "incoming" || d == "outgoing")
-        && value.get("content").is_some();
-    if is_trace_line {
+    if oatf::trace::looks_like_trace_line(&value) {
         return Err(PyValueError::new_err(
             "evaluate_message takes a message's content, and this is a whole trace line (it has \
              `direction` and `content`): pass message[\"content\"] to evaluate the content without \

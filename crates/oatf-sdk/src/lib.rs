@@ -296,6 +296,7 @@ pub mod trace {
     pub use oatf_eval::{
         DEFAULT_MAX_LINE_LEN, DEFAULT_MAX_LINE_NODES, MAX_DERIVED_BYTES, MAX_ENTRY_DEPTH, NewMatch,
         NewMatches, NewMatchesIter, TraceError, TraceErrorKind, UnknownCompat, describe_json_error,
+        looks_like_trace_line,
     };
 }
 

@@ -308,12 +308,7 @@ impl WasmAttack {
                 oatf::trace::describe_json_error(&e)
             ))
         })?;
-        let is_trace_line = message
-            .get("direction")
-            .and_then(Value::as_str)
-            .is_some_and(|d| d == "incoming" || d == "outgoing")
-            && message.get("content").is_some();
-        if is_trace_line {
+        if oatf::trace::looks_like_trace_line(&message) {
             return Err(JsValue::from_str(
                 "evaluateMessage takes a message's content, and this is a whole trace line (it has \
                  `direction` and `content`): pass message.content to evaluate the content without the \

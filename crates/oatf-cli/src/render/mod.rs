@@ -9,6 +9,6 @@ pub(crate) mod safe_text;
 
 /// The plural ending of a count: `""` for one, `"s"` otherwise (`1 file`, `2 files`); the one
 /// owner of this rule in the CLI.
-pub(crate) fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
+pub(crate) fn plural<N: PartialEq + From<u8>>(n: N) -> &'static str {
+    if n == N::from(1) { "" } else { "s" }
 }

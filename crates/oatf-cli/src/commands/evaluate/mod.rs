@@ -25,6 +25,7 @@ use crate::input::source::{document_given_as_trace, read_input, trace_given_as_d
 use crate::options::validate_options;
 use crate::output::Output;
 use crate::render::diagnostic::{print_load_error, render, with_path};
+use crate::render::plural;
 use trace::{EXIT_INVALID_DOCUMENT, EXIT_NO_INPUT, Format, evaluate, one_line, result_with_tier};
 
 mod campaign;
@@ -240,10 +241,6 @@ fn shorten(text: &str, chars: usize) -> String {
     }
 }
 
-fn plural(n: u64, one: &'static str, many: &'static str) -> &'static str {
-    if n == 1 { one } else { many }
-}
-
 fn human(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -> String {
     let attack = document.attack.as_ref();
     let mut text = String::new();
@@ -298,11 +295,11 @@ fn human(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -> St
         s.matched, s.not_matched, s.error, s.skipped
     ));
     text.push_str(&format!(
-        "trace: {} {} in {} {} of {}",
+        "trace: {} message{} in {} line{} of {}",
         stats.messages,
-        plural(stats.messages, "message", "messages"),
+        plural(stats.messages),
         stats.lines,
-        plural(stats.lines, "line", "lines"),
+        plural(stats.lines),
         one_line(&stats.name)
     ));
     if stats.after_grace > 0 {
@@ -320,10 +317,10 @@ fn human(document: &Document, verdict: &AttackVerdict, stats: &TraceStats) -> St
     }
     if stats.malformed > 0 {
         text.push_str(&format!(
-            "warning: {} malformed {} skipped (listed on stderr); the verdict is computed from the \
+            "warning: {} malformed line{} skipped (listed on stderr); the verdict is computed from the \
              other lines\n",
             stats.malformed,
-            plural(stats.malformed, "line", "lines"),
+            plural(stats.malformed),
         ));
     }
     let code = run_exit_code(verdict, stats);
