@@ -89,6 +89,24 @@ pub(crate) fn check(root: &Path) -> Vec<String> {
             }
         }
     }
+    // Documents are read by people who cannot look up an issue or a session either (D-150).
+    let mut documents = Vec::new();
+    crate::tidy::markdown_files(root, &mut documents);
+    for document in &documents {
+        let Ok(text) = fs::read_to_string(document) else {
+            continue;
+        };
+        if let Some(line) = history_line(&text) {
+            let rel = document
+                .strip_prefix(root)
+                .unwrap_or(document)
+                .to_string_lossy()
+                .replace('\\', "/");
+            problems.push(format!(
+                "{rel}:{line}: cites an issue or session; cite the decision (D-n) or nothing (D-150)"
+            ));
+        }
+    }
     for (list, seen, what) in [
         (
             HISTORY_ALLOWED,

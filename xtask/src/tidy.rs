@@ -63,6 +63,11 @@ pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     files(dir, &[".rs"], out);
 }
 
+/// The Markdown documents under `dir` (recursively), as [`files`] finds them.
+pub(crate) fn markdown_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    files(dir, &[".md"], out);
+}
+
 /// The files under `dir` (recursively) whose name ends with one of `extensions`, skipping build output,
 /// VCS data and vendored copies.
 fn files(dir: &Path, extensions: &[&str], out: &mut Vec<PathBuf>) {
