@@ -17,7 +17,7 @@ use std::mem::size_of;
 
 use oatf_model::Direction;
 
-use super::{TraceDirection, context};
+use super::message::TraceDirection;
 use crate::actor::CompiledActor;
 use crate::attack::CompiledAttack;
 use crate::compat::Compat;
@@ -26,6 +26,9 @@ use crate::indicator::CompiledIndicator;
 /// At most this many classes are kept; a message of a further class is filtered indicator by
 /// indicator (see the module documentation). Bounds the table at `MAX_CLASSES` × indicators bytes.
 const MAX_CLASSES: usize = 256;
+
+/// The methods an `arguments` target sees under the context profile (D-100, point 4).
+const CALL_METHODS: [&str; 3] = ["tools/call", "message/send", "tasks/send"];
 
 /// A value of a key field that names none of the indicators' values.
 const OTHER: u32 = u32::MAX - 1;
@@ -121,7 +124,7 @@ impl<'a> FilterTable<'a> {
                 Some(Direction::Request) => 1,
                 Some(_) => 2,
             },
-            incoming_call: self.compat.is_context() && context::is_incoming_call(method, travel),
+            incoming_call: self.compat.is_context() && is_incoming_call(method, travel),
         }
     }
 
@@ -226,6 +229,12 @@ fn intern(values: &[&str], value: Option<&str>) -> u32 {
     }
 }
 
+/// Whether an entry of `method` travelling `direction` is one an `arguments` target sees under the
+/// context profile (D-100, point 4).
+fn is_incoming_call(method: Option<&str>, direction: TraceDirection) -> bool {
+    direction == TraceDirection::Incoming && method.is_some_and(|m| CALL_METHODS.contains(&m))
+}
+
 /// The trace-filtering procedure of format §6, steps 1–4, for one indicator and one message (its
 /// `method` and the way it travelled, actor, protocol and direction as seen from the actor's
 /// role) under the profile `compat`: how many steps the message passed, in order (4 means the
@@ -249,7 +258,7 @@ pub(super) fn filter_steps_passed(
         return 0;
     }
     // Point 4 of the context profile, counted with step 2 (which messages the target sees).
-    if compat.is_context() && indicator.calls_only() && !context::is_incoming_call(method, travel) {
+    if compat.is_context() && indicator.calls_only() && !is_incoming_call(method, travel) {
         return 1;
     }
     // Step 2.

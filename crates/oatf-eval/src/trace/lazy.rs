@@ -24,7 +24,7 @@ use serde::{Deserialize, de};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::{Head, TraceDirection};
+use super::message::{Head, TraceDirection};
 
 /// Contents nested deeper than this (brackets, the envelope's own not counted) take the full
 /// parse; serde_json's limit for a whole line is 128 levels, the envelope's included.

@@ -7,7 +7,8 @@ use serde_json::Value;
 
 use super::context::raw_too_deep;
 use super::lazy::{Envelope, RawEnvelope, needs_full_parse, too_deep};
-use super::{Body, TraceEvaluator, TraceMessage};
+use super::evaluator::TraceEvaluator;
+use super::message::{Body, TraceMessage};
 
 /// The default longest line [`JsonlTraceReader`] accepts: 16 MiB.
 pub const DEFAULT_MAX_LINE_LEN: usize = 16 * 1024 * 1024;
