@@ -20,7 +20,6 @@ use crate::texts::MessageTexts;
 use crate::verdict::{AttackResult, AttackVerdict};
 use crate::warning::{SHAPE_CHECKS, TraceWarning, looks_like_trace_line};
 
-
 /// Evaluates a whole trace against an attack, one message at a time (format §6).
 ///
 /// Memory is fixed when it is created: one small state per indicator (its first matching message or
@@ -317,7 +316,13 @@ impl<'a> TraceEvaluator<'a> {
                     context.too_deep += 1;
                     return;
                 }
-                context.observe(route.actor, head, body, self.messages + 1, self.ledger.undecided)
+                context.observe(
+                    route.actor,
+                    head,
+                    body,
+                    self.messages + 1,
+                    self.ledger.undecided,
+                )
             }
             _ => None,
         };
@@ -545,7 +550,10 @@ impl<'a> TraceEvaluator<'a> {
             warnings.push(TraceWarning::content_is_trace_line(position));
         }
         if self.messages > 0 {
-            warnings.extend(self.silent_actors().map(TraceWarning::actor_without_messages));
+            warnings.extend(
+                self.silent_actors()
+                    .map(TraceWarning::actor_without_messages),
+            );
         }
         let evaluated = self.messages - self.after_grace;
         self.filter.add_funnels(&mut self.ledger.funnels);

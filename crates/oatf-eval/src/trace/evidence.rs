@@ -8,7 +8,6 @@ use crate::compat::Compat;
 use crate::indicator::CompiledIndicator;
 use crate::texts::truncate;
 
-
 /// Why no message applied to `indicator`, naming the first filter that removed them all:
 /// `no applicable message: 14 mcp messages, none with method tools/call`.
 pub(super) fn no_applicable_message(

@@ -40,7 +40,11 @@ impl GraceState {
     /// then on, a message that is not itself in a terminal phase and whose timestamp is more than
     /// the grace period after the last terminal-phase message is not evaluated. Messages without a
     /// readable timestamp are always evaluated.
-    pub(super) fn assess(&self, actor: Option<(usize, &CompiledActor)>, message: &Head<'_>) -> Grace {
+    pub(super) fn assess(
+        &self,
+        actor: Option<(usize, &CompiledActor)>,
+        message: &Head<'_>,
+    ) -> Grace {
         let Some(period) = self.period else {
             return Grace::default();
         };

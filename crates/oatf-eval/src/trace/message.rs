@@ -8,7 +8,6 @@ use serde_json::Value;
 
 use crate::actor::Role;
 
-
 /// One observed protocol message (`docs/trace-format.md`).
 ///
 /// Only `direction` is required. Unknown fields are ignored when reading, so traces may carry more

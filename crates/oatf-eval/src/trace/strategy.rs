@@ -125,9 +125,17 @@ impl<'a> Ledger<'a> {
             if is_listed {
                 self.visit(message, index);
             } else if let Some(Ok(indicator)) = self.entries.get(index)
-                && self.accumulators.get(index).is_some_and(|a| !a.is_decided())
+                && self
+                    .accumulators
+                    .get(index)
+                    .is_some_and(|a| !a.is_decided())
             {
-                self.record(index, indicator, (IndicatorResult::NotMatched, None), message);
+                self.record(
+                    index,
+                    indicator,
+                    (IndicatorResult::NotMatched, None),
+                    message,
+                );
             }
         }
     }
@@ -192,7 +200,11 @@ impl<'a> Ledger<'a> {
     ) {
         for (index, entry) in self.entries.iter().enumerate() {
             let Ok(indicator) = entry else { continue };
-            if self.accumulators.get(index).is_none_or(Accumulator::is_decided) {
+            if self
+                .accumulators
+                .get(index)
+                .is_none_or(Accumulator::is_decided)
+            {
                 continue;
             }
             let passed = steps_passed(indicator);
@@ -250,7 +262,8 @@ impl<'a> Ledger<'a> {
                 self.matched += 1;
             }
         }
-        self.coverage.observe(index, indicator, message.content, result);
+        self.coverage
+            .observe(index, indicator, message.content, result);
     }
 
     /// The per-indicator verdicts, in declaration order (`unseen`: the evidence of an indicator no
