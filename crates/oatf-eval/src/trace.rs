@@ -49,6 +49,8 @@ mod coverage_tests;
 mod evaluator;
 mod evidence;
 mod filter;
+#[cfg(test)]
+mod filter_tests;
 mod grace;
 mod lazy;
 #[cfg(test)]

@@ -655,3 +655,11 @@ pub fn evaluate_trace<'m>(
     }
     evaluator.finish()
 }
+
+// The prefilter's plans live in `TraceEvaluator`, which callers share and move across threads (the
+// Python binding's evaluator object, campaigns on rayon): it must stay `Send + Sync`.
+const _: () = {
+    const fn send_and_sync<T: Send + Sync>() {}
+    send_and_sync::<TraceEvaluator<'static>>();
+    send_and_sync::<CompiledAttack>();
+};

@@ -195,7 +195,8 @@ mod tests {
         for depth in MAX_CONTENT_DEPTH - 1..=MAX_CONTENT_DEPTH + 1 {
             let content = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
             let line = format!("{{\"direction\": \"incoming\", \"content\": {content}}}");
-            let in_line = serde_json::from_str::<crate::TraceMessage>(&line).is_ok();
+            let in_line =
+                serde_json::from_str::<crate::trace::message::TraceMessage>(&line).is_ok();
             assert_eq!(in_line, depth <= MAX_CONTENT_DEPTH, "depth {depth}");
             let alone: serde_json::Value = serde_json::from_str(&content).unwrap_or_default();
             assert!(alone.is_array(), "depth {depth} parses alone");
