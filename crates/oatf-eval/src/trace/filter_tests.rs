@@ -24,6 +24,9 @@ fn classes_past_the_table_are_filtered_one_by_one_and_counted() {
         json!({"id": "RESP", "protocol": "mcp", "surface": "m0", "direction": "response",
                            "target": "text", "pattern": {"contains": "x"}}),
     );
+    // The same for the last kind, past the table: its messages are counted indicator by indicator.
+    indicators.push(json!({"id": "LATE", "protocol": "mcp", "surface": format!("m{}", kinds - 1),
+                           "direction": "response", "target": "text", "pattern": {"contains": "x"}}));
     let document: oatf_model::Document = match serde_json::from_value(json!({
         "oatf": "0.1",
         "attack": {
@@ -87,5 +90,13 @@ fn classes_past_the_table_are_filtered_one_by_one_and_counted() {
     assert_eq!(
         evidence("RESP").as_deref(),
         Some("no applicable message: 3 mcp messages with method m0, none that is a response")
+    );
+    // m{kinds - 1} (odd, so without a hit) came twice, past the table, always as a request.
+    assert_eq!(
+        evidence("LATE"),
+        Some(format!(
+            "no applicable message: 2 mcp messages with method m{}, none that is a response",
+            kinds - 1
+        ))
     );
 }
