@@ -99,7 +99,8 @@ impl<'a> TraceEvaluator<'a> {
     ///
     /// [`Compat::ThoughtjackContext`] evaluates the trace as ThoughtJack's context mode does: it
     /// derives messages from the AG-UI text entries, which it keeps (at most
-    /// [`MAX_DERIVED_BYTES`]) and evaluates when [`finish`](Self::finish) is called.
+    /// [`MAX_DERIVED_BYTES`](context::MAX_DERIVED_BYTES)) and evaluates when
+    /// [`finish`](Self::finish) is called.
     ///
     /// ```
     /// use oatf_eval::{AttackResult, Compat, CompiledAttack, Document, EvalOptions,
@@ -624,7 +625,7 @@ impl<'a> TraceEvaluator<'a> {
     /// The heap and inline bytes this evaluator holds. It is bounded when the evaluator is created
     /// (evidence is truncated) and does not grow with the number of messages pushed, except for what
     /// the `thoughtjack-context` profile keeps of AG-UI text to derive messages from, at most
-    /// [`MAX_DERIVED_BYTES`] (D-100).
+    /// [`MAX_DERIVED_BYTES`](context::MAX_DERIVED_BYTES) (D-100).
     pub fn retained_bytes(&self) -> usize {
         size_of::<Self>()
             + self.ledger.heap_bytes()

@@ -13,8 +13,8 @@
 //! - [`Ledger::filter_each`], for a message of a class past the filter table's bound: the filter
 //!   steps indicator by indicator, counted in the funnels.
 //!
-//! Every strategy records an outcome the one way ([`Ledger::visit`], [`Ledger::record`]), so the
-//! verdicts are the same whichever ran.
+//! Every strategy records an outcome through the same [`Ledger::visit`] and [`Ledger::record`], so
+//! the verdicts are the same whichever ran.
 
 use std::mem::size_of;
 
@@ -56,7 +56,7 @@ pub(super) struct Ledger<'a> {
     /// counted by class in the filter table.
     pub(super) funnels: Vec<[u64; FILTER_STEPS]>,
     /// Per indicator: whether its target resolved (the unresolved-target warning, D-70).
-    pub(super) coverage: TargetCoverage,
+    coverage: TargetCoverage,
     /// Per class of message (the filter table's): whether every indicator applicable to it has its
     /// target coverage settled, so ruled-out indicators need no visit for the warning (D-70).
     settled_classes: Vec<bool>,
