@@ -1,6 +1,6 @@
 //! The state one indicator keeps while messages are fed to it: its first match or first error.
 
-use crate::EvaluationError;
+use crate::error::EvaluationError;
 use crate::verdict::{IndicatorResult, IndicatorVerdict};
 
 /// What one indicator has seen of a trace so far.

@@ -11,9 +11,9 @@ use oatf_model::{
 use oatf_primitives::parse_duration;
 use serde_json::Value;
 
-use crate::EvaluationError;
 use crate::accumulator::Accumulator;
 use crate::actor::{CompiledActor, compile_actors};
+use crate::error::EvaluationError;
 use crate::indicator::{CompiledIndicator, EvalOptions};
 use crate::plan_cache::PlanCache;
 use crate::verdict::{

@@ -489,11 +489,3 @@ impl Group {
         (resolved, all, hits)
     }
 }
-
-// The prefilter's plans live in `TraceEvaluator`, which callers share and move across threads (the
-// Python binding's evaluator object, campaigns on rayon): it must stay `Send + Sync`.
-const _: () = {
-    const fn send_and_sync<T: Send + Sync>() {}
-    send_and_sync::<crate::TraceEvaluator<'static>>();
-    send_and_sync::<crate::CompiledAttack>();
-};

@@ -13,8 +13,8 @@
 //!    ([`a2a_alias`]);
 //! 3. `mcp` indicators also see the AG-UI actors' entries, and 4. indicators whose target is
 //!    exactly `arguments` or `request.params.arguments` (`compat::narrows_to_calls`) see only
-//!    incoming `tools/call`, `message/send` and `tasks/send` entries ([`is_incoming_call`]; both
-//!    in `filter::filter_steps_passed`);
+//!    incoming `tools/call`, `message/send` and `tasks/send` entries (both in
+//!    `filter::filter_steps_passed`, which owns the filter steps);
 //! 5. the spec's filters and evaluation.
 //!
 //! Entries nested deeper than [`MAX_ENTRY_DEPTH`] levels are skipped ([`content_too_deep`],
@@ -28,7 +28,9 @@ use std::ops::Range;
 
 use serde_json::{Map, Value};
 
-use super::{Body, Head, TraceDirection, lazy::nests_as_deep_as};
+use super::filter::filter_steps_passed;
+use super::lazy::nests_as_deep_as;
+use super::message::{Body, Head, TraceDirection};
 use crate::actor::{CompiledActor, Role};
 use crate::attack::CompiledAttack;
 use crate::compat::Compat;
@@ -46,14 +48,6 @@ pub const MAX_DERIVED_BYTES: usize = 32 * 1024 * 1024;
 
 /// The method of the AG-UI entries whose text is derived (point 1).
 pub(super) const TEXT_MESSAGE_CONTENT: &str = "text_message_content";
-
-/// The methods an `arguments` target sees under the profile (point 4).
-const CALL_METHODS: [&str; 3] = ["tools/call", "message/send", "tasks/send"];
-
-/// Whether an entry of `method` travelling `direction` is one an `arguments` target sees (point 4).
-pub(super) fn is_incoming_call(method: Option<&str>, direction: TraceDirection) -> bool {
-    direction == TraceDirection::Incoming && method.is_some_and(|m| CALL_METHODS.contains(&m))
-}
 
 /// Whether the entry whose content is `content` nests deeper than [`MAX_ENTRY_DEPTH`] levels, its
 /// line's object being the first.
@@ -271,7 +265,7 @@ impl ContextState {
                 .iter()
                 .flatten()
                 .any(|indicator| {
-                    super::filter::filter_steps_passed(
+                    filter_steps_passed(
                         indicator,
                         (Some(TEXT_MESSAGE_CONTENT), travel),
                         Some(actor),

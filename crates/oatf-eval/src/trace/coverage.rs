@@ -14,7 +14,7 @@ use oatf_primitives::WildcardPath;
 
 use serde_json::Value;
 
-use super::Head;
+use super::message::Head;
 use crate::actor::CompiledActor;
 use crate::indicator::CompiledIndicator;
 use crate::texts::truncate;

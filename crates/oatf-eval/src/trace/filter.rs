@@ -17,7 +17,7 @@ use std::mem::size_of;
 
 use oatf_model::Direction;
 
-use super::{TraceDirection, context};
+use super::message::TraceDirection;
 use crate::actor::CompiledActor;
 use crate::attack::CompiledAttack;
 use crate::compat::Compat;
@@ -25,7 +25,10 @@ use crate::indicator::CompiledIndicator;
 
 /// At most this many classes are kept; a message of a further class is filtered indicator by
 /// indicator (see the module documentation). Bounds the table at `MAX_CLASSES` × indicators bytes.
-const MAX_CLASSES: usize = 256;
+pub(super) const MAX_CLASSES: usize = 256;
+
+/// The methods an `arguments` target sees under the context profile (D-100, point 4).
+const CALL_METHODS: [&str; 3] = ["tools/call", "message/send", "tasks/send"];
 
 /// A value of a key field that names none of the indicators' values.
 const OTHER: u32 = u32::MAX - 1;
@@ -121,7 +124,7 @@ impl<'a> FilterTable<'a> {
                 Some(Direction::Request) => 1,
                 Some(_) => 2,
             },
-            incoming_call: self.compat.is_context() && context::is_incoming_call(method, travel),
+            incoming_call: self.compat.is_context() && is_incoming_call(method, travel),
         }
     }
 
@@ -226,6 +229,12 @@ fn intern(values: &[&str], value: Option<&str>) -> u32 {
     }
 }
 
+/// Whether an entry of `method` travelling `direction` is one an `arguments` target sees under the
+/// context profile (D-100, point 4).
+fn is_incoming_call(method: Option<&str>, direction: TraceDirection) -> bool {
+    direction == TraceDirection::Incoming && method.is_some_and(|m| CALL_METHODS.contains(&m))
+}
+
 /// The trace-filtering procedure of format §6, steps 1–4, for one indicator and one message (its
 /// `method` and the way it travelled, actor, protocol and direction as seen from the actor's
 /// role) under the profile `compat`: how many steps the message passed, in order (4 means the
@@ -249,7 +258,7 @@ pub(super) fn filter_steps_passed(
         return 0;
     }
     // Point 4 of the context profile, counted with step 2 (which messages the target sees).
-    if compat.is_context() && indicator.calls_only() && !context::is_incoming_call(method, travel) {
+    if compat.is_context() && indicator.calls_only() && !is_incoming_call(method, travel) {
         return 1;
     }
     // Step 2.
@@ -272,99 +281,4 @@ pub(super) fn filter_steps_passed(
         return 3;
     }
     4
-}
-
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use crate::{CompiledAttack, EvalOptions, IndicatorResult, TraceDirection, TraceEvaluator};
-
-    use super::MAX_CLASSES;
-    use crate::TraceMessage;
-
-    /// More kinds of message than the table keeps: the messages past [`MAX_CLASSES`] are filtered
-    /// indicator by indicator, and the step counts of both paths add up in the evidence.
-    #[test]
-    fn classes_past_the_table_are_filtered_one_by_one_and_counted() {
-        let kinds = MAX_CLASSES + 44;
-        let mut indicators: Vec<serde_json::Value> = (0..kinds)
-            .map(|i| {
-                json!({"id": format!("S-{i}"), "protocol": "mcp", "surface": format!("m{i}"), "direction": "request",
-                       "target": "text", "pattern": {"contains": format!("hit{i}")}})
-            })
-            .collect();
-        indicators.push(
-            json!({"id": "NEVER", "protocol": "mcp", "surface": "never", "target": "text",
-                               "pattern": {"contains": "x"}}),
-        );
-        indicators.push(
-            json!({"id": "RESP", "protocol": "mcp", "surface": "m0", "direction": "response",
-                               "target": "text", "pattern": {"contains": "x"}}),
-        );
-        let document: oatf_model::Document = match serde_json::from_value(json!({
-            "oatf": "0.1",
-            "attack": {
-                "execution": {"actors": [
-                    {"name": "srv", "mode": "mcp_server", "phases": [{"name": "p", "state": {}}]}
-                ]},
-                "indicators": indicators
-            }
-        })) {
-            Ok(document) => document,
-            Err(e) => panic!("invalid test document: {e}"),
-        };
-        let attack = CompiledAttack::new(&document, &EvalOptions::new());
-        let mut evaluator = TraceEvaluator::new(&attack);
-        let message = |i: usize, text: &str| TraceMessage {
-            seq: None,
-            timestamp: None,
-            actor: Some("srv".into()),
-            phase: None,
-            direction: TraceDirection::Incoming,
-            method: Some(format!("m{i}")),
-            content: json!({ "text": text }),
-            protocol: None,
-        };
-        // Every kind twice without a match, then each indicator's own hit for the even ones.
-        for round in 0..2 {
-            for i in 0..kinds {
-                evaluator.push(&message(i, &format!("nothing {round}")));
-            }
-        }
-        for i in (0..kinds).step_by(2) {
-            evaluator.push(&message(i, &format!("a hit{i} here")));
-        }
-        // A hit for an indicator of another method does not match.
-        evaluator.push(&message(1, "hit3"));
-        let pushed = 2 * kinds + kinds.div_ceil(2) + 1;
-        let verdict = evaluator.finish();
-        for (i, v) in verdict.indicator_verdicts.iter().take(kinds).enumerate() {
-            let expected = if i % 2 == 0 {
-                IndicatorResult::Matched
-            } else {
-                IndicatorResult::NotMatched
-            };
-            assert_eq!(v.result, expected, "indicator {i}");
-        }
-        let evidence = |id: &str| {
-            verdict
-                .indicator_verdicts
-                .iter()
-                .find(|v| v.indicator_id == id)
-                .and_then(|v| v.evidence.clone())
-        };
-        assert_eq!(
-            evidence("NEVER").as_deref(),
-            Some(
-                format!("no applicable message: {pushed} mcp messages, none with method never")
-                    .as_str()
-            )
-        );
-        // m0 came three times (two rounds and its hit), always as a request.
-        assert_eq!(
-            evidence("RESP").as_deref(),
-            Some("no applicable message: 3 mcp messages with method m0, none that is a response")
-        );
-    }
 }

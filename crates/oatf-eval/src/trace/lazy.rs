@@ -24,7 +24,7 @@ use serde::{Deserialize, de};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::{Head, TraceDirection};
+use super::message::{Head, TraceDirection};
 
 /// Contents nested deeper than this (brackets, the envelope's own not counted) take the full
 /// parse; serde_json's limit for a whole line is 128 levels, the envelope's included.
@@ -195,7 +195,8 @@ mod tests {
         for depth in MAX_CONTENT_DEPTH - 1..=MAX_CONTENT_DEPTH + 1 {
             let content = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
             let line = format!("{{\"direction\": \"incoming\", \"content\": {content}}}");
-            let in_line = serde_json::from_str::<crate::TraceMessage>(&line).is_ok();
+            let in_line =
+                serde_json::from_str::<crate::trace::message::TraceMessage>(&line).is_ok();
             assert_eq!(in_line, depth <= MAX_CONTENT_DEPTH, "depth {depth}");
             let alone: serde_json::Value = serde_json::from_str(&content).unwrap_or_default();
             assert!(alone.is_array(), "depth {depth} parses alone");

@@ -8,6 +8,7 @@ use oatf_model::Tier;
 
 use crate::accumulator::Accumulator;
 use crate::attack::CompiledAttack;
+use crate::error::EvaluationError;
 use crate::indicator::CompiledIndicator;
 
 /// The indicators that the last message pushed into a [`TraceEvaluator`](crate::TraceEvaluator) matched for the first time,
@@ -119,7 +120,7 @@ impl<'e> IntoIterator for &NewMatches<'e> {
 /// The iterator of [`NewMatches`].
 #[derive(Clone)]
 pub struct NewMatchesIter<'e> {
-    entries: std::slice::Iter<'e, Result<CompiledIndicator, (String, crate::EvaluationError)>>,
+    entries: std::slice::Iter<'e, Result<CompiledIndicator, (String, EvaluationError)>>,
     indicators: std::slice::Iter<'e, Accumulator>,
     tiers: std::slice::Iter<'e, Option<Tier>>,
     position: u64,
@@ -205,7 +206,7 @@ impl<'e> NewMatch<'e> {
     /// The evidence safe to print on one line (the rules of
     /// [`safe_text::escape`](crate::safe_text::escape), D-132).
     pub fn evidence_escaped(&self) -> Option<Cow<'e, str>> {
-        self.evidence.map(crate::safe_text::escape)
+        self.evidence.map(oatf_primitives::safe_text::escape)
     }
 }
 

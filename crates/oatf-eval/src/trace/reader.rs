@@ -6,8 +6,9 @@ use std::io::{BufRead, ErrorKind};
 use serde_json::Value;
 
 use super::context::raw_too_deep;
+use super::evaluator::TraceEvaluator;
 use super::lazy::{Envelope, RawEnvelope, needs_full_parse, too_deep};
-use super::{Body, TraceEvaluator, TraceMessage};
+use super::message::{Body, TraceMessage};
 
 /// The default longest line [`JsonlTraceReader`] accepts: 16 MiB.
 pub const DEFAULT_MAX_LINE_LEN: usize = 16 * 1024 * 1024;
