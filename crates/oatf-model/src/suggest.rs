@@ -31,7 +31,10 @@ mod tests {
         let keys = ["id", "name", "indicators"];
         assert_eq!(hint("bogus", keys), "");
         assert_eq!(hint("nam", keys), "; did you mean `name`?");
-        assert_eq!(one_of("nam", &keys), "; did you mean `name`? expected one of id, name, indicators");
+        assert_eq!(
+            one_of("nam", &keys),
+            "; did you mean `name`? expected one of id, name, indicators"
+        );
     }
 
     #[cfg(feature = "yaml")]
@@ -74,5 +77,4 @@ mod tests {
         assert!(has("W-002", "did you mean `mcp_server`?"), "{messages:?}");
         assert!(has("V-018", "did you mean `tools/call`?"), "{messages:?}");
     }
-
 }

@@ -59,4 +59,3 @@ pub use path::{
 pub use predicate::{CompiledPredicate, MatchPredicate, evaluate_predicate};
 pub use protocol::extract_protocol;
 pub use value::deep_equal;
-

@@ -307,7 +307,7 @@ pub mod primitives {
     pub use oatf_primitives::{
         CompiledCondition, CompiledPredicate, Condition, ConditionError, ConditionErrorKind,
         DurationError, MAX_PATH_DEPTH, MatchCondition, MatchPredicate, MissingField, PathError,
-        PathErrorKind, RegexSyntaxError, SimplePath, WildcardPath, deep_equal, evaluate_condition,
+        PathErrorKind, SimplePath, WildcardPath, deep_equal, evaluate_condition,
         evaluate_predicate, extract_protocol, parse_duration, resolve_simple_path,
         resolve_wildcard_path,
     };
