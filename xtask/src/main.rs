@@ -24,6 +24,24 @@ mod wasm;
 
 /// `(package, cargo tree extra args, crates that must not appear in its normal dependency tree)`.
 const RULES: &[(&str, &[&str], &[&str])] = &[
+    // The shared helpers without a stability promise (D-165) sit below everything.
+    (
+        "oatf-internal",
+        &[],
+        &[
+            "oatf-primitives",
+            "oatf-model",
+            "oatf-eval",
+            "oatf-runtime",
+            "oatf-cel",
+            "oatf-sdk",
+            "oatf-report",
+            "serde-saphyr",
+            "cel",
+            "clap",
+            "miette",
+        ],
+    ),
     (
         "oatf-primitives",
         &[],
