@@ -2,15 +2,15 @@
 //! Limits whose default edge is expensive to reach in a debug build are tested at a configured value
 //! with the same code path, and their default is asserted.
 
-use oatf::CelEvaluator;
 use oatf::JsonlTraceReader;
-use oatf::ParseOptions;
 use oatf::cel::CelEngine;
 use oatf::cel::CelLimits;
+use oatf::eval::CelEvaluator;
 use oatf::eval::RegexLimits;
+use oatf::model::ParseOptions;
 use oatf::model::parse_bytes_with;
+use oatf::model::parse_with;
 use oatf::parse;
-use oatf::parse_with;
 use oatf::primitives::CompiledCondition;
 use oatf::primitives::Condition;
 use oatf::primitives::MAX_PATH_DEPTH;
