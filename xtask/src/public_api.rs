@@ -108,7 +108,7 @@ fn toolchain_installed() -> bool {
 fn listing(root: &Path, target: &Path, package: &str, lib: &str) -> Result<String, String> {
     let status = Command::new("rustup")
         .args([
-            "run", TOOLCHAIN, "cargo", "rustdoc", "--quiet", "--locked", "-p", package,
+            "run", TOOLCHAIN, "cargo", "rustdoc", "--quiet", "-p", package,
         ])
         .args(["--lib", "--all-features", "--", "-Z", "unstable-options"])
         .args(["--output-format", "json"])
