@@ -111,6 +111,8 @@ fn listing(root: &Path, target: &Path, package: &str, lib: &str) -> Result<Strin
             "run", TOOLCHAIN, "cargo", "rustdoc", "--quiet", "-p", package,
         ])
         .args(["--lib", "--all-features", "--", "-Z", "unstable-options"])
+        // A `#[doc(hidden)]` public item is as much a promise as a documented one: list it.
+        .arg("--document-hidden-items")
         .args(["--output-format", "json"])
         .env("RUSTC_BOOTSTRAP", "1")
         .current_dir(root)
