@@ -84,8 +84,11 @@ pub trait CompiledCel: Send + Sync {
 pub struct CelGuard {
     needles: Vec<String>,
     key: String,
-    residual: Box<dyn Fn(&Value) -> Option<bool> + Send + Sync>,
+    residual: Box<Residual>,
 }
+
+/// The residual of a [`CelGuard`]: `Some(result)` or no answer.
+type Residual = dyn Fn(&Value) -> Option<bool> + Send + Sync;
 
 impl CelGuard {
     /// A guard of `needles` whose residual is `residual`, identified by `key` (equal keys, equal
