@@ -24,6 +24,8 @@
 //! assert_eq!(names, ["who", "what"]);
 //! assert_eq!(oatf_internal::did_you_mean("indicaters", ["indicators", "id"]), Some("indicators"));
 //! assert_eq!(format!("1 file{}, 2 file{}", oatf_internal::plural(1_u8), oatf_internal::plural(2_u8)), "1 file, 2 files");
+//! oatf_internal::check_regex("key_[0-9]+")?; // V-013: RE2 syntax
+//! assert!(oatf_internal::check_regex("(?=lookahead)").is_err());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
