@@ -234,8 +234,7 @@ pub mod eval {
     pub use oatf_primitives::RegexLimits;
 
     /// Extension point for CEL (SDK §6.1); [`default_eval_options`](crate::default_eval_options)
-    /// installs the `cel` feature's engine.
-    /// A tool can bring its own:
+    /// installs the `cel` feature's engine. A tool can bring its own:
     ///
     /// ```
     /// use std::sync::Arc;
