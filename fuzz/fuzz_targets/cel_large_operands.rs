@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
 use oatf::cel::CelEngine;
-use oatf::CelEvaluator;
+use oatf::eval::CelEvaluator;
 use serde_json::{Value, json};
 
 static ENGINE: LazyLock<CelEngine> = LazyLock::new(CelEngine::new);

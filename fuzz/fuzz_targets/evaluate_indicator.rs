@@ -12,8 +12,8 @@ use std::sync::{Arc, LazyLock};
 
 use libfuzzer_sys::fuzz_target;
 use oatf::cel::CelEngine;
-use oatf::CelEvaluator;
-use oatf::CompiledIndicator;
+use oatf::eval::CelEvaluator;
+use oatf::eval::CompiledIndicator;
 use oatf::EvalOptions;
 use oatf::model::Indicator;
 use serde_json::{Value, json};

@@ -18,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
         let _ = oatf::validate(&document);
     }
     if let Ok(loaded) = oatf::load(text) {
-        let yaml = oatf::serialize(&loaded.document);
+        let yaml = oatf::model::serialize(&loaded.document);
         if let Err(errors) = oatf::parse(&yaml) {
             panic!("serialized output of a loaded document does not parse: {errors}\n{yaml}");
         }

@@ -15,18 +15,18 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let valid = oatf::validate(&document).is_valid();
-    let normalized = oatf::normalize(document);
-    let twice = oatf::normalize(normalized.clone());
+    let normalized = oatf::model::normalize(document);
+    let twice = oatf::model::normalize(normalized.clone());
     assert!(twice == normalized, "normalize is not idempotent");
     if !valid {
         return;
     }
-    let yaml = oatf::serialize(&normalized);
+    let yaml = oatf::model::serialize(&normalized);
     let reparsed = match oatf::parse(&yaml) {
         Ok(d) => d,
         Err(errors) => panic!("serialized document does not parse: {errors}\n{yaml}"),
     };
-    let again = oatf::normalize(reparsed);
+    let again = oatf::model::normalize(reparsed);
     if again != normalized {
         let left = serde_json::to_string(&normalized).unwrap_or_default();
         let right = serde_json::to_string(&again).unwrap_or_default();

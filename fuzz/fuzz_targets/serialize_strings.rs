@@ -21,7 +21,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(document) = serde_json::from_value::<oatf::Document>(document) else {
         return;
     };
-    let yaml = oatf::serialize(&document);
+    let yaml = oatf::model::serialize(&document);
     let reparsed = match oatf::parse(&yaml) {
         Ok(reparsed) => reparsed,
         Err(e) => panic!("{s:?} does not parse back: {e:?}\n{yaml}"),

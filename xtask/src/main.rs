@@ -2,7 +2,8 @@
 //! `cargo xtask man` writes the man pages of `oatf`; `cargo xtask shared-sync` checks the vendored spec files
 //! against `../shared`; `cargo xtask format-doc` generates the document JSON Schema and `docs/format.md`;
 //! `cargo xtask wasm` builds the npm package and `cargo xtask playground` the browser playground (`wasm.rs`);
-//! `cargo xtask tidy` checks that the paths cited in docs exist and that every declared dependency is used.
+//! `cargo xtask tidy` checks that the paths cited in docs exist and that every declared dependency is used;
+//! `cargo xtask public-api` checks the public API of the published crates against its snapshots.
 //!
 //! The layering rules are the "Architecture invariant" lines of ARCHITECTURE.md, checked with `cargo tree`
 //! (absences, as rust-analyzer does): a new edge between crates is a deliberate change made here and there.
@@ -17,6 +18,7 @@ use std::process::{Command, ExitCode};
 
 mod doc_examples;
 mod format_doc;
+mod public_api;
 mod shared_sync;
 mod source_rules;
 mod tidy;
@@ -24,6 +26,24 @@ mod wasm;
 
 /// `(package, cargo tree extra args, crates that must not appear in its normal dependency tree)`.
 const RULES: &[(&str, &[&str], &[&str])] = &[
+    // The shared helpers without a stability promise (D-165) sit below everything.
+    (
+        "oatf-internal",
+        &[],
+        &[
+            "oatf-primitives",
+            "oatf-model",
+            "oatf-eval",
+            "oatf-runtime",
+            "oatf-cel",
+            "oatf-sdk",
+            "oatf-report",
+            "serde-saphyr",
+            "cel",
+            "clap",
+            "miette",
+        ],
+    ),
     (
         "oatf-primitives",
         &[],
@@ -138,9 +158,10 @@ fn main() -> ExitCode {
         "wasm" => wasm::build_package(),
         "playground" => wasm::build_playground(),
         "tidy" => tidy::tidy(),
+        "public-api" => public_api::public_api(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <ci|layering|man|shared-sync|format-doc|wasm|playground|tidy>"
+                "usage: cargo xtask <ci|layering|man|shared-sync|format-doc|wasm|playground|tidy|public-api>"
             );
             eprintln!("  ci        run every check CI runs (.ci/run)");
             eprintln!("  layering  check the crate graph against ARCHITECTURE.md");
@@ -157,6 +178,9 @@ fn main() -> ExitCode {
             );
             eprintln!(
                 "  tidy      check that cited repository paths exist and declared dependencies are used"
+            );
+            eprintln!(
+                "  public-api [--write]  check (or update) the public API listings in docs/public-api/"
             );
             false
         }

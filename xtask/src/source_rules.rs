@@ -5,7 +5,9 @@
 //! - comments cite decisions (`D-n`), not the issue or session a change came from, which a reader
 //!   cannot look up;
 //! - no source file is longer than [`MAX_LINES`] lines up to its `#[cfg(test)] mod` (a file that is a
-//!   test module, `tests.rs`, `*_tests.rs` or one under `tests/`, is not counted).
+//!   test module, `tests.rs`, `*_tests.rs` or one under `tests/`, is not counted);
+//! - no `#[doc(hidden)]` outside `crates/oatf-internal/` (D-165): a public item is documented and
+//!   part of its crate's promise, or it lives in the internal crate, which promises nothing.
 //!
 //! Each rule has an allow-list of the files that break it today, each with its reason; a file leaves
 //! the list when it is fixed (the check fails on an entry that no longer breaks the rule).
@@ -33,6 +35,14 @@ const HISTORY_ALLOWED: &[&str] = &[
     "crates/oatf-cel/src/reads.rs",
 ];
 
+/// The crate whose public items promise nothing (D-165): the one place a helper shared by the
+/// workspace crates may be public without being part of an API.
+const INTERNAL_CRATE: &str = "crates/oatf-internal/";
+
+/// Files with `#[doc(hidden)]` items, each with its reason (none now: the list is kept so that an
+/// exception is written where the rule is).
+const HIDDEN_ALLOWED: &[&str] = &[];
+
 /// Files over [`MAX_LINES`], each being changed by other work while this rule came in: to be split
 /// when that work lands.
 const LONG_ALLOWED: &[&str] = &[
@@ -51,6 +61,7 @@ pub(crate) fn check(root: &Path) -> Vec<String> {
     let mut problems = Vec::new();
     let mut history_seen = Vec::new();
     let mut long_seen = Vec::new();
+    let mut hidden_seen = Vec::new();
     for file in &files {
         let Ok(text) = fs::read_to_string(file) else {
             continue;
@@ -74,6 +85,17 @@ pub(crate) fn check(root: &Path) -> Vec<String> {
             } else {
                 problems.push(format!(
                     "{rel}:{line}: cites an issue or session; cite the decision (D-n) or nothing (D-150)"
+                ));
+            }
+        }
+        if let Some(line) = doc_hidden_line(&text)
+            && !rel.starts_with(INTERNAL_CRATE)
+        {
+            if HIDDEN_ALLOWED.contains(&rel.as_str()) {
+                hidden_seen.push(rel.clone());
+            } else {
+                problems.push(format!(
+                    "{rel}:{line}: `#[doc(hidden)]` item; document it as public API, make it crate-private, or move it to {INTERNAL_CRATE} (D-165)"
                 ));
             }
         }
@@ -113,6 +135,7 @@ pub(crate) fn check(root: &Path) -> Vec<String> {
             "cites no issue or session now",
         ),
         (LONG_ALLOWED, &long_seen, "is not over the line limit now"),
+        (HIDDEN_ALLOWED, &hidden_seen, "has no `#[doc(hidden)]` now"),
     ] {
         for allowed in list.iter().filter(|a| !seen.iter().any(|s| s == *a)) {
             problems.push(format!(
@@ -136,6 +159,17 @@ fn history_line(text: &str) -> Option<usize> {
                         && after.starts_with(|c: char| c.is_ascii_digit())
                 })
             })
+        })
+        .map(|i| i + 1)
+}
+
+/// The 1-based line of the first attribute of `text` that hides an item from the docs
+/// (`#[doc(hidden)]`, `#![doc(hidden)]`, or inside `cfg_attr`); comments do not count.
+fn doc_hidden_line(text: &str) -> Option<usize> {
+    text.lines()
+        .position(|line| {
+            let line = line.trim_start();
+            (line.starts_with("#[") || line.starts_with("#![")) && line.contains("doc(hidden)")
         })
         .map(|i| i + 1)
 }
@@ -206,6 +240,55 @@ mod tests {
         let declared = "a\n#[cfg(test)]\nmod tests;\nfn b() {}\n";
         assert_eq!(lines_before_tests("src/a.rs", declared), 4);
         assert_eq!(lines_before_tests("src/trace/tests.rs", "a\nb\n"), 0);
+    }
+
+    #[test]
+    fn hidden_items_are_found_in_attributes_only() {
+        assert_eq!(
+            doc_hidden_line(
+                "pub fn a() {}
+    #[doc(hidden)]
+"
+            ),
+            Some(2)
+        );
+        assert_eq!(doc_hidden_line("#![doc(hidden)]"), Some(1));
+        assert_eq!(
+            doc_hidden_line("#[cfg_attr(feature = \"x\", doc(hidden))]"),
+            Some(1)
+        );
+        assert_eq!(
+            doc_hidden_line(
+                "// no #[doc(hidden)] here
+/// nor here"
+            ),
+            None
+        );
+        assert_eq!(doc_hidden_line("#[doc = \"visible\"]"), None);
+    }
+
+    /// A published crate with a hidden item is a problem; the internal crate is not.
+    #[test]
+    fn hidden_items_outside_the_internal_crate_fail_the_check() {
+        let root = std::env::temp_dir().join(format!("oatf-tidy-hidden-{}", std::process::id()));
+        let write = |rel: &str| {
+            let path = root.join(rel);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, "#[doc(hidden)]\npub fn helper() {}\n").unwrap();
+        };
+        write("crates/oatf-model/src/lib.rs");
+        write("crates/oatf-internal/src/lib.rs");
+        let problems = check(&root);
+        fs::remove_dir_all(&root).unwrap();
+        let hidden: Vec<&String> = problems
+            .iter()
+            .filter(|p| p.contains("doc(hidden)]` item"))
+            .collect();
+        assert_eq!(hidden.len(), 1, "{problems:#?}");
+        assert!(
+            hidden[0].starts_with("crates/oatf-model/src/lib.rs:1:"),
+            "{problems:#?}"
+        );
     }
 
     /// The repository keeps these rules: what `cargo xtask tidy` checks in CI.

@@ -40,13 +40,13 @@ fn documents(c: &mut Criterion) {
             b.iter(|| oatf_reference::validate(black_box(&reference)))
         });
         group.bench_function(BenchmarkId::new("normalize", "ours"), |b| {
-            b.iter(|| oatf::normalize(black_box(&ours).clone()))
+            b.iter(|| oatf::model::normalize(black_box(&ours).clone()))
         });
         group.bench_function(BenchmarkId::new("normalize", "reference"), |b| {
             b.iter(|| oatf_reference::normalize(black_box(&reference).clone()))
         });
         group.bench_function(BenchmarkId::new("serialize", "ours"), |b| {
-            b.iter(|| oatf::serialize(black_box(&ours_loaded)))
+            b.iter(|| oatf::model::serialize(black_box(&ours_loaded)))
         });
         group.bench_function(BenchmarkId::new("serialize", "reference"), |b| {
             b.iter(|| oatf_reference::serialize(black_box(&reference_loaded)))

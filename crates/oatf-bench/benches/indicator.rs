@@ -53,7 +53,7 @@ const INDICATORS: [(&str, &str, &str); 7] = [
 ];
 
 struct Pair {
-    ours: oatf::CompiledIndicator,
+    ours: oatf::eval::CompiledIndicator,
     /// Our normalized indicator, for the one-shot `evaluate_indicator` (compiles per call).
     ours_source: oatf::model::Indicator,
     reference: oatf_reference::Indicator,
@@ -69,7 +69,7 @@ fn compile(target: &str, block: &str) -> Pair {
         .as_ref()
         .and_then(|a| a.indicators.as_ref())
         .expect("an indicator")[0];
-    let ours = oatf::CompiledIndicator::new(indicator, &options).expect("compiles");
+    let ours = oatf::eval::CompiledIndicator::new(indicator, &options).expect("compiles");
     let reference = oatf_reference::load(&yaml)
         .map_err(|e| format!("{e:?}"))
         .expect("the reference loads")
@@ -110,8 +110,8 @@ fn bench_pair(
     group.bench_function(BenchmarkId::new(op, "ours"), |b| {
         b.iter(|| pair.ours.evaluate(black_box(message)))
     });
-    let ours_cel: Arc<dyn oatf::CelEvaluator> = Arc::new(oatf::cel::CelEngine::new());
-    let ours_semantic: Arc<dyn oatf::SemanticEvaluator> = Arc::new(MockSemantic);
+    let ours_cel: Arc<dyn oatf::eval::CelEvaluator> = Arc::new(oatf::cel::CelEngine::new());
+    let ours_semantic: Arc<dyn oatf::eval::SemanticEvaluator> = Arc::new(MockSemantic);
     group.bench_function(BenchmarkId::new(op, "ours_one_shot"), |b| {
         b.iter(|| {
             oatf::evaluate_indicator(

@@ -18,8 +18,8 @@
 
 use std::time::{Duration, Instant};
 
-use oatf::CelEvaluator;
 use oatf::cel::CelEngine;
+use oatf::eval::CelEvaluator;
 use serde_json::{Value, json};
 
 /// The CPU time of this process so far, the CEL parser's thread included (Linux; zero elsewhere).

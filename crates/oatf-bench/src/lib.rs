@@ -501,7 +501,7 @@ fn mock_score(text: &str, intent: &str) -> f64 {
     if text.contains(intent) { 0.95 } else { 0.1 }
 }
 
-impl oatf::SemanticEvaluator for MockSemantic {
+impl oatf::eval::SemanticEvaluator for MockSemantic {
     fn evaluate(
         &self,
         text: &str,

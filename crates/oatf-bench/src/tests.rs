@@ -338,7 +338,7 @@ fn the_library_regexes_are_the_documents_own() {
         "{regexes:#?}"
     );
     for regex in &regexes {
-        assert!(oatf_primitives::check_regex(regex).is_ok(), "{regex}");
+        assert!(oatf_internal::check_regex(regex).is_ok(), "{regex}");
     }
 }
 

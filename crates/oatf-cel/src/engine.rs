@@ -5,7 +5,7 @@ use std::fmt;
 use std::sync::{Arc, OnceLock};
 
 use cel::{Env, Program};
-use oatf_eval::{CelEvaluator, CompiledCel, EvaluationError};
+use oatf_eval::{CelEvaluator, CelGuard, CompiledCel, EvaluationError};
 use oatf_model::{CelSyntaxError, CelSyntaxErrorKind};
 
 use crate::direct::Direct;
@@ -91,6 +91,18 @@ impl CelEvaluator for CelEngine {
     ) -> Result<Box<dyn CompiledCel>, EvaluationError> {
         Ok(Box::new(self.compile_program(expression, variables)?))
     }
+
+    /// The program and, for an expression on the direct path without variables that looks for
+    /// literals in the message's strings, its literal guard (D-95, [`CelGuard`]).
+    fn compile_guarded(
+        &self,
+        expression: &str,
+        variables: &[&str],
+    ) -> Result<(Box<dyn CompiledCel>, Option<CelGuard>), EvaluationError> {
+        let program = self.compile_program(expression, variables)?;
+        let guard = program.literal_guard();
+        Ok((Box::new(program), guard))
+    }
 }
 
 impl CelEngine {
@@ -120,7 +132,8 @@ impl CelEngine {
             root: program::root_context(&self.env, &self.regexes, &self.limits)?,
             variables: variables.iter().map(|v| (*v).to_owned()).collect(),
             functions,
-            direct: Direct::of(program.expression(), variables, &self.limits, &weights),
+            direct: Direct::of(program.expression(), variables, &self.limits, &weights)
+                .map(Arc::new),
             limits: self.limits,
             regexes: Arc::clone(&self.regexes),
         })

@@ -9,7 +9,7 @@ use cel::common::types::CelNull;
 use cel::common::value::Val;
 use cel::extractors::This;
 use cel::{Context, Env, ExecutionError, Value as CelValue};
-use oatf_eval::{CompiledCel, EvaluationError, EvaluationErrorKind as Kind};
+use oatf_eval::{CelGuard, CompiledCel, EvaluationError, EvaluationErrorKind as Kind};
 use serde_json::Value;
 
 #[cfg(test)]
@@ -35,8 +35,9 @@ pub(crate) struct CelProgram {
     pub(crate) root: Context<'static, 'static>,
     pub(crate) variables: Vec<String>,
     pub(crate) functions: Vec<String>,
-    /// The direct path, when the expression is in its subset ([`crate::direct`]).
-    pub(crate) direct: Option<Direct>,
+    /// The direct path, when the expression is in its subset ([`crate::direct`]); shared with
+    /// the program's literal guard ([`CelProgram::literal_guard`]).
+    pub(crate) direct: Option<Arc<Direct>>,
     /// The engine's limits and `matches` cache, for the direct path.
     pub(crate) limits: CelLimits,
     pub(crate) regexes: Arc<RegexCache>,
@@ -56,23 +57,26 @@ impl CompiledCel for CelProgram {
             ))
         })
     }
-
-    fn literal_guard(&self) -> Option<oatf_eval::CelGuard<'_>> {
-        let guard = self.direct.as_ref()?.guard.as_ref()?;
-        Some(oatf_eval::CelGuard::new(&guard.needles, &guard.key))
-    }
-
-    fn evaluate_residual(&self, message: &Value) -> Option<bool> {
-        let direct = self.direct.as_ref()?;
-        catch_unwind(AssertUnwindSafe(|| {
-            direct.evaluate_residual(message, &self.limits, &self.regexes)
-        }))
-        .ok()
-        .flatten()
-    }
 }
 
 impl CelProgram {
+    /// The literal guard of the program (D-95), when its direct form has one: the needles of its
+    /// `contains`/`in` leaves on the message, and the direct form's residual, which evaluates
+    /// exactly as the program on a message without them (`direct/guard.rs`).
+    pub(crate) fn literal_guard(&self) -> Option<CelGuard> {
+        let direct = Arc::clone(self.direct.as_ref()?);
+        let guard = direct.guard.as_ref()?;
+        let (needles, key) = (guard.needles.clone(), guard.key.clone());
+        let (limits, regexes) = (self.limits, Arc::clone(&self.regexes));
+        CelGuard::new(needles, key, move |message: &Value| {
+            catch_unwind(AssertUnwindSafe(|| {
+                direct.evaluate_residual(message, &limits, &regexes)
+            }))
+            .ok()
+            .flatten()
+        })
+    }
+
     pub(crate) fn run(
         &self,
         message: &Value,

@@ -477,3 +477,29 @@ impl CompiledProgram<'_> {
         oatf_eval::CompiledCel::evaluate(self.0, message, &[])
     }
 }
+
+#[test]
+fn the_engine_offers_the_literal_guard_of_a_direct_expression() {
+    let engine = CelEngine::new();
+    let compiled = engine.compile_guarded("message.a.contains('rm') || message.b == 1", &[]);
+    let Ok((program, Some(guard))) = compiled else {
+        panic!("no guard");
+    };
+    assert_eq!(guard.needles(), ["rm"]);
+    for (message, expect) in [
+        (json!({"a": "ls", "b": 2}), false),
+        (json!({"a": "ls", "b": 1}), true),
+    ] {
+        assert_eq!(guard.evaluate_residual(&message), Some(expect), "{message}");
+        assert_eq!(
+            program.evaluate(&message, &[]).ok(),
+            Some(expect),
+            "{message}"
+        );
+    }
+    // With variables, or off the direct path's literal leaves, there is no guard.
+    let with_variable = engine.compile_guarded("message.a.contains('rm') && v", &["v"]);
+    assert!(with_variable.is_ok_and(|(_, guard)| guard.is_none()));
+    let no_literal = engine.compile_guarded("message.b == 1", &[]);
+    assert!(no_literal.is_ok_and(|(_, guard)| guard.is_none()));
+}

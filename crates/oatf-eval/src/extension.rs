@@ -21,6 +21,17 @@ pub trait CelEvaluator: Send + Sync {
         expression: &str,
         variables: &[&str],
     ) -> Result<Box<dyn CompiledCel>, EvaluationError>;
+
+    /// [`compile`](Self::compile), and for an expression without `variables` the literal guard
+    /// of the program when the engine can give one ([`CelGuard`], D-95). Whole-trace evaluation
+    /// calls this for its expression indicators; the default gives no guard.
+    fn compile_guarded(
+        &self,
+        expression: &str,
+        variables: &[&str],
+    ) -> Result<(Box<dyn CompiledCel>, Option<CelGuard>), EvaluationError> {
+        Ok((self.compile(expression, variables)?, None))
+    }
 }
 
 /// A CEL program compiled by a [`CelEvaluator`], evaluated against many messages.
@@ -36,44 +47,90 @@ pub trait CompiledCel: Send + Sync {
         message: &Value,
         variables: &[(&str, &Value)],
     ) -> Result<bool, EvaluationError>;
+}
 
-    /// The program's literal guard (D-95), when it has one: what lets whole-trace evaluation
-    /// rule the program out on a message without evaluating it. The default has none.
-    #[doc(hidden)]
-    fn literal_guard(&self) -> Option<CelGuard<'_>> {
-        None
+/// The literal guard of a CEL expression (D-95, D-166): the literals its result depends on finding in
+/// strings of the message, and its *residual*, which decides the expression on a message without
+/// them. Whole-trace evaluation (`TraceEvaluator`) searches each message's strings once for the
+/// needles of all its guarded expression indicators, and evaluates an indicator whose needles are
+/// absent by its residual, once per message for all the indicators whose residuals have the same
+/// key; it evaluates the program when the residual does not answer `Some(false)`.
+///
+/// An engine offers guards through [`CelEvaluator::compile_guarded`]; without one every program
+/// is evaluated on every message that reaches it. The verdicts are the same either way: a guard is
+/// an optimization whose contract is exactness.
+///
+/// # Contract
+/// On a message none of whose strings (object keys and string values, at any depth) contains one
+/// of the needles, [`evaluate_residual`](Self::evaluate_residual) answering `Some(result)` means
+/// the guarded program's [`evaluate`](CompiledCel::evaluate) returns `Ok(result)`; `None` is no
+/// answer. Guards of one engine with equal [`key`](Self::key)s give the same answers on every
+/// message. Needles are matched exactly (CEL's `contains` and `in` are case-sensitive).
+///
+/// ```
+/// use oatf_eval::CelGuard;
+/// use serde_json::{Value, json};
+///
+/// // The guard of `message.text.contains("rm -rf") || message.force == true`: without the needle
+/// // in any string of the message, the expression is `message.force == true`.
+/// let guard = CelGuard::new(vec!["rm -rf".into()], "force == true", |message: &Value| {
+///     Some(message.get("force") == Some(&json!(true)))
+/// })
+/// .expect("needles are not empty");
+/// assert_eq!(guard.needles(), ["rm -rf"]);
+/// assert_eq!(guard.evaluate_residual(&json!({"text": "ls", "force": false})), Some(false));
+/// assert!(CelGuard::new(vec![String::new()], "k", |_: &Value| None).is_none());
+/// ```
+pub struct CelGuard {
+    needles: Vec<String>,
+    key: String,
+    residual: Box<Residual>,
+}
+
+/// The residual of a [`CelGuard`]: `Some(result)` or no answer.
+type Residual = dyn Fn(&Value) -> Option<bool> + Send + Sync;
+
+impl CelGuard {
+    /// A guard of `needles` whose residual is `residual`, identified by `key` (equal keys, equal
+    /// residuals); `None` when there is no needle or a needle is empty (no message lacks it).
+    pub fn new(
+        needles: Vec<String>,
+        key: impl Into<String>,
+        residual: impl Fn(&Value) -> Option<bool> + Send + Sync + 'static,
+    ) -> Option<CelGuard> {
+        if needles.is_empty() || needles.iter().any(String::is_empty) {
+            return None;
+        }
+        Some(CelGuard {
+            needles,
+            key: key.into(),
+            residual: Box::new(residual),
+        })
     }
 
-    /// Evaluates the program's residual (D-95) with `message` bound. The contract: for a program
-    /// without variables whose [`literal_guard`](Self::literal_guard) is `Some`, on a message
-    /// none of whose strings (object keys and string values, at any depth) contains one of the
-    /// guard's needles, `Some(result)` is exactly what [`evaluate`](Self::evaluate) returns as
-    /// `Ok(result)`; and programs with equal guard keys return the same here on every message.
-    /// `None`: no answer (the program must be evaluated). The default answers nothing.
-    #[doc(hidden)]
-    fn evaluate_residual(&self, message: &Value) -> Option<bool> {
-        let _ = message;
-        None
+    /// The literals, none empty: a message none of whose strings contains one of them is decided
+    /// by the residual.
+    pub fn needles(&self) -> &[String] {
+        &self.needles
+    }
+
+    /// The identity of the residual: guards of one engine with equal keys have the same residual.
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
+    /// Evaluates the residual with `message` bound as `message`: see the contract above.
+    pub fn evaluate_residual(&self, message: &Value) -> Option<bool> {
+        (self.residual)(message)
     }
 }
 
-/// The literal guard of a [`CompiledCel`] program (D-95): the literals its result depends on
-/// finding in strings of the message, and the identity of its residual.
-#[doc(hidden)]
-#[derive(Clone, Copy, Debug)]
-#[non_exhaustive]
-pub struct CelGuard<'a> {
-    /// Non-empty literals: a message none of whose strings contains one of them is evaluated by
-    /// the residual.
-    pub needles: &'a [String],
-    /// Programs whose residuals are the same have equal keys.
-    pub key: &'a str,
-}
-
-impl<'a> CelGuard<'a> {
-    /// A guard of `needles` and a residual identified by `key`.
-    pub fn new(needles: &'a [String], key: &'a str) -> Self {
-        CelGuard { needles, key }
+impl std::fmt::Debug for CelGuard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CelGuard")
+            .field("needles", &self.needles)
+            .field("key", &self.key)
+            .finish_non_exhaustive()
     }
 }
 

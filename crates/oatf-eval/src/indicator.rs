@@ -14,7 +14,7 @@ use oatf_primitives::{
 };
 use serde_json::Value;
 
-use crate::extension::{CelEvaluator, CompiledCel, SemanticEvaluator};
+use crate::extension::{CelEvaluator, CelGuard, CompiledCel, SemanticEvaluator};
 use crate::texts::{MessageTexts, truncate, value_text};
 use crate::verdict::{IndicatorResult, IndicatorVerdict, generated_indicator_id};
 use crate::{EvaluationError, EvaluationErrorKind as Kind};
@@ -149,6 +149,8 @@ struct CompiledPattern {
 struct CompiledExpression {
     program: Box<dyn CompiledCel>,
     variables: Vec<(String, SimplePath)>,
+    /// The program's literal guard (D-95), for an expression without variables.
+    guard: Option<CelGuard>,
 }
 
 struct CompiledSemantic {
@@ -303,15 +305,11 @@ impl CompiledIndicator {
         })
     }
 
-    /// The CEL program of an expression indicator without variables whose program has a literal
-    /// guard (D-95): the prefilter can rule it out on a message by its residual.
-    pub(crate) fn cel_guarded(&self) -> Option<&dyn CompiledCel> {
+    /// The literal guard of an expression indicator without variables whose engine gave one
+    /// (D-95): the prefilter can rule it out on a message by its residual.
+    pub(crate) fn cel_guard(&self) -> Option<&CelGuard> {
         match &self.method {
-            Method::Expression(e)
-                if e.variables.is_empty() && e.program.literal_guard().is_some() =>
-            {
-                Some(e.program.as_ref())
-            }
+            Method::Expression(e) => e.guard.as_ref(),
             _ => None,
         }
     }
@@ -542,8 +540,12 @@ impl CompiledExpression {
             })
             .collect::<Result<Vec<_>, _>>()?;
         let names: Vec<&str> = variables.iter().map(|(n, _)| n.as_str()).collect();
-        let program = cel.compile(&expression.cel, &names)?;
-        Ok(CompiledExpression { program, variables })
+        let (program, guard) = cel.compile_guarded(&expression.cel, &names)?;
+        Ok(CompiledExpression {
+            program,
+            guard: guard.filter(|_| variables.is_empty()),
+            variables,
+        })
     }
 
     /// SDK §4.3 over the compiled form.

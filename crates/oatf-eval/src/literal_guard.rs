@@ -1,6 +1,7 @@
 //! The literal guard of CEL indicators in whole-trace evaluation (D-95): the part of a class's
 //! prefilter plan (`crate::prefilter`) for the expression indicators whose programs have a guard
-//! ([`CompiledCel::literal_guard`](crate::CompiledCel::literal_guard)).
+//! ([`CelGuard`](crate::CelGuard), given by the engine's
+//! [`compile_guarded`](crate::CelEvaluator::compile_guarded)).
 //!
 //! Exactness rests on the guard's contract: on a message none of whose strings contains one of a
 //! program's needles, its residual's `Some(result)` is the program's `Ok(result)`. A member is
@@ -58,12 +59,12 @@ impl CelPlan {
         let mut residual_of = Vec::with_capacity(members.len());
         for (position, &(_, index)) in members.iter().enumerate() {
             let position = u32::try_from(position).ok()?;
-            let guard = indicator(attack, index)?.cel_guarded()?.literal_guard()?;
-            for needle in guard.needles {
+            let guard = indicator(attack, index)?.cel_guard()?;
+            for needle in guard.needles() {
                 needles.add(needle.as_bytes(), position);
             }
             let next = u32::try_from(representatives.len()).ok()?;
-            let residual = *keys.entry(guard.key).or_insert_with(|| {
+            let residual = *keys.entry(guard.key()).or_insert_with(|| {
                 representatives.push(index);
                 next
             });
@@ -135,8 +136,8 @@ impl CelPlan {
             let answer = residual.and_then(|(r, representative)| {
                 *residuals.get_mut(r as usize)?.get_or_insert_with(|| {
                     indicator(attack, representative)
-                        .and_then(CompiledIndicator::cel_guarded)
-                        .and_then(|program| program.evaluate_residual(content))
+                        .and_then(CompiledIndicator::cel_guard)
+                        .and_then(|guard| guard.evaluate_residual(content))
                 })
             });
             if answer != Some(false) {

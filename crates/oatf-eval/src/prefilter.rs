@@ -287,7 +287,7 @@ impl Plan {
                 indicator(attack, index).and_then(CompiledIndicator::prefilter_parts)
             else {
                 if indicator(attack, index)
-                    .and_then(CompiledIndicator::cel_guarded)
+                    .and_then(CompiledIndicator::cel_guard)
                     .is_some()
                 {
                     guarded.push((slot, index));

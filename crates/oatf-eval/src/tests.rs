@@ -385,3 +385,79 @@ fn evaluate_indicator_never_fails() {
         Some(EvaluationErrorKind::UnsupportedMethod)
     );
 }
+
+/// A CEL stand-in whose programs all hold and whose guards (when it offers them) have the program's
+/// expression as needle and a residual that answers `false`: a guard that breaks the contract on
+/// purpose, so that a verdict shows whether whole-trace evaluation used it.
+struct GuardingCel {
+    offers_guards: bool,
+}
+
+impl CelEvaluator for GuardingCel {
+    fn compile(&self, _: &str, _: &[&str]) -> Result<Box<dyn CompiledCel>, EvaluationError> {
+        Ok(Box::new(Program("true".to_owned())))
+    }
+
+    fn compile_guarded(
+        &self,
+        expression: &str,
+        variables: &[&str],
+    ) -> Result<(Box<dyn CompiledCel>, Option<CelGuard>), EvaluationError> {
+        let guard = self
+            .offers_guards
+            .then(|| {
+                CelGuard::new(vec![expression.to_owned()], "false", |_: &Value| {
+                    Some(false)
+                })
+            })
+            .flatten();
+        Ok((self.compile(expression, variables)?, guard))
+    }
+}
+
+#[test]
+fn trace_evaluation_uses_the_guards_the_engine_offers() {
+    let document: oatf_model::Document = match serde_json::from_value(json!({
+        "oatf": "0.1",
+        "attack": {
+            "execution": {"mode": "mcp_server", "state": {"tools": []}},
+            "indicators": [
+                {"surface": "tools/call", "target": "", "expression": {"cel": "needle-a"}},
+                {"surface": "tools/call", "target": "", "expression": {"cel": "needle-b"}},
+                {"surface": "tools/call", "target": "", "expression": {"cel": "needle-c"}},
+                {"surface": "tools/call", "target": "", "expression": {"cel": "needle-d"}},
+                {"surface": "tools/call", "target": "", "expression":
+                    {"cel": "needle-e", "variables": {"v": "arguments"}}}
+            ]
+        }
+    })) {
+        Ok(d) => d,
+        Err(e) => panic!("{e}"),
+    };
+    let message = TraceMessage::new(
+        TraceDirection::Incoming,
+        "tools/call",
+        json!({"arguments": {"path": "needle-b"}}),
+    );
+    let results = |offers_guards| {
+        let options =
+            EvalOptions::new().with_cel_evaluator(Arc::new(GuardingCel { offers_guards }));
+        let attack = CompiledAttack::new(&document, &options);
+        let mut evaluator = TraceEvaluator::new(&attack);
+        evaluator.push(&message);
+        let verdict = evaluator.finish();
+        verdict
+            .indicator_verdicts
+            .iter()
+            .map(|v| v.result)
+            .collect::<Vec<_>>()
+    };
+    use IndicatorResult::{Matched, NotMatched};
+    assert_eq!(results(false), [Matched; 5]);
+    // Ruled out by the (false) residual where the needle is absent; evaluated where it is present
+    // (`needle-b`) and where the expression has variables (no guard is kept).
+    assert_eq!(
+        results(true),
+        [NotMatched, Matched, NotMatched, NotMatched, Matched]
+    );
+}

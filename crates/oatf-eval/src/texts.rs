@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use oatf_primitives::write_compact_sorted;
+use oatf_internal::json::write_compact_sorted;
 use serde_json::Value;
 
 /// The most bytes of renders [`MessageTexts`] keeps for one message; past it a value is rendered

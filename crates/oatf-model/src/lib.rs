@@ -97,6 +97,7 @@ mod normalize;
 #[cfg(feature = "yaml")]
 mod parse;
 mod parse_errors;
+mod path_check;
 mod rules;
 #[cfg(feature = "yaml")]
 mod serialize;
@@ -119,10 +120,6 @@ pub use parse_errors::ParseErrors;
 pub use rules::{DiagnosticSeverity, Rule};
 #[cfg(feature = "yaml")]
 pub use serialize::{LoadError, Loaded, load, load_with, serialize};
-// The one "did you mean" rule, shared with `oatf-eval` (unresolved targets, undeclared actors of a
-// trace); not part of the public API and not re-exported by the `oatf` facade.
-#[doc(hidden)]
-pub use suggest::did_you_mean;
 pub use types::{
     Action, ActionKind, Actor, Attack, Category, Classification, Closed, ClosedEnum, Correlation,
     CorrelationLogic, Direction, Document, ElicitationAction, ElicitationMode, Execution,

@@ -68,7 +68,7 @@ impl std::fmt::Display for LoadError {
                     f,
                     "{} validation error{}",
                     errors.len(),
-                    if errors.len() == 1 { "" } else { "s" }
+                    oatf_internal::plural(errors.len())
                 )?;
                 for e in errors {
                     write!(f, "; {e}")?;

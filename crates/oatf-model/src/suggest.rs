@@ -1,36 +1,9 @@
-//! "Did you mean …?" for misspelt keys and values: the one edit-distance helper, used by the parse
-//! errors (unknown fields and values) and by validation (closed enumerations, V-005/V-050; modes,
-//! protocols, surfaces and events of the bindings registry, W-002, W-003, V-018, V-029), and by
-//! trace evaluation in `oatf-eval` (targets that never resolved, actors the document does not declare).
+//! "Did you mean …?" for misspelt keys and values, in words: the tails of the messages of the parse
+//! errors (unknown fields and values) and of validation (closed enumerations, V-005/V-050; modes,
+//! protocols, surfaces and events of the bindings registry, W-002, W-003, V-018, V-029). The rule that
+//! picks the candidate is `oatf_internal::did_you_mean`, which `oatf-eval` also uses.
 
-/// Inputs longer than this get no suggestion (the distance is quadratic in the lengths).
-const MAX_LEN: usize = 64;
-
-/// The candidate closest to `input`, if it is close enough to be a likely typo: at most one edit per
-/// three characters of the candidate (at least one edit), comparing case-insensitively and counting
-/// a transposition of neighbours as one edit. Ties go to the earlier candidate.
-pub fn did_you_mean<'a>(
-    input: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
-    if input.is_empty() || input.chars().count() > MAX_LEN {
-        return None;
-    }
-    let input: Vec<char> = input.to_lowercase().chars().collect();
-    let mut best: Option<(usize, &'a str)> = None;
-    for candidate in candidates {
-        let lowered: Vec<char> = candidate.to_lowercase().chars().collect();
-        if lowered.len() > MAX_LEN {
-            continue;
-        }
-        let limit = (lowered.len() / 3).max(1);
-        let distance = distance(&input, &lowered);
-        if distance <= limit && best.is_none_or(|(d, _)| distance < d) {
-            best = Some((distance, candidate));
-        }
-    }
-    best.map(|(_, candidate)| candidate)
-}
+use oatf_internal::did_you_mean;
 
 /// `"; did you mean `x`?"` for the closest candidate, or nothing.
 pub(crate) fn hint<'a>(input: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
@@ -49,64 +22,21 @@ pub(crate) fn one_of(input: &str, candidates: &[&str]) -> String {
     }
 }
 
-/// The optimal string alignment distance (Levenshtein with adjacent transpositions).
-fn distance(a: &[char], b: &[char]) -> usize {
-    let width = b.len() + 1;
-    let mut previous2 = vec![0; width];
-    let mut previous: Vec<usize> = (0..width).collect();
-    let mut current = vec![0; width];
-    for i in 1..=a.len() {
-        current[0] = i;
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut d = (previous[j] + 1)
-                .min(current[j - 1] + 1)
-                .min(previous[j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                d = d.min(previous2[j - 2] + 1);
-            }
-            current[j] = d;
-        }
-        std::mem::swap(&mut previous2, &mut previous);
-        std::mem::swap(&mut previous, &mut current);
-    }
-    previous[b.len()]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn typos_find_their_word() {
-        let keys = ["id", "name", "indicators", "correlation", "execution"];
-        assert_eq!(did_you_mean("indicaters", keys), Some("indicators"));
-        assert_eq!(did_you_mean("exection", keys), Some("execution"));
-        assert_eq!(did_you_mean("corelation", keys), Some("correlation"));
-        assert_eq!(did_you_mean("Name", keys), Some("name"));
-        assert_eq!(
-            did_you_mean("nmae", keys),
-            Some("name"),
-            "a transposition is one edit"
-        );
-        let surfaces = ["tools/list", "tools/call", "resources/read"];
-        assert_eq!(did_you_mean("tools/cal", surfaces), Some("tools/call"));
-        assert_eq!(did_you_mean("tool/list", surfaces), Some("tools/list"));
-    }
-
-    #[test]
-    fn unrelated_words_get_nothing() {
+    fn hints_name_the_closest_candidate() {
         let keys = ["id", "name", "indicators"];
-        assert_eq!(did_you_mean("bogus", keys), None);
-        // One edit is allowed for short words, so `x` is not taken for `id` (two edits).
-        assert_eq!(did_you_mean("x", ["id"]), None);
-        assert_eq!(did_you_mean("", keys), None);
-        assert_eq!(did_you_mean(&"a".repeat(10_000), keys), None);
         assert_eq!(hint("bogus", keys), "");
         assert_eq!(hint("nam", keys), "; did you mean `name`?");
+        assert_eq!(
+            one_of("nam", &keys),
+            "; did you mean `name`? expected one of id, name, indicators"
+        );
     }
 
-    /// The hints where users meet them: parse errors and validation messages.
     #[cfg(feature = "yaml")]
     #[test]
     fn parse_errors_and_validation_messages_suggest() {
@@ -146,20 +76,5 @@ mod tests {
         assert!(has("V-005", "did you mean `high`?"), "{messages:?}");
         assert!(has("W-002", "did you mean `mcp_server`?"), "{messages:?}");
         assert!(has("V-018", "did you mean `tools/call`?"), "{messages:?}");
-    }
-
-    #[test]
-    fn distances() {
-        let d = |a: &str, b: &str| {
-            distance(
-                &a.chars().collect::<Vec<_>>(),
-                &b.chars().collect::<Vec<_>>(),
-            )
-        };
-        assert_eq!(d("", ""), 0);
-        assert_eq!(d("abc", ""), 3);
-        assert_eq!(d("kitten", "sitting"), 3);
-        assert_eq!(d("ab", "ba"), 1);
-        assert_eq!(d("ünï", "uni"), 2);
     }
 }

@@ -10,9 +10,15 @@ use serde::ser::Serializer;
 use serde::{Deserialize, Serialize};
 use serde_json::{Number, Value};
 
-use crate::value::{compare_numbers, deep_equal, write_compact_sorted};
+use crate::value::{compare_numbers, deep_equal};
+use oatf_internal::json::write_compact_sorted;
 
-/// The operator keys of a [`MatchCondition`], in the spec's order.
+/// The operator keys of a [`MatchCondition`], in the spec's order (SDK §2.13): a mapping whose keys
+/// are all among them is a match condition, one with none of them is compared for equality.
+///
+/// ```
+/// assert_eq!(oatf_primitives::OPERATORS[..4], ["contains", "starts_with", "ends_with", "regex"]);
+/// ```
 pub const OPERATORS: [&str; 10] = [
     "contains",
     "starts_with",
@@ -150,8 +156,9 @@ impl<'de> Deserialize<'de> for Condition {
 }
 
 /// What a text must hold for a condition to hold on it ([`CompiledCondition::prefilter_needs`]):
-/// one of the folded `literals`, or a match of one of the regex's `branches`.
-#[doc(hidden)]
+/// one of the folded `literals`, or a match of one of the regex's `branches`. A tool that evaluates
+/// many conditions on each text (as `oatf-eval`'s trace prefilter does, D-75, D-90) searches all the
+/// literals at once and evaluates only the conditions whose needs it found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct PrefilterNeeds {
@@ -266,11 +273,24 @@ impl CompiledCondition {
         self.evaluate_with_text(value, None)
     }
 
-    /// [`evaluate`](Self::evaluate), given the text of a non-string `value` (compact JSON with
-    /// sorted keys, spec-decisions item 13, exactly as [`write_compact_sorted`] writes it) when the
-    /// caller has it: callers that evaluate many conditions on one value render it once. Without
-    /// it, or for a string value, the same as [`evaluate`](Self::evaluate).
-    #[doc(hidden)]
+    /// [`evaluate`](Self::evaluate), given the text of a non-string `value` when the caller has
+    /// it: callers that evaluate many conditions on one value render it once. The text must be the
+    /// value as compact JSON with keys sorted by their UTF-8 bytes and strings and numbers written
+    /// as `serde_json` writes them (spec-decisions item 13); another text gives another answer.
+    /// Without it, or for a string value, the same as [`evaluate`](Self::evaluate).
+    ///
+    /// ```
+    /// use oatf_primitives::{CompiledCondition, Condition};
+    /// use serde_json::json;
+    ///
+    /// let condition = CompiledCondition::new(&Condition::from_value(json!({"contains": "\"a\":1"}))?)?;
+    /// let value = json!({"b": 2, "a": 1});
+    /// assert!(condition.reads_text());
+    /// let text = r#"{"a":1,"b":2}"#; // rendered once, shared by every condition on `value`
+    /// assert!(condition.evaluate_with_text(&value, Some(text))?);
+    /// assert_eq!(condition.evaluate_with_text(&value, Some(text))?, condition.evaluate(&value)?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn evaluate_with_text(
         &self,
         value: &Value,
@@ -283,8 +303,8 @@ impl CompiledCondition {
     }
 
     /// Whether evaluating the condition on a non-string value reads its text (a `contains`,
-    /// `starts_with`, `ends_with` or `regex` operator), so that a caller renders it only then.
-    #[doc(hidden)]
+    /// `starts_with`, `ends_with` or `regex` operator), so that a caller renders it only then
+    /// ([`evaluate_with_text`](Self::evaluate_with_text)).
     pub fn reads_text(&self) -> bool {
         match &self.inner {
             Compiled::Equals(_) => false,
@@ -345,7 +365,21 @@ impl CompiledCondition {
     /// fail to build ([`may_fail_to_build`](Self::may_fail_to_build)), the condition holds only
     /// if one of the needs' literals occurs (ASCII case-insensitively) or one of its branches
     /// matches. Empty needs: the condition never holds on a resolved value.
-    #[doc(hidden)]
+    ///
+    /// Unlike [`required_literals`](Self::required_literals), a regex with a top-level branch that
+    /// has no useful literal still has needs: that branch, searched on its own ([`RegexBranch`]).
+    ///
+    /// ```
+    /// use oatf_primitives::{CompiledCondition, Condition};
+    /// use serde_json::json;
+    ///
+    /// let condition = Condition::from_value(json!({"regex": "(?i)passwd|[0-9]{3}-[0-9]{4}"}))?;
+    /// let needs = CompiledCondition::new(&condition)?.prefilter_needs().unwrap();
+    /// assert_eq!(needs.literals, [b"passwd".to_vec()]);
+    /// assert_eq!(needs.branches.len(), 1);
+    /// assert_eq!(needs.branches[0].is_match("call 555-0100"), Some(true));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn prefilter_needs(&self) -> Option<PrefilterNeeds> {
         let ops = match &self.inner {
             Compiled::Ops(ops) => ops,

@@ -44,7 +44,7 @@ impl Default for RegexLimits {
         RegexLimits {
             size_limit: 1 << 20,
             dfa_size_limit: 2 << 20,
-            nest_limit: 100,
+            nest_limit: oatf_internal::REGEX_NEST_LIMIT,
             max_input_len: 16 << 20,
         }
     }
@@ -205,8 +205,8 @@ impl LazyRegex {
 
 /// A top-level branch of a condition's regex that the trace prefilter searches on its own, once
 /// per text for every indicator that has it (D-90): the branch's syntax tree printed back as a
-/// pattern (flags resolved), built under the regex's limits on first use and kept.
-#[doc(hidden)]
+/// pattern (flags resolved), built under the regex's limits on first use and kept. One of the
+/// [`PrefilterNeeds`](crate::PrefilterNeeds) of a condition.
 #[derive(Clone, Debug)]
 pub struct RegexBranch {
     pattern: Box<str>,

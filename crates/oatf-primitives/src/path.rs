@@ -15,6 +15,7 @@
 
 use std::fmt;
 
+use oatf_internal::json::field_of;
 use serde_json::Value;
 
 /// The largest number of segments a path may have (SDK §5.1.2 recommends a traversal depth limit of 64).
@@ -448,30 +449,6 @@ pub fn resolve_wildcard_path<'v>(path: &str, value: &'v Value) -> Vec<&'v Value>
     }
 }
 
-/// Checks that `path` is a valid simple dot-path (backs V-026 and V-027).
-pub fn check_simple_path(path: &str) -> Result<(), PathError> {
-    parse_segments(path, false).map(drop)
-}
-
-/// Checks that `path` is a valid wildcard dot-path (backs V-021).
-pub fn check_wildcard_path(path: &str) -> Result<(), PathError> {
-    parse_segments(path, true).map(drop)
-}
-
-/// The field `name` of `object`. Messages' objects mostly have a handful of keys, and comparing
-/// them costs less than hashing `name` with the map's SipHash, so small objects are scanned.
-/// (Also the field lookup of `oatf-cel`'s direct path.)
-pub fn field_of<'v>(object: &'v serde_json::Map<String, Value>, name: &str) -> Option<&'v Value> {
-    if object.len() <= 8 {
-        object
-            .iter()
-            .find(|(key, _)| key.as_str() == name)
-            .map(|(_, v)| v)
-    } else {
-        object.get(name)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -489,9 +466,9 @@ mod tests {
     #[track_caller]
     fn check_error(path: &str, simple: bool, kind: PathErrorKind) {
         let err = if simple {
-            check_simple_path(path)
+            SimplePath::parse(path).map(drop)
         } else {
-            check_wildcard_path(path)
+            WildcardPath::parse(path).map(drop)
         };
         assert_eq!(err.map_err(|e| e.kind()), Err(kind), "path {path:?}");
     }
@@ -519,7 +496,7 @@ mod tests {
     #[test]
     fn depth_limit_is_64_segments() {
         let ok = vec!["a"; MAX_PATH_DEPTH].join(".");
-        assert!(check_wildcard_path(&ok).is_ok());
+        assert!(WildcardPath::parse(&ok).is_ok());
         let too_deep = vec!["a"; MAX_PATH_DEPTH + 1].join(".");
         check_error(&too_deep, true, PathErrorKind::TooDeep);
         check_error(&too_deep, false, PathErrorKind::TooDeep);

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::condition::{CompiledCondition, Condition};
-use crate::condition_error::ConditionError;
+use crate::condition_error::{ConditionError, ConditionErrorKind};
 use crate::lazy_regex::RegexLimits;
 use crate::path::SimplePath;
 
@@ -30,7 +30,7 @@ impl MatchPredicate {
     /// Builds a predicate from a JSON object.
     pub fn from_value(value: Value) -> Result<Self, ConditionError> {
         MatchPredicate::deserialize(value)
-            .map_err(|e| ConditionError::new(crate::ConditionErrorKind::Invalid, e.to_string()))
+            .map_err(|e| ConditionError::new(ConditionErrorKind::Invalid, e.to_string()))
     }
 
     /// The entries in order.

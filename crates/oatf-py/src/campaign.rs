@@ -70,7 +70,10 @@ pub(crate) fn _attack_from_yaml(
 /// The names of the compatibility profiles (D-100), the default first.
 #[pyfunction]
 pub(crate) fn _compat_profiles() -> Vec<&'static str> {
-    oatf::Compat::ALL.iter().map(|c| c.as_str()).collect()
+    oatf::trace::Compat::ALL
+        .iter()
+        .map(|c| c.as_str())
+        .collect()
 }
 
 #[pyfunction]

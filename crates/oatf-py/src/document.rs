@@ -4,7 +4,7 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use oatf::ParseOptions;
+use oatf::model::ParseOptions;
 use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
@@ -86,7 +86,7 @@ impl PyDiagnostic {
 }
 
 impl PyDiagnostic {
-    fn from_parse(error: &oatf::ParseError) -> Self {
+    fn from_parse(error: &oatf::model::ParseError) -> Self {
         PyDiagnostic {
             severity: "error",
             kind: "parse",
@@ -305,7 +305,7 @@ impl PyDocument {
     pub(crate) fn source_text(&self) -> Arc<str> {
         match &self.source {
             Some(source) => Arc::clone(source),
-            None => Arc::from(oatf::serialize(&self.document)),
+            None => Arc::from(oatf::model::serialize(&self.document)),
         }
     }
 
@@ -393,7 +393,7 @@ impl PyDocument {
 
     /// The document as canonical YAML (SDK §3.4).
     fn to_yaml(&self) -> String {
-        oatf::serialize(&self.document)
+        oatf::model::serialize(&self.document)
     }
 
     /// Pickles by YAML text (the text it was loaded from): loaded again when unpickled.
@@ -444,7 +444,7 @@ pub(crate) fn _document_from_yaml(
         .detach(|| oatf::parse(text))
         .map_err(|errors| parse_failed(py, &errors))?;
     Ok(PyDocument::new(
-        py.detach(|| oatf::normalize(document)),
+        py.detach(|| oatf::model::normalize(document)),
         Vec::new(),
     ))
 }
@@ -560,7 +560,7 @@ pub(crate) fn normalize(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<P
         Source::Document(document) => document.get().document.clone(),
     };
     Ok(PyDocument::new(
-        py.detach(|| oatf::normalize(document)),
+        py.detach(|| oatf::model::normalize(document)),
         Vec::new(),
     ))
 }

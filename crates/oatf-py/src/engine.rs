@@ -85,8 +85,8 @@ impl PyPhaseEngine {
             Source::Document(document) => document,
             Source::Text(_) => Py::new(py, load(py, document)?)?,
         };
-        let normalized = oatf::normalize(loaded.get().document.clone());
-        let view = oatf::NormalizedDocument::check(&normalized)
+        let normalized = oatf::model::normalize(loaded.get().document.clone());
+        let view = oatf::model::NormalizedDocument::check(&normalized)
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
         let engine = PhaseEngine::for_document(&view, actor)
             .map_err(|e| PyValueError::new_err(e.message().to_owned()))?;

@@ -154,7 +154,7 @@ fn cell_html(matrix: &Matrix, cell: &MatrixCell, index: usize) -> String {
             verdict_text(cell.worst_result(), cell.worst_tier())
         )),
         escape(&verdict_text(cell.worst_result(), cell.worst_tier())),
-        if runs == 1 { "" } else { "s" },
+        oatf_internal::plural(runs),
         cell.consistency() * 100.0,
     )
 }

@@ -224,7 +224,7 @@ impl CompiledExtractor {
 
 /// Compact JSON in document (insertion) order, with bounded recursion.
 fn compact(value: &Value) -> String {
-    oatf_primitives::to_compact_json(value)
+    oatf_internal::json::to_compact_json(value)
 }
 
 /// Applies `extractor` to `message` of direction `direction` (SDK §5.6).

@@ -2,7 +2,7 @@
 //! and [`Template`], the parsed form.
 //!
 //! A template is scanned once, left to right, by the scanner validation also uses
-//! ([`oatf_primitives::scan_template`]). `\{{` is a literal `{{`; `{{name}}` is an expression ending at
+//! (`oatf_internal::scan_template`). `\{{` is a literal `{{`; `{{name}}` is an expression ending at
 //! the next `}}` and never spanning another `{{` (`{{a{{b}}` is the text `{{a` and the expression `b`);
 //! an unclosed `{{` and everything else is literal text. Substituted text is appended to the
 //! output and never scanned again, so an extracted value containing `{{secret}}` stays literal
@@ -13,7 +13,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::{self, Write as _};
 use std::hash::{BuildHasher, Hash};
 
-use oatf_primitives::{SimplePath, TemplateToken, scan_template};
+use oatf_internal::{TemplateToken, scan_template};
+use oatf_primitives::SimplePath;
 use serde_json::Value;
 
 /// How deep [`interpolate_value`] descends into nested objects and arrays.
@@ -184,7 +185,7 @@ fn message_reference(name: &str) -> Option<(Side, &str)> {
 fn push_value(out: &mut String, value: &Value) {
     match value {
         Value::String(s) => out.push_str(s),
-        other => oatf_primitives::write_compact(other, out),
+        other => oatf_internal::json::write_compact(other, out),
     }
 }
 

@@ -6,14 +6,14 @@ use std::io::Cursor;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use oatf::Compat;
 use oatf::CompiledAttack;
 use oatf::EvaluationError;
 use oatf::EvaluationErrorKind;
 use oatf::JsonlTraceReader;
-use oatf::SemanticEvaluator;
 use oatf::TraceMessage;
+use oatf::eval::SemanticEvaluator;
 use oatf::report::TraceRun;
+use oatf::trace::Compat;
 use serde_json::{Value, json};
 use wasm_bindgen::prelude::*;
 

@@ -20,7 +20,7 @@ pub(crate) struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub(crate) fn from_parse(error: &oatf::ParseError) -> Self {
+    pub(crate) fn from_parse(error: &oatf::model::ParseError) -> Self {
         Diagnostic {
             severity: "error",
             kind: "parse",

@@ -122,7 +122,8 @@ pub(crate) fn load(text: &str) -> Result<oatf::Loaded, Vec<Diagnostic>> {
 pub fn normalize_json(text: &str) -> String {
     match oatf::parse(text) {
         Ok(document) => {
-            json!({ "ok": true, "yaml": oatf::serialize(&oatf::normalize(document)) }).to_string()
+            json!({ "ok": true, "yaml": oatf::model::serialize(&oatf::model::normalize(document)) })
+                .to_string()
         }
         Err(errors) => failure(
             &errors
@@ -138,7 +139,9 @@ pub fn normalize_json(text: &str) -> String {
 #[wasm_bindgen(js_name = serializeJson)]
 pub fn serialize_json(document_json: &str) -> String {
     match oatf::parse(document_json) {
-        Ok(document) => json!({ "ok": true, "yaml": oatf::serialize(&document) }).to_string(),
+        Ok(document) => {
+            json!({ "ok": true, "yaml": oatf::model::serialize(&document) }).to_string()
+        }
         Err(errors) => failure(
             &errors
                 .iter()

@@ -631,8 +631,8 @@ fn measure_cel(settings: &Settings) -> Result<(), Error> {
         .ok_or("no indicator")?
         .clone();
     let options = eval_options();
-    let compiled = oatf::CompiledIndicator::new(&indicator, &options)?;
-    let cel: Arc<dyn oatf::CelEvaluator> = Arc::new(oatf::cel::CelEngine::new());
+    let compiled = oatf::eval::CompiledIndicator::new(&indicator, &options)?;
+    let cel: Arc<dyn oatf::eval::CelEvaluator> = Arc::new(oatf::cel::CelEngine::new());
     let reference = load_reference(&yaml)?
         .attack
         .indicators
@@ -722,8 +722,8 @@ fn measure_compile(settings: &Settings, tier: bool) -> Result<(), Error> {
     let indicators = attack.indicators.as_deref().unwrap_or_default();
     let options = eval_options();
     let compiled = oatf::CompiledAttack::new(&document, &options);
-    let cel: Arc<dyn oatf::CelEvaluator> = Arc::new(oatf::cel::CelEngine::new());
-    let semantic: Arc<dyn oatf::SemanticEvaluator> = Arc::new(MockSemantic);
+    let cel: Arc<dyn oatf::eval::CelEvaluator> = Arc::new(oatf::cel::CelEngine::new());
+    let semantic: Arc<dyn oatf::eval::SemanticEvaluator> = Arc::new(MockSemantic);
     let reference = load_reference(&yaml)?;
     let reference_indicators = reference.attack.indicators.as_deref().unwrap_or_default();
     let reference_cel = oatf_reference::evaluate::default_cel_evaluator();
@@ -757,7 +757,7 @@ fn measure_compile(settings: &Settings, tier: bool) -> Result<(), Error> {
                 )
             })
             .collect();
-        let verdict = oatf::compute_verdict(attack, &verdicts);
+        let verdict = oatf::eval::compute_verdict(attack, &verdicts);
         u64::from(verdict.result == oatf::AttackResult::NotExploited)
     };
     let ours_compiled = || {

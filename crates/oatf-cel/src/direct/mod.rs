@@ -50,7 +50,7 @@ use std::collections::HashMap;
 use cel::ExecutionError;
 use cel::common::ast::{CallExpr, ComprehensionExpr, Expr, IdedExpr, LiteralValue, operators};
 use memchr::memmem::Finder;
-use oatf_primitives::field_of;
+use oatf_internal::json::field_of;
 use serde_json::{Map, Value};
 
 use crate::convert::nests_deeper;

@@ -1,10 +1,10 @@
 //! `oatf explain`: what a validation rule requires, like `rustc --explain`. `oatf explain V-013`
 //! prints one rule (id, severity, specification section, summary and full text); `oatf explain`
-//! lists every rule, one a line. Everything comes from the rule table, `oatf::Rule`.
+//! lists every rule, one a line. Everything comes from the rule table, `oatf::model::Rule`.
 
 use std::fmt::Write as _;
 
-use oatf::Rule;
+use oatf::model::Rule;
 
 use crate::output::Output;
 

@@ -82,7 +82,7 @@ fn normalize_one(file: &PathBuf, check: bool, quiet: bool, out: &mut Output<'_>)
                     )
                 );
             }
-            let canonical = oatf::serialize(&loaded.document);
+            let canonical = oatf::model::serialize(&loaded.document);
             if !check {
                 out.write(&canonical);
                 return 0;

@@ -3,9 +3,9 @@
 use std::path::PathBuf;
 
 use oatf::Diagnostic;
-use oatf::ParseError;
 use oatf::ValidateOptions;
 use oatf::ValidationError;
+use oatf::model::ParseError;
 use oatf::report::{Finding, ValidatedFile, validation_sarif};
 use serde_json::{Value, json};
 
@@ -317,7 +317,7 @@ fn not_a_document(
                 .sarif
                 .push(ValidatedFile::new(name).with_findings([Finding::new(
                     Finding::parse_rule_id(oatf::model::ParseErrorKind::Syntax),
-                    oatf::DiagnosticSeverity::Error,
+                    oatf::model::DiagnosticSeverity::Error,
                     hint,
                 )]))
         }

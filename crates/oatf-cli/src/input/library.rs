@@ -213,9 +213,10 @@ pub(crate) fn is_test_file(path: &Path) -> bool {
 /// Whether a YAML file has a top-level `oatf` or `attack` key (block style, possibly quoted).
 /// Unreadable files count as documents so that the error is reported, not hidden.
 fn looks_like_oatf(path: &Path) -> bool {
-    let Ok(text) =
-        crate::input::safe_fs::read_limited(path, oatf::ParseOptions::DEFAULT_MAX_INPUT_BYTES)
-    else {
+    let Ok(text) = crate::input::safe_fs::read_limited(
+        path,
+        oatf::model::ParseOptions::DEFAULT_MAX_INPUT_BYTES,
+    ) else {
         return true;
     };
     let text = String::from_utf8_lossy(&text);
@@ -305,9 +306,11 @@ pub(crate) fn line_of_offset(text: &str, offset: usize) -> usize {
 /// Reads a file as UTF-8.
 pub(crate) fn read_text(path: &Path) -> Result<String, Problem> {
     let file = path.display().to_string();
-    let bytes =
-        crate::input::safe_fs::read_limited(path, oatf::ParseOptions::DEFAULT_MAX_INPUT_BYTES)
-            .map_err(|e| Problem::new(file.clone(), None, e))?;
+    let bytes = crate::input::safe_fs::read_limited(
+        path,
+        oatf::model::ParseOptions::DEFAULT_MAX_INPUT_BYTES,
+    )
+    .map_err(|e| Problem::new(file.clone(), None, e))?;
     String::from_utf8(bytes).map_err(|e| Problem::new(file, None, format!("not valid utf-8: {e}")))
 }
 
@@ -361,7 +364,7 @@ pub(crate) fn load_document(
         .iter()
         .map(|w| located(true, w.code(), w.message(), w.path(), w.location()))
         .collect();
-    let document = oatf::normalize(parsed.clone());
+    let document = oatf::model::normalize(parsed.clone());
     Ok(LoadedDocument {
         file,
         parsed,

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 /// At most one byte more than the parser's input limit is read, so a huge file is rejected without
 /// being read whole; bytes that are not UTF-8 are reported with the place of the first invalid byte.
 pub(crate) fn read_input(path: &PathBuf) -> Result<(String, String), String> {
-    let limit = oatf::ParseOptions::DEFAULT_MAX_INPUT_BYTES;
+    let limit = oatf::model::ParseOptions::DEFAULT_MAX_INPUT_BYTES;
     let (name, bytes) = if path.as_os_str() == "-" {
         let mut bytes = Vec::new();
         std::io::stdin()

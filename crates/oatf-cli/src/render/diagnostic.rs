@@ -2,7 +2,7 @@
 //! with a snippet of the source, control characters escaped and long lines clipped.
 
 use miette::{NamedSource, Report};
-use oatf::ParseError;
+use oatf::model::ParseError;
 
 /// A diagnostic as the report shows it: the message as the headline (the code, path and labels are
 /// shown by the renderer), with the code, severity and labels of the original.

@@ -7,8 +7,6 @@ pub(crate) mod github;
 pub(crate) mod rule;
 pub(crate) mod safe_text;
 
-/// The plural ending of a count: `""` for one, `"s"` otherwise (`1 file`, `2 files`); the one
-/// owner of this rule in the CLI.
-pub(crate) fn plural<N: PartialEq + From<u8>>(n: N) -> &'static str {
-    if n == N::from(1) { "" } else { "s" }
-}
+/// The plural ending of a count (`1 file`, `2 files`): the rule the model's and the reports' messages
+/// also use, owned by `oatf-internal`.
+pub(crate) use oatf_internal::plural;

@@ -1,5 +1,5 @@
 //! `oatf validate --format sarif`: one SARIF result per diagnostic (rule id, level, file, line and
-//! column, message), the rules used described from the rule table (`oatf::Rule`), unreadable files as
+//! column, message), the rules used described from the rule table (`oatf::model::Rule`), unreadable files as
 //! tool notifications, and the same exit codes as the other formats.
 use crate::support::{TempDir, oatf};
 use crate::validate::FOUR_MISTAKES;
@@ -107,7 +107,7 @@ fn the_rules_used_are_described_from_the_rule_table() {
     assert_eq!(ids, ["V-031", "V-048", "W-001", "parse/type_mismatch"]);
     for rule in rules.iter().take(3) {
         let id = rule["id"].as_str().unwrap();
-        let table = oatf::Rule::from_id(id).unwrap();
+        let table = oatf::model::Rule::from_id(id).unwrap();
         assert_eq!(rule["shortDescription"]["text"], table.summary(), "{id}");
         assert_eq!(rule["fullDescription"]["text"], table.text(), "{id}");
         assert_eq!(

@@ -233,7 +233,7 @@ pub(super) fn validate(case: &Case) -> Result<Outcome, Outcome> {
 /// parse → normalize → the document as a JSON value.
 fn parse_and_normalize(text: &str) -> Result<Value, String> {
     let document = oatf::parse(text).map_err(|e| describe_parse_errors(&e))?;
-    serde_json::to_value(oatf::normalize(document))
+    serde_json::to_value(oatf::model::normalize(document))
         .map_err(|e| format!("cannot serialize the model: {e}"))
 }
 
@@ -267,10 +267,10 @@ pub(super) fn roundtrip(case: &Case) -> Result<Outcome, Outcome> {
     };
     let document = oatf::parse(&text)
         .map_err(|e| Outcome::fail("parse succeeds", describe_parse_errors(&e)))?;
-    let first = oatf::normalize(document);
+    let first = oatf::model::normalize(document);
     let first_value = serde_json::to_value(&first)
         .map_err(|e| Outcome::fail("a serializable model", e.to_string()))?;
-    let written = oatf::serialize(&first);
+    let written = oatf::model::serialize(&first);
     let second_value = parse_and_normalize(&written).map_err(|e| {
         Outcome::fail(
             "serialize output that parses again",

@@ -4,15 +4,15 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use oatf::CelEvaluator;
-use oatf::CompiledIndicator;
 use oatf::EvalOptions;
 use oatf::EvaluationError;
 use oatf::EvaluationErrorKind;
 use oatf::IndicatorResult;
 use oatf::IndicatorVerdict;
-use oatf::SemanticEvaluator;
-use oatf::compute_verdict;
+use oatf::eval::CelEvaluator;
+use oatf::eval::CompiledIndicator;
+use oatf::eval::SemanticEvaluator;
+use oatf::eval::compute_verdict;
 use oatf::evaluate_indicator;
 use oatf::model::Attack;
 use oatf::model::Indicator;

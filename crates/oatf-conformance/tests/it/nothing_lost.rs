@@ -107,8 +107,8 @@ fn parse_normalize_serialize_parse_loses_nothing() {
             failures.push(format!("{name}: does not parse"));
             continue;
         };
-        let normalized = oatf::normalize(original.clone());
-        let yaml = oatf::serialize(&normalized);
+        let normalized = oatf::model::normalize(original.clone());
+        let yaml = oatf::model::serialize(&normalized);
         let reparsed = match oatf::parse(&yaml) {
             Ok(d) => d,
             Err(e) => {
@@ -139,7 +139,7 @@ fn parse_normalize_serialize_parse_loses_nothing() {
         }
         // The reparsed document is the normalized one. For valid documents only: an invalid one may
         // hold what the model cannot (`attack: "OATF-003"`, V-003, is remembered but not kept).
-        if oatf::validate(&original).is_valid() && oatf::normalize(reparsed) != normalized {
+        if oatf::validate(&original).is_valid() && oatf::model::normalize(reparsed) != normalized {
             failures.push(format!(
                 "{name}: the round trip changed the normalized document"
             ));
@@ -158,8 +158,8 @@ fn parse_normalize_serialize_parse_loses_nothing() {
 #[test]
 fn integer_and_float_kinds_survive() {
     let yaml = "oatf: \"0.1\"\nattack:\n  x-one: 1\n  x-one-float: 1.0\n  x-big: 18446744073709551615\n  x-exp: 1.0e6\n  execution:\n    mode: mcp_server\n    state: {tools: [], params: {b: 1, a: 2.0, c: -0.0}}\n";
-    let document = oatf::normalize(oatf::parse(yaml).expect("parses"));
-    let again = oatf::parse(&oatf::serialize(&document)).expect("reparses");
+    let document = oatf::model::normalize(oatf::parse(yaml).expect("parses"));
+    let again = oatf::parse(&oatf::model::serialize(&document)).expect("reparses");
     let json = serde_json::to_value(&again).expect("json");
     let attack = &json["attack"];
     assert!(attack["x-one"].is_i64());
@@ -179,18 +179,18 @@ fn corpus_documents_are_fixed_points() {
     for (name, text) in documents::documents() {
         let document = oatf::parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
         let valid = oatf::validate(&document).is_valid();
-        let normalized = oatf::normalize(document);
+        let normalized = oatf::model::normalize(document);
         assert_eq!(
-            oatf::normalize(normalized.clone()),
+            oatf::model::normalize(normalized.clone()),
             normalized,
             "{name}: not idempotent"
         );
-        let yaml = oatf::serialize(&normalized);
+        let yaml = oatf::model::serialize(&normalized);
         let reparsed = oatf::parse(&yaml)
             .unwrap_or_else(|e| panic!("{name}: serialized output does not parse: {e}\n{yaml}"));
         if valid {
             assert_eq!(
-                oatf::normalize(reparsed),
+                oatf::model::normalize(reparsed),
                 normalized,
                 "{name}: round trip\n{yaml}"
             );

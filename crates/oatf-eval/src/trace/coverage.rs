@@ -9,7 +9,7 @@
 
 use std::mem::size_of;
 
-use oatf_model::did_you_mean;
+use oatf_internal::did_you_mean;
 use oatf_primitives::WildcardPath;
 
 use serde_json::Value;

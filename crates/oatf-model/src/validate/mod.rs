@@ -15,10 +15,9 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
 
-use oatf_primitives::{
-    Condition, MatchPredicate, check_regex, check_simple_path, check_wildcard_path,
-    extract_protocol, parse_duration,
-};
+use crate::path_check::{check_simple_path, check_wildcard_path};
+use oatf_internal::check_regex;
+use oatf_primitives::{Condition, MatchPredicate, extract_protocol, parse_duration};
 use serde_json::Value;
 
 use patterns::{

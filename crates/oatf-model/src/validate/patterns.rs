@@ -77,16 +77,16 @@ pub(super) enum TemplateRef<'s> {
 }
 
 /// The template references of a string, found by the one template scanner
-/// ([`oatf_primitives::scan_template`]) that the runtime renders with; `\{{` is an escape, not a
+/// ([`oatf_internal::scan_template`]) that the runtime renders with; `\{{` is an escape, not a
 /// reference (V-016).
 pub(super) fn template_refs(s: &str) -> Vec<TemplateRef<'_>> {
     let mut refs = Vec::new();
-    oatf_primitives::scan_template(s, |token| match token {
-        oatf_primitives::TemplateToken::Expression("") => {
+    oatf_internal::scan_template(s, |token| match token {
+        oatf_internal::TemplateToken::Expression("") => {
             refs.push(TemplateRef::Malformed("empty template reference `{{}}`"));
         }
-        oatf_primitives::TemplateToken::Expression(name) => refs.push(TemplateRef::Name(name)),
-        oatf_primitives::TemplateToken::Unclosed(_) => {
+        oatf_internal::TemplateToken::Expression(name) => refs.push(TemplateRef::Name(name)),
+        oatf_internal::TemplateToken::Unclosed(_) => {
             refs.push(TemplateRef::Malformed("unclosed template reference `{{`"));
         }
         _ => {}

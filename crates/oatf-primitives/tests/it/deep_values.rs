@@ -1,7 +1,8 @@
 //! Deep equality per JSON type, and deep values bounded at 512 levels by deep equality and the compact
 //! JSON writers, which escape like serde_json.
 
-use oatf_primitives::{deep_equal, to_compact_json, to_compact_sorted_json};
+use oatf_internal::json::{to_compact_json, to_compact_sorted_json};
+use oatf_primitives::deep_equal;
 use serde_json::{Value, json};
 
 #[test]

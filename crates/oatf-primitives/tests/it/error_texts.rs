@@ -1,6 +1,7 @@
 //! The text of every error type says what is wrong.
 
-use oatf_primitives::{Condition, check_regex, parse_duration};
+use oatf_internal::check_regex;
+use oatf_primitives::{Condition, parse_duration};
 use serde_json::json;
 
 #[test]

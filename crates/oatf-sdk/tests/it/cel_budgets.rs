@@ -5,11 +5,11 @@
 
 use std::time::{Duration, Instant};
 
-use oatf::CelEvaluator;
 use oatf::EvaluationError;
 use oatf::EvaluationErrorKind;
 use oatf::cel::CelEngine;
 use oatf::cel::CelLimits;
+use oatf::eval::CelEvaluator;
 use serde_json::{Value, json};
 
 fn run(expression: &str, message: &Value) -> Result<bool, EvaluationError> {

@@ -11,8 +11,8 @@
 
 use std::time::{Duration, Instant};
 
-use oatf::CelEvaluator;
 use oatf::cel::{CelEngine, CelLimits};
+use oatf::eval::CelEvaluator;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 

@@ -7,9 +7,9 @@
 use std::path::PathBuf;
 
 use oatf::Tier;
-use oatf::normalize;
+use oatf::model::normalize;
+use oatf::model::serialize;
 use oatf::parse;
-use oatf::serialize;
 
 fn library() -> Vec<(String, String)> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/library");

@@ -5,9 +5,9 @@
 
 use crate::reference;
 
-use oatf::CompiledIndicator;
 use oatf::Document;
 use oatf::EvalOptions;
+use oatf::eval::CompiledIndicator;
 use oatf::model::Indicator;
 use oatf::primitives::Condition;
 use oatf::primitives::MatchPredicate;
@@ -194,13 +194,13 @@ fn document() -> impl Strategy<Value = Value> {
 /// Normalize is idempotent; a valid document survives serialize → parse → normalize unchanged.
 fn check_document(document: Document) -> Result<(), TestCaseError> {
     let valid = oatf::validate(&document).is_valid();
-    let normalized = oatf::normalize(document);
+    let normalized = oatf::model::normalize(document);
     prop_assert_eq!(
-        &oatf::normalize(normalized.clone()),
+        &oatf::model::normalize(normalized.clone()),
         &normalized,
         "not idempotent"
     );
-    let yaml = oatf::serialize(&normalized);
+    let yaml = oatf::model::serialize(&normalized);
     let reparsed = oatf::parse(&yaml);
     prop_assert!(
         reparsed.is_ok(),
@@ -209,7 +209,7 @@ fn check_document(document: Document) -> Result<(), TestCaseError> {
     );
     if valid && let Ok(reparsed) = reparsed {
         prop_assert_eq!(
-            &oatf::normalize(reparsed),
+            &oatf::model::normalize(reparsed),
             &normalized,
             "round trip:\n{}",
             yaml
@@ -304,13 +304,13 @@ fn scalar_attack_is_invalid_and_not_round_tripped() {
         result.errors()
     );
     assert_eq!(
-        oatf::serialize(&oatf::normalize(document)),
+        oatf::model::serialize(&oatf::model::normalize(document)),
         "oatf: \"0.1\"\n"
     );
     // The harness property it exposed still holds for it: normalize is idempotent.
     let document = oatf::parse("oatf: \"0.1\"\nattack: \"OATF-003\"\n").expect("parses");
-    let once = oatf::normalize(document);
-    assert_eq!(oatf::normalize(once.clone()), once);
+    let once = oatf::model::normalize(document);
+    assert_eq!(oatf::model::normalize(once.clone()), once);
 }
 
 /// Generators for the reference evaluator of `reference/mod.rs`: messages and indicators over a small

@@ -102,7 +102,7 @@ fn round_trip(s: &str) -> Result<(), TestCaseError> {
         Ok(document) => document,
         Err(e) => return Err(TestCaseError::fail(format!("{e}"))),
     };
-    let yaml = oatf::serialize(&document);
+    let yaml = oatf::model::serialize(&document);
     let reparsed = match oatf::parse(&yaml) {
         Ok(reparsed) => reparsed,
         Err(e) => {
@@ -197,7 +197,7 @@ fn multi_line_strings_are_literal_blocks() {
         }
     }))
     .unwrap_or_else(|e| panic!("{e}"));
-    let yaml = oatf::serialize(&document);
+    let yaml = oatf::model::serialize(&document);
     assert!(
         yaml.contains("  description: |\n    First line.\n    Second line.\n"),
         "{yaml}"
@@ -210,5 +210,5 @@ fn multi_line_strings_are_literal_blocks() {
         "attack": {"name": " lead\nx", "execution": {"mode": "mcp_server", "state": {}}, "indicators": []}
     }))
     .unwrap_or_else(|e| panic!("{e}"));
-    assert!(oatf::serialize(&document).contains("name: \" lead\\nx\""));
+    assert!(oatf::model::serialize(&document).contains("name: \" lead\\nx\""));
 }

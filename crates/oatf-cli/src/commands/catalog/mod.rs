@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
-use oatf::NormalizedDocument;
+use oatf::model::NormalizedDocument;
 use serde_json::{Value, json};
 
 use crate::input::library::{self, LoadedDocument, Problem, load_all};

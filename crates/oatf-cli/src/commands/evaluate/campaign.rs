@@ -11,7 +11,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::{BufReader, IsTerminal as _};
 use std::path::{Path, PathBuf};
 
-use oatf::{AttackResult, AttackVerdict, Compat, CompiledAttack, Document, Tier};
+use oatf::trace::Compat;
+use oatf::{AttackResult, AttackVerdict, CompiledAttack, Document, Tier};
 use rayon::prelude::*;
 use serde_json::{Value, json};
 

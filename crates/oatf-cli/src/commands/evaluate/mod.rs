@@ -9,7 +9,6 @@ use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 
 use oatf::AttackVerdict;
-use oatf::Compat;
 use oatf::CompiledAttack;
 use oatf::Document;
 use oatf::Tier;
@@ -19,6 +18,7 @@ use oatf::report::junit;
 use oatf::report::run_exit_code;
 use oatf::report::sarif;
 use oatf::report::warnings;
+use oatf::trace::Compat;
 
 use crate::exit::EXIT_USAGE;
 use crate::input::source::{document_given_as_trace, read_input, trace_given_as_document};

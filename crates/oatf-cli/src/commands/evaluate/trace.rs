@@ -6,10 +6,10 @@ use std::io::{BufRead, IsTerminal as _, Write as _};
 use std::time::{Duration, Instant};
 
 use oatf::AttackVerdict;
-use oatf::Compat;
 use oatf::CompiledAttack;
 use oatf::JsonlTraceReader;
 use oatf::report::{MAX_KEPT_MALFORMED, ReadStep, TraceRun, TraceStats};
+use oatf::trace::Compat;
 
 /// Exit code: the document does not parse or is invalid (sysexits `EX_DATAERR`).
 pub(crate) const EXIT_INVALID_DOCUMENT: u8 = oatf::report::campaign::EXIT_INVALID_DOCUMENT;

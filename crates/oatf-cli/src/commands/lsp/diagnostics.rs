@@ -14,7 +14,7 @@ pub(crate) const MAX_DIAGNOSTICS: usize = 1000;
 
 /// The page that explains the rule `id` (`docs/format.md` has an anchor per rule), when it is a rule.
 pub(crate) fn rule_page(id: &str) -> Option<Uri> {
-    oatf::Rule::from_id(id)?;
+    oatf::model::Rule::from_id(id)?;
     format!(
         "{}/blob/main/docs/format.md#{}",
         env!("CARGO_PKG_REPOSITORY"),
@@ -107,7 +107,7 @@ pub(crate) fn diagnose(text: &str) -> Vec<Diagnostic> {
     for w in result.warnings() {
         let l = w.location();
         let severity = match w.severity() {
-            oatf::DiagnosticSeverity::Error => DiagnosticSeverity::ERROR,
+            oatf::model::DiagnosticSeverity::Error => DiagnosticSeverity::ERROR,
             _ => DiagnosticSeverity::WARNING,
         };
         out.push(diagnostic(

@@ -51,7 +51,7 @@ pub(crate) fn hover(
 ) -> Option<(String, Range<usize>)> {
     let word = word_at(text, offset);
     if let Some((word, span)) = &word
-        && let Some(rule) = oatf::Rule::from_id(word)
+        && let Some(rule) = oatf::model::Rule::from_id(word)
     {
         return Some((crate::render::rule::explain(rule), span.clone()));
     }

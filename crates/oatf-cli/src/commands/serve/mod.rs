@@ -152,7 +152,7 @@ pub(crate) fn run(args: Args, _out: &mut Output<'_>) -> u8 {
 
 /// The name of the `mcp_server` actor to play, or the exit code and message of why there is none.
 fn choose_actor<'d>(
-    document: &oatf::NormalizedDocument<'d>,
+    document: &oatf::model::NormalizedDocument<'d>,
     requested: Option<&'d str>,
 ) -> Result<&'d str, (u8, String)> {
     let actors = document.actors();

@@ -4,7 +4,7 @@
 //!
 //! This is the logic of `oatf test`, apart from output: [`run_document`] gives a [`DocumentReport`]
 //! that `test_cmd` prints as text or JUnit XML. The semantic evaluator is the SDK's
-//! [`SemanticEvaluator`](oatf::SemanticEvaluator) hook, taken from [`TestConfig::eval_options`]; the
+//! [`SemanticEvaluator`](oatf::eval::SemanticEvaluator) hook, taken from [`TestConfig::eval_options`]; the
 //! command itself installs none (SDKs must not ship one, format §6.4).
 
 use std::io::BufReader;
@@ -438,7 +438,7 @@ mod tests {
     use crate::commands::test_cmd::test_file::{budget_message, parse_test_file};
 
     use oatf::EvaluationError;
-    use oatf::SemanticEvaluator;
+    use oatf::eval::SemanticEvaluator;
     use oatf::model::SemanticExamples;
     use oatf::model::SemanticIntentClass;
 

@@ -1,4 +1,4 @@
-//! RE2 syntax checks for regular expressions (backs V-013).
+//! RE2 syntax checks for regular expressions (backs V-013 in `oatf-model`'s validation).
 
 use std::fmt;
 use std::ops::Range;
@@ -40,7 +40,7 @@ impl std::error::Error for RegexSyntaxError {}
 /// `\b{start}`, `\b{end}`, `\b{start-half}`, `\b{end-half}`.
 pub fn check_regex(pattern: &str) -> Result<(), RegexSyntaxError> {
     let mut parser = regex_syntax::ast::parse::ParserBuilder::new()
-        .nest_limit(crate::RegexLimits::default().nest_limit)
+        .nest_limit(crate::REGEX_NEST_LIMIT)
         .build();
     let ast = parser.parse(pattern).map_err(|e| RegexSyntaxError {
         message: explain(pattern, e.span().start.offset)

@@ -31,7 +31,7 @@ pub enum TemplateToken<'t> {
 /// Scans `template` into [`TemplateToken`]s, calling `emit` for each in order.
 ///
 /// ```
-/// use oatf_primitives::{TemplateToken, scan_template};
+/// use oatf_internal::{TemplateToken, scan_template};
 ///
 /// let mut tokens = Vec::new();
 /// scan_template(r"a {{x}} \{{y}} {{a{{b}}", |t| tokens.push(t));
