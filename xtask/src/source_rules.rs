@@ -37,7 +37,6 @@ const HISTORY_ALLOWED: &[&str] = &[
 /// when that work lands.
 const LONG_ALLOWED: &[&str] = &[
     "crates/oatf-eval/src/trace.rs",
-    "crates/oatf-py/src/attack.rs",
     "crates/oatf-cli/src/commands/evaluate/campaign.rs",
     "crates/oatf-bench/src/bin/paired.rs",
 ];

@@ -11,7 +11,11 @@ mod campaign;
 mod convert;
 mod document;
 mod engine;
+mod judge;
 mod primitives;
+mod trace;
+mod trace_evaluator;
+mod verdict;
 
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
@@ -86,10 +90,10 @@ fn _oatf(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<document::PyDiagnostic>()?;
     m.add_class::<document::PyValidationResult>()?;
     m.add_class::<attack::PyAttack>()?;
-    m.add_class::<attack::PyVerdict>()?;
-    m.add_class::<attack::PyIndicatorVerdict>()?;
-    m.add_class::<attack::PyTraceWarning>()?;
-    m.add_class::<attack::PyTraceEvaluator>()?;
+    m.add_class::<verdict::PyVerdict>()?;
+    m.add_class::<verdict::PyIndicatorVerdict>()?;
+    m.add_class::<verdict::PyTraceWarning>()?;
+    m.add_class::<trace_evaluator::PyTraceEvaluator>()?;
     m.add_class::<engine::PyPhaseEngine>()?;
     m.add_function(wrap_pyfunction!(document::load, m)?)?;
     m.add_function(wrap_pyfunction!(document::validate, m)?)?;
