@@ -28,7 +28,6 @@ const HISTORY_ALLOWED: &[&str] = &[
     "crates/oatf-bench/src/sparse.rs",
     "crates/oatf-bench/src/scaling.rs",
     "crates/oatf-bench/src/bin/load_floor.rs",
-    "crates/oatf-bench/src/bin/paired.rs",
     "crates/oatf-bench/examples/profile.rs",
     "crates/oatf-cel/src/reads.rs",
 ];
@@ -38,7 +37,6 @@ const HISTORY_ALLOWED: &[&str] = &[
 const LONG_ALLOWED: &[&str] = &[
     "crates/oatf-eval/src/trace.rs",
     "crates/oatf-cli/src/commands/evaluate/campaign.rs",
-    "crates/oatf-bench/src/bin/paired.rs",
 ];
 
 /// The problems of every Rust source of the workspace, as `path: problem` lines.
