@@ -281,6 +281,7 @@ pub mod model {
     };
     #[cfg(feature = "yaml")]
     pub use oatf_model::{parse_bytes, parse_bytes_with};
+    pub use oatf_model::{Finding, FindingKind};
 }
 
 /// Evaluation details beside the root's entry points: the compiled CEL program type an engine
