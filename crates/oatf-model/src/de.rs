@@ -242,7 +242,7 @@ pub(crate) fn collect_document(
     for error in &mut errors {
         // `oatf: 0.1` (a float) is a type mismatch that is also a V-001 fault.
         if error.rule.is_none() && error.path.as_deref() == Some("oatf") {
-            error.rule = Some(crate::Rule::V001);
+            error.rule = Some(crate::rules::Rule::V001);
         }
     }
     (document, errors, dropped)
