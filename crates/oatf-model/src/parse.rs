@@ -4,11 +4,11 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
+use crate::de::TreeDe;
 use crate::error::ParseError;
 use crate::parse_errors::ParseErrors;
 use crate::span::SpanIndex;
 use crate::types::Document;
-use crate::yaml::de::NodeDe;
 use crate::yaml::node::{self, Limits};
 
 /// Limits applied while reading YAML.
@@ -111,7 +111,7 @@ pub fn parse_with(input: &str, options: &ParseOptions) -> Result<Document, Parse
         // The strings of the tree move into the document; the keys and locations stay, as the
         // document's span index.
         let (read, collected, left_out) =
-            crate::de::collect_document(|| Document::deserialize(NodeDe::root(&mut root)));
+            crate::de::collect_document(|| Document::deserialize(TreeDe::root(&mut root)));
         errors.extend(collected);
         if let Some(mut doc) = read {
             doc.source.spans = Some(Arc::new(SpanIndex::new(root)));
