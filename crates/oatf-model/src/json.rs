@@ -119,10 +119,26 @@ fn depth_exceeds(value: &Value, max: usize) -> bool {
 }
 
 /// The entries of an object, keys without a location.
-type Entries<'a> = std::iter::Map<
-    serde_json::map::Iter<'a>,
-    fn((&'a String, &'a Value)) -> (TreeKey<'a>, &'a Value),
->;
+pub(crate) struct Entries<'a>(serde_json::map::Iter<'a>);
+
+impl<'a> Iterator for Entries<'a> {
+    type Item = (TreeKey<'a>, &'a Value);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let (key, value) = self.0.next()?;
+        let key = TreeKey {
+            text: key,
+            location: None,
+        };
+        Some((key, value))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+
+impl ExactSizeIterator for Entries<'_> {}
 
 /// A JSON value is read in place (strings are copied into the document); it has no source location.
 impl<'a> TreeNode<'a> for &'a Value {
@@ -149,20 +165,10 @@ impl<'a> TreeNode<'a> for &'a Value {
             },
             Value::String(s) => TreeValue::Str(Cow::Borrowed(s)),
             Value::Array(items) => TreeValue::Seq(items.iter()),
-            Value::Object(map) => TreeValue::Map(map.iter().map(entry as fn(_) -> _)),
+            Value::Object(map) => TreeValue::Map(Entries(map.iter())),
         };
         (None, value)
     }
-}
-
-fn entry<'a>((key, value): (&'a String, &'a Value)) -> (TreeKey<'a>, &'a Value) {
-    (
-        TreeKey {
-            text: key,
-            location: None,
-        },
-        value,
-    )
 }
 
 #[cfg(test)]

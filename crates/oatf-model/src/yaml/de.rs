@@ -7,10 +7,27 @@ use crate::de::{TreeKey, TreeNode, TreeValue};
 use crate::span::{Key, Location, Node, NodeKind};
 
 /// The entries of a mapping node, each key with its location.
-type Entries<'a> = std::iter::Map<
-    std::slice::IterMut<'a, (Key, Node)>,
-    fn(&'a mut (Key, Node)) -> (TreeKey<'a>, &'a mut Node),
->;
+pub(crate) struct Entries<'a>(std::slice::IterMut<'a, (Key, Node)>);
+
+impl<'a> Iterator for Entries<'a> {
+    type Item = (TreeKey<'a>, &'a mut Node);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let (key, node) = self.0.next()?;
+        let key: &'a Key = key;
+        let key = TreeKey {
+            text: &key.text,
+            location: Some(&key.location),
+        };
+        Some((key, node))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+
+impl ExactSizeIterator for Entries<'_> {}
 
 /// A node is read once: its strings move out of the tree into the document (the tree stays
 /// behind as the span index, which needs only keys and locations).
@@ -36,20 +53,8 @@ impl<'a> TreeNode<'a> for &'a mut Node {
             NodeKind::Float(f) => TreeValue::Float(*f),
             NodeKind::Str(s) => TreeValue::Str(Cow::Owned(std::mem::take(s))),
             NodeKind::Seq(items) => TreeValue::Seq(items.iter_mut()),
-            NodeKind::Map(entries) => TreeValue::Map(entries.iter_mut().map(entry as fn(_) -> _)),
+            NodeKind::Map(entries) => TreeValue::Map(Entries(entries.iter_mut())),
         };
         (Some(location), value)
     }
-}
-
-fn entry(entry: &mut (Key, Node)) -> (TreeKey<'_>, &mut Node) {
-    let (key, node) = entry;
-    let key: &Key = key;
-    (
-        TreeKey {
-            text: &key.text,
-            location: Some(&key.location),
-        },
-        node,
-    )
 }
