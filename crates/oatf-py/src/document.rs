@@ -11,8 +11,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
 use serde_json::Value;
 
-use crate::LoadError;
 use crate::convert::to_py;
+use crate::errors::LoadError;
 
 /// One finding: a parse error, a validation error (`V-…`) or a warning (`W-…`); the SDK's
 /// `oatf::model::Finding` owns its fields and their values (D-175).

@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
 
 use crate::convert::to_json;
-use crate::trace_error;
+use crate::errors::trace_error;
 
 /// Streams a JSON Lines trace through a [`TraceRun`], as `oatf evaluate` reads one: a malformed line
 /// is counted and reading goes on (with `strict`, it ends the run); a read error ends it.
