@@ -1,8 +1,8 @@
-//! The one deserializer of documents, over any tree of values ([`TreeNode`]: YAML's located tree in
-//! `yaml/de.rs`, JSON values in `json.rs`): it knows the dot-path of the value it reads and locates
-//! each error there; the error (with the words of its messages, "did you mean" for unknown keys and
-//! values), the borrowed path of the value being read, and the collection of every error of a
-//! document in one run (`types::collect`).
+//! The one deserializer of documents ([`TreeDe`]), over any tree of values ([`TreeNode`]: YAML's
+//! located tree in `yaml/de.rs`, JSON values in `json.rs`): it knows the dot-path of the value it
+//! reads and locates each error there (D-176). This module also owns the error (with the words of
+//! its messages, "did you mean" for unknown keys and values), the borrowed path of the value being
+//! read, and the collection of every error of a document in one run (`types::collect`).
 
 use std::borrow::Cow;
 use std::cell::Cell;
