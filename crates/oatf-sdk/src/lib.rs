@@ -279,9 +279,9 @@ pub mod model {
         UnknownVariant, Variables, generated_indicator_id, generated_phase_name, is_known_surface,
         known_events, known_modes, known_protocols, normalized,
     };
+    pub use oatf_model::{Finding, FindingKind};
     #[cfg(feature = "yaml")]
     pub use oatf_model::{parse_bytes, parse_bytes_with};
-    pub use oatf_model::{Finding, FindingKind};
 }
 
 /// Evaluation details beside the root's entry points: the compiled CEL program type an engine
