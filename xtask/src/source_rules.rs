@@ -8,6 +8,9 @@
 //!   test module, `tests.rs`, `*_tests.rs` or one under `tests/`, is not counted);
 //! - no `#[doc(hidden)]` outside `crates/oatf-internal/` (D-165): a public item is documented and
 //!   part of its crate's promise, or it lives in the internal crate, which promises nothing.
+//! - in the crates of [`DOWNWARD`], no module but `lib.rs` names an item through the crate root
+//!   (`crate::Rule` where `lib.rs` re-exports it): it imports from the module that defines it, so
+//!   that no import runs back up to `lib.rs` (D-176).
 //!
 //! Each rule has an allow-list of the files that break it today, each with its reason; a file leaves
 //! the list when it is fixed (the check fails on an entry that no longer breaks the rule).
@@ -30,7 +33,6 @@ const HISTORY_ALLOWED: &[&str] = &[
     "crates/oatf-bench/src/sparse.rs",
     "crates/oatf-bench/src/scaling.rs",
     "crates/oatf-bench/src/bin/load_floor.rs",
-    "crates/oatf-bench/src/bin/paired.rs",
     "crates/oatf-bench/examples/profile.rs",
     "crates/oatf-cel/src/reads.rs",
 ];
@@ -45,12 +47,10 @@ const HIDDEN_ALLOWED: &[&str] = &[];
 
 /// Files over [`MAX_LINES`], each being changed by other work while this rule came in: to be split
 /// when that work lands.
-const LONG_ALLOWED: &[&str] = &[
-    "crates/oatf-py/src/attack.rs",
-    "crates/oatf-cli/src/commands/evaluate/campaign.rs",
-    "crates/oatf-bench/src/bin/paired.rs",
-    "crates/oatf-cel/src/direct/mod.rs",
-];
+const LONG_ALLOWED: &[&str] = &["crates/oatf-cli/src/commands/evaluate/campaign.rs"];
+
+/// Crates whose modules import downward only (D-176); others join when they are fixed.
+const DOWNWARD: &[&str] = &["crates/oatf-model"];
 
 /// The problems of every Rust source of the workspace, as `path: problem` lines.
 pub(crate) fn check(root: &Path) -> Vec<String> {
@@ -59,6 +59,9 @@ pub(crate) fn check(root: &Path) -> Vec<String> {
         crate::tidy::rust_files(&root.join(dir), &mut files);
     }
     let mut problems = Vec::new();
+    for krate in DOWNWARD {
+        problems.extend(downward_problems(root, krate));
+    }
     let mut history_seen = Vec::new();
     let mut long_seen = Vec::new();
     let mut hidden_seen = Vec::new();
@@ -144,6 +147,83 @@ pub(crate) fn check(root: &Path) -> Vec<String> {
         }
     }
     problems
+}
+
+/// The problems of the rule of [`DOWNWARD`] in the crate at `krate`.
+fn downward_problems(root: &Path, krate: &str) -> Vec<String> {
+    let src = root.join(krate).join("src");
+    let Ok(lib) = fs::read_to_string(src.join("lib.rs")) else {
+        return vec![format!(
+            "{krate}/src/lib.rs: not found for the downward-import rule"
+        )];
+    };
+    let modules = declared_modules(&lib);
+    let mut files = Vec::new();
+    crate::tidy::rust_files(&src, &mut files);
+    let mut problems = Vec::new();
+    for file in files
+        .iter()
+        .filter(|f| f.file_name().is_some_and(|n| n != "lib.rs"))
+    {
+        let Ok(text) = fs::read_to_string(file) else {
+            continue;
+        };
+        if let Some((line, name)) = through_root(&modules, &text) {
+            let rel = file
+                .strip_prefix(root)
+                .unwrap_or(file)
+                .to_string_lossy()
+                .replace('\\', "/");
+            problems.push(format!(
+                "{rel}:{line}: names `crate::{name}` through lib.rs; import it from the module that defines it (D-176)"
+            ));
+        }
+    }
+    problems
+}
+
+/// The modules `lib` declares (`mod name;`, with any visibility or attribute before it).
+fn declared_modules(lib: &str) -> Vec<String> {
+    lib.lines()
+        .filter_map(|line| {
+            let line = line.trim_start();
+            let line = line
+                .strip_prefix("pub(crate) ")
+                .or_else(|| line.strip_prefix("pub "))
+                .unwrap_or(line);
+            let name = line.strip_prefix("mod ")?.trim_end().strip_suffix(';')?;
+            Some(name.to_owned())
+        })
+        .collect()
+}
+
+/// The first place (1-based line, and the name) where code of `text` (not a comment) names an item
+/// through the crate root: `crate::` followed by a name that is not one of `modules`, or by `{`.
+fn through_root(modules: &[String], text: &str) -> Option<(usize, String)> {
+    for (index, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("//") {
+            continue;
+        }
+        for (at, _) in line.match_indices("crate::") {
+            if line[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+                continue;
+            }
+            let rest = &line[at + "crate::".len()..];
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if rest.starts_with('{') || (!name.is_empty() && !modules.contains(&name)) {
+                let name = if name.is_empty() {
+                    String::from("{…}")
+                } else {
+                    name
+                };
+                return Some((index + 1, name));
+            }
+        }
+    }
+    None
 }
 
 /// The 1-based line of the first `issue N` or `session N` (any case) in `text`.
@@ -288,6 +368,35 @@ mod tests {
         assert!(
             hidden[0].starts_with("crates/oatf-model/src/lib.rs:1:"),
             "{problems:#?}"
+        );
+    }
+
+    #[test]
+    fn names_through_the_crate_root_are_found() {
+        let modules =
+            declared_modules("mod de;\n#[cfg(feature = \"yaml\")]\npub(crate) mod rules;\n");
+        assert_eq!(modules, ["de", "rules"]);
+        let check = |text: &str| through_root(&modules, text);
+        assert_eq!(
+            check("use crate::rules::Rule;\nlet r = $crate::de::x();"),
+            None
+        );
+        assert_eq!(
+            check("/// [`Rule`](crate::Rule)\nlet x = oatf_crate::Y;"),
+            None
+        );
+        assert_eq!(
+            check("use crate::de;\nuse crate::Rule;"),
+            Some((2, "Rule".to_owned()))
+        );
+        assert_eq!(check("  $crate::Rule::V005"), Some((1, "Rule".to_owned())));
+        assert_eq!(
+            check("x(crate::generated_id(1))"),
+            Some((1, "generated_id".to_owned()))
+        );
+        assert_eq!(
+            check("use crate::{de, rules};"),
+            Some((1, "{…}".to_owned()))
         );
     }
 

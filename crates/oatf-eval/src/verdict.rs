@@ -136,7 +136,9 @@ impl IndicatorVerdict {
     /// assert_eq!(verdict.evidence_escaped().as_deref(), Some("ok\\n\\u{1b}[2KALERT cleared"));
     /// ```
     pub fn evidence_escaped(&self) -> Option<Cow<'_, str>> {
-        self.evidence.as_deref().map(oatf_primitives::safe_text::escape)
+        self.evidence
+            .as_deref()
+            .map(oatf_primitives::safe_text::escape)
     }
 }
 

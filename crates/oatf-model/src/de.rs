@@ -1,11 +1,14 @@
-//! What the deserializers of documents share (YAML's located tree in `yaml/de.rs`, JSON values in
-//! `json.rs`): the error that knows its dot-path, the words of its messages (with "did you mean" for
-//! unknown keys and values), the borrowed path of the value being read, and the collection of every
-//! error of a document in one run (`types::collect`).
+//! The one deserializer of documents ([`TreeDe`]), over any tree of values ([`TreeNode`]: YAML's
+//! located tree in `yaml/de.rs`, JSON values in `json.rs`): it knows the dot-path of the value it
+//! reads and locates each error there (D-176). This module also owns the error (with the words of
+//! its messages, "did you mean" for unknown keys and values), the borrowed path of the value being
+//! read, and the collection of every error of a document in one run (`types::collect`).
 
+use std::borrow::Cow;
+use std::cell::Cell;
 use std::fmt;
 
-use serde::de;
+use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 
 use crate::error::{ParseError, ParseErrorKind};
 use crate::span::{Location, join_index, join_key};
@@ -242,8 +245,226 @@ pub(crate) fn collect_document(
     for error in &mut errors {
         // `oatf: 0.1` (a float) is a type mismatch that is also a V-001 fault.
         if error.rule.is_none() && error.path.as_deref() == Some("oatf") {
-            error.rule = Some(crate::Rule::V001);
+            error.rule = Some(crate::rules::Rule::V001);
         }
     }
     (document, errors, dropped)
+}
+
+/// A node of a tree that a document is read from: the YAML reader's located node or a JSON value.
+/// [`TreeDe`] reads any of them.
+pub(crate) trait TreeNode<'a>: Sized {
+    /// The items of a sequence.
+    type Items: ExactSizeIterator<Item = Self>;
+    /// The entries of a mapping, in order.
+    type Entries: ExactSizeIterator<Item = (TreeKey<'a>, Self)>;
+
+    /// Where the node is in the source (none for a JSON value).
+    fn location(&self) -> Option<Location>;
+
+    /// Whether the node is `null`.
+    fn is_null(&self) -> bool;
+
+    /// Where the node is in the source, and what it holds (a string may move out of the tree).
+    fn into_parts(self) -> (Option<&'a Location>, TreeValue<'a, Self>);
+}
+
+/// A key of a mapping in a tree, and where it is in the source.
+#[derive(Clone, Copy)]
+pub(crate) struct TreeKey<'a> {
+    pub(crate) text: &'a str,
+    pub(crate) location: Option<&'a Location>,
+}
+
+/// What a node of a tree holds.
+pub(crate) enum TreeValue<'a, N: TreeNode<'a>> {
+    Null,
+    Bool(bool),
+    Int(i64),
+    UInt(u64),
+    Float(f64),
+    Str(Cow<'a, str>),
+    Seq(N::Items),
+    Map(N::Entries),
+    /// A value a document cannot hold (a JSON number out of range), with what is wrong.
+    Invalid(&'static str),
+}
+
+/// The deserializer of one node of a tree at a known path.
+pub(crate) struct TreeDe<'p, N> {
+    node: N,
+    path: Path<'p>,
+}
+
+impl<N> TreeDe<'static, N> {
+    /// The deserializer of the document root.
+    pub(crate) fn root(node: N) -> Self {
+        TreeDe {
+            node,
+            path: Path::Root,
+        }
+    }
+}
+
+/// Attaches the place of the node at `path` (at `location` in the source, when known) to an error
+/// that has none yet: a missing field at its would-be path, an error about a key (unknown,
+/// duplicate) at the key read last.
+fn locate(
+    path: &Path<'_>,
+    location: Option<Location>,
+    mut error: DeError,
+    last_key: Option<TreeKey<'_>>,
+) -> DeError {
+    if error.located.is_some() {
+        return error;
+    }
+    error.located = Some(if let Some(field) = error.missing_field {
+        (join_key(&path.render(), field), location)
+    } else if let (true, Some(key)) = (error.key_fault, last_key) {
+        (join_key(&path.render(), key.text), key.location.cloned())
+    } else {
+        (path.render(), location)
+    });
+    error
+}
+
+impl<'de, 'a, N: TreeNode<'a>> de::Deserializer<'de> for TreeDe<'_, N> {
+    type Error = DeError;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        let TreeDe { node, path } = self;
+        let (location, value) = node.into_parts();
+        let result = match value {
+            TreeValue::Null => visitor.visit_unit(),
+            TreeValue::Bool(b) => visitor.visit_bool(b),
+            TreeValue::Int(i) => visitor.visit_i64(i),
+            TreeValue::UInt(u) => visitor.visit_u64(u),
+            TreeValue::Float(f) => visitor.visit_f64(f),
+            TreeValue::Str(Cow::Owned(s)) => visitor.visit_string(s),
+            TreeValue::Str(Cow::Borrowed(s)) => visitor.visit_str(s),
+            TreeValue::Invalid(what) => Err(de::Error::custom(what)),
+            TreeValue::Seq(items) => visitor.visit_seq(SeqDe::<N> {
+                items,
+                index: 0,
+                path: &path,
+            }),
+            TreeValue::Map(entries) => {
+                let last_key = Cell::new(None);
+                collect::enter_map();
+                let result = visitor.visit_map(MapDe::<N> {
+                    entries,
+                    value: None,
+                    path: &path,
+                    last_key: &last_key,
+                });
+                collect::leave_map(result.is_ok(), || path.render());
+                return result.map_err(|e| locate(&path, location.cloned(), e, last_key.get()));
+            }
+        };
+        result.map_err(|e| locate(&path, location.cloned(), e, None))
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        if self.node.is_null() {
+            visitor.visit_none()
+        } else {
+            visitor.visit_some(self)
+        }
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, DeError> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+struct SeqDe<'a, 'p, N: TreeNode<'a>> {
+    items: N::Items,
+    index: usize,
+    path: &'p Path<'p>,
+}
+
+impl<'de, 'a, N: TreeNode<'a>> SeqAccess<'de> for SeqDe<'a, '_, N> {
+    type Error = DeError;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, DeError> {
+        let Some(node) = self.items.next() else {
+            return Ok(None);
+        };
+        let path = Path::Index(self.path, self.index);
+        self.index += 1;
+        seed.deserialize(TreeDe { node, path }).map(Some)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.items.len())
+    }
+}
+
+struct MapDe<'a, 'p, N: TreeNode<'a>> {
+    entries: N::Entries,
+    value: Option<(N, TreeKey<'a>)>,
+    path: &'p Path<'p>,
+    /// The key read last, where an error about a key (unknown, duplicate) is located.
+    last_key: &'p Cell<Option<TreeKey<'a>>>,
+}
+
+impl<'de, 'a, N: TreeNode<'a>> MapAccess<'de> for MapDe<'a, '_, N> {
+    type Error = DeError;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, DeError> {
+        let Some((key, node)) = self.entries.next() else {
+            return Ok(None);
+        };
+        self.last_key.set(Some(key));
+        self.value = Some((node, key));
+        let de: de::value::StrDeserializer<'_, DeError> = key.text.into_deserializer();
+        seed.deserialize(de).map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, DeError> {
+        let Some((node, key)) = self.value.take() else {
+            return Err(de::Error::custom("value requested before its key"));
+        };
+        let location = node.location();
+        let path = Path::Key(self.path, key.text);
+        seed.deserialize(TreeDe { node, path }).map_err(|mut e| {
+            // The path is written out only on failure.
+            let path = path.render();
+            // An unknown key is reported by a seed that never reads its value: locate it at the key.
+            if e.located.is_none() {
+                let location = if e.key_fault {
+                    key.location.cloned()
+                } else {
+                    location
+                };
+                e.located = Some((path.clone(), location));
+            }
+            if collect::collecting() {
+                let fresh = (!e.recorded).then(|| e.to_parse_error());
+                e.recorded = true;
+                collect::record(fresh, &path);
+            }
+            e
+        })
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.entries.len())
+    }
 }

@@ -43,7 +43,7 @@ pub struct ParseError {
     pub(crate) line: Option<usize>,
     pub(crate) column: Option<usize>,
     pub(crate) span: Option<Range<usize>>,
-    pub(crate) rule: Option<crate::Rule>,
+    pub(crate) rule: Option<crate::rules::Rule>,
     /// An unknown key: kind `type_mismatch` (SDK §7.1 has no kind of its own for it, D-67), shown
     /// under the code `oatf::parse::unknown_field`.
     pub(crate) unknown_field: bool,
@@ -96,7 +96,7 @@ impl ParseError {
     /// The validation rule this finding also belongs to: `Some("V-020")` for anchors, aliases, merge
     /// keys and custom tags (spec-decisions 6).
     pub fn rule(&self) -> Option<&str> {
-        self.rule.map(crate::Rule::id)
+        self.rule.map(crate::rules::Rule::id)
     }
 }
 
@@ -134,7 +134,7 @@ impl std::error::Error for ParseError {}
 #[cfg(feature = "miette")]
 impl miette::Diagnostic for ParseError {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        Some(Box::new(self.rule.map(crate::Rule::id).unwrap_or(
+        Some(Box::new(self.rule.map(crate::rules::Rule::id).unwrap_or(
             match self.kind {
                 ParseErrorKind::Syntax => "oatf::parse::syntax",
                 ParseErrorKind::TypeMismatch if self.unknown_field => "oatf::parse::unknown_field",

@@ -1,22 +1,21 @@
 //! Reading a document from JSON with every problem reported at its JSON path (D-133): the JSON
 //! counterpart of `parse`, for tools built without a YAML parser (an evaluator fed indicators as JSON).
 //!
-//! A serde `Deserializer` over a borrowed [`serde_json::Value`] that knows the dot-path of the value it
-//! reads, with the same collection of errors as `parse` (`types::collect`): an unknown key (with
+//! The document deserializer of `de.rs` over a borrowed [`serde_json::Value`] (a [`TreeNode`]), which
+//! knows the dot-path of the value it reads, with the same collection of errors as `parse` (`types::collect`): an unknown key (with
 //! "did you mean"), a value of the wrong type or a missing required field is recorded, the field is
 //! left out, and reading goes on, so one call reports them all.
 
-use std::cell::Cell;
+use std::borrow::Cow;
 
 use serde::Deserialize;
-use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-use crate::de::{DeError, Path, collect_document};
+use crate::de::{TreeDe, TreeKey, TreeNode, TreeValue, collect_document};
 use crate::error::{ParseError, ParseErrorKind};
 use crate::parse_errors::ParseErrors;
-use crate::span::join_key;
-use crate::types::{Document, collect};
+use crate::span::Location;
+use crate::types::Document;
 
 /// The deepest nesting [`Document::from_json`] reads, as YAML's default `max_depth` (serde_json's
 /// parser stops at 128 too).
@@ -52,7 +51,7 @@ impl Document {
             )));
         }
         let (document, mut errors, dropped) =
-            collect_document(|| Document::deserialize(ValueDe::root(value)));
+            collect_document(|| Document::deserialize(TreeDe::root(value)));
         if errors.is_empty()
             && let Some(document) = document
         {
@@ -119,167 +118,56 @@ fn depth_exceeds(value: &Value, max: usize) -> bool {
     false
 }
 
-/// Deserializer over one JSON value at a known path.
-struct ValueDe<'a, 'p> {
-    value: &'a Value,
-    path: Path<'p>,
-}
+/// The entries of an object, keys without a location.
+pub(crate) struct Entries<'a>(serde_json::map::Iter<'a>);
 
-impl<'a> ValueDe<'a, 'static> {
-    fn root(value: &'a Value) -> Self {
-        ValueDe {
-            value,
-            path: Path::Root,
-        }
+impl<'a> Iterator for Entries<'a> {
+    type Item = (TreeKey<'a>, &'a Value);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let (key, value) = self.0.next()?;
+        let key = TreeKey {
+            text: key,
+            location: None,
+        };
+        Some((key, value))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
     }
 }
 
-/// Attaches the path of the value at `path` to an error that has none yet.
-fn locate(path: &Path<'_>, mut error: DeError, last_key: Option<&str>) -> DeError {
-    if error.located.is_some() {
-        return error;
+impl ExactSizeIterator for Entries<'_> {}
+
+/// A JSON value is read in place (strings are copied into the document); it has no source location.
+impl<'a> TreeNode<'a> for &'a Value {
+    type Items = std::slice::Iter<'a, Value>;
+    type Entries = Entries<'a>;
+
+    fn location(&self) -> Option<Location> {
+        None
     }
-    let at = if let Some(field) = error.missing_field {
-        join_key(&path.render(), field)
-    } else if let (true, Some(key)) = (error.key_fault, last_key) {
-        join_key(&path.render(), key)
-    } else {
-        path.render()
-    };
-    error.located = Some((at, None));
-    error
-}
 
-impl<'de> de::Deserializer<'de> for ValueDe<'_, '_> {
-    type Error = DeError;
+    fn is_null(&self) -> bool {
+        Value::is_null(self)
+    }
 
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-        let ValueDe { value, path } = self;
-        let result = match value {
-            Value::Null => visitor.visit_unit(),
-            Value::Bool(b) => visitor.visit_bool(*b),
+    fn into_parts(self) -> (Option<&'a Location>, TreeValue<'a, Self>) {
+        let value = match self {
+            Value::Null => TreeValue::Null,
+            Value::Bool(b) => TreeValue::Bool(*b),
             Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
-                (Some(u), _, _) => visitor.visit_u64(u),
-                (None, Some(i), _) => visitor.visit_i64(i),
-                (None, None, Some(f)) => visitor.visit_f64(f),
-                (None, None, None) => Err(de::Error::custom("a number out of range")),
+                (Some(u), _, _) => TreeValue::UInt(u),
+                (None, Some(i), _) => TreeValue::Int(i),
+                (None, None, Some(f)) => TreeValue::Float(f),
+                (None, None, None) => TreeValue::Invalid("a number out of range"),
             },
-            Value::String(s) => visitor.visit_str(s),
-            Value::Array(items) => visitor.visit_seq(SeqDe {
-                items: items.iter(),
-                index: 0,
-                path: &path,
-            }),
-            Value::Object(map) => {
-                let last_key = Cell::new(None);
-                collect::enter_map();
-                let result = visitor.visit_map(MapDe {
-                    entries: map.iter(),
-                    value: None,
-                    path: &path,
-                    last_key: &last_key,
-                });
-                collect::leave_map(result.is_ok(), || path.render());
-                return result.map_err(|e| locate(&path, e, last_key.get()));
-            }
+            Value::String(s) => TreeValue::Str(Cow::Borrowed(s)),
+            Value::Array(items) => TreeValue::Seq(items.iter()),
+            Value::Object(map) => TreeValue::Map(Entries(map.iter())),
         };
-        result.map_err(|e| locate(&path, e, None))
-    }
-
-    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-        match self.value {
-            Value::Null => visitor.visit_none(),
-            _ => visitor.visit_some(self),
-        }
-    }
-
-    fn deserialize_newtype_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value, DeError> {
-        visitor.visit_newtype_struct(self)
-    }
-
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        bytes byte_buf unit unit_struct seq tuple
-        tuple_struct map struct enum identifier ignored_any
-    }
-}
-
-struct SeqDe<'a, 'p> {
-    items: std::slice::Iter<'a, Value>,
-    index: usize,
-    path: &'p Path<'p>,
-}
-
-impl<'de> SeqAccess<'de> for SeqDe<'_, '_> {
-    type Error = DeError;
-
-    fn next_element_seed<T: DeserializeSeed<'de>>(
-        &mut self,
-        seed: T,
-    ) -> Result<Option<T::Value>, DeError> {
-        let Some(value) = self.items.next() else {
-            return Ok(None);
-        };
-        let path = Path::Index(self.path, self.index);
-        self.index += 1;
-        seed.deserialize(ValueDe { value, path }).map(Some)
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        Some(self.items.len())
-    }
-}
-
-struct MapDe<'a, 'p> {
-    entries: serde_json::map::Iter<'a>,
-    value: Option<(&'a Value, &'a str)>,
-    path: &'p Path<'p>,
-    /// The key read last, where an error about a key (unknown, duplicate) is located.
-    last_key: &'p Cell<Option<&'a str>>,
-}
-
-impl<'de> MapAccess<'de> for MapDe<'_, '_> {
-    type Error = DeError;
-
-    fn next_key_seed<K: DeserializeSeed<'de>>(
-        &mut self,
-        seed: K,
-    ) -> Result<Option<K::Value>, DeError> {
-        let Some((key, value)) = self.entries.next() else {
-            return Ok(None);
-        };
-        self.last_key.set(Some(key.as_str()));
-        self.value = Some((value, key.as_str()));
-        let de: de::value::StrDeserializer<'_, DeError> = key.as_str().into_deserializer();
-        seed.deserialize(de).map(Some)
-    }
-
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, DeError> {
-        let Some((value, key)) = self.value.take() else {
-            return Err(de::Error::custom("value requested before its key"));
-        };
-        let path = Path::Key(self.path, key);
-        seed.deserialize(ValueDe { value, path }).map_err(|mut e| {
-            // The path is written out only on failure.
-            let path = path.render();
-            if e.located.is_none() {
-                e.located = Some((path.clone(), None));
-            }
-            if collect::collecting() {
-                let fresh = (!e.recorded).then(|| e.to_parse_error());
-                e.recorded = true;
-                collect::record(fresh, &path);
-            }
-            e
-        })
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        Some(self.entries.len())
+        (None, value)
     }
 }
 

@@ -92,6 +92,7 @@
 
 mod de;
 mod error;
+mod finding;
 mod json;
 mod normalize;
 #[cfg(feature = "yaml")]
@@ -109,6 +110,7 @@ mod validate;
 mod yaml;
 
 pub use error::{ParseError, ParseErrorKind};
+pub use finding::{Finding, FindingKind};
 pub use normalize::{
     NormalizedDocument, NormalizedIndicator, NotNormalized, generated_indicator_id,
     generated_phase_name, normalize, normalized,

@@ -4,11 +4,11 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
+use crate::de::TreeDe;
 use crate::error::ParseError;
 use crate::parse_errors::ParseErrors;
 use crate::span::SpanIndex;
 use crate::types::Document;
-use crate::yaml::de::NodeDe;
 use crate::yaml::node::{self, Limits};
 
 /// Limits applied while reading YAML.
@@ -111,7 +111,7 @@ pub fn parse_with(input: &str, options: &ParseOptions) -> Result<Document, Parse
         // The strings of the tree move into the document; the keys and locations stay, as the
         // document's span index.
         let (read, collected, left_out) =
-            crate::de::collect_document(|| Document::deserialize(NodeDe::root(&mut root)));
+            crate::de::collect_document(|| Document::deserialize(TreeDe::root(&mut root)));
         errors.extend(collected);
         if let Some(mut doc) = read {
             doc.source.spans = Some(Arc::new(SpanIndex::new(root)));
@@ -131,7 +131,7 @@ pub fn parse_with(input: &str, options: &ParseOptions) -> Result<Document, Parse
     };
     Err(errors.unwrap_or_else(|| {
         ParseErrors::single(ParseError::new(
-            crate::ParseErrorKind::Syntax,
+            crate::error::ParseErrorKind::Syntax,
             "the input could not be parsed",
         ))
     }))
@@ -175,7 +175,7 @@ fn invalid_utf8(input: &[u8], error: &std::str::Utf8Error) -> ParseError {
     let column = valid.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
     let bad = input.get(offset).copied().unwrap_or_default();
     let mut e = ParseError::new(
-        crate::ParseErrorKind::Syntax,
+        crate::error::ParseErrorKind::Syntax,
         format!("the input is not valid utf-8: invalid byte 0x{bad:02x} at byte {offset}"),
     );
     e.line = Some(line);
@@ -402,7 +402,7 @@ attack:
             Ok(doc) => panic!("parsed: {doc:?}"),
             Err(errors) => errors,
         };
-        let rest = errors.validate_rest(&crate::ValidateOptions::default());
+        let rest = errors.validate_rest(&crate::validate::ValidateOptions::default());
         let mut lines: Vec<String> = errors
             .iter()
             .map(|e| {
@@ -445,7 +445,7 @@ attack:
             Ok(doc) => panic!("parsed: {doc:?}"),
             Err(errors) => errors,
         };
-        let rest = errors.validate_rest(&crate::ValidateOptions::default());
+        let rest = errors.validate_rest(&crate::validate::ValidateOptions::default());
         let found: Vec<String> = rest
             .errors()
             .iter()

@@ -12,8 +12,10 @@ use oatf::report::campaign::{self, Cell, RunOutcome};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 
-use crate::attack::{PyAttack, eval_options, read_trace};
+use crate::attack::PyAttack;
 use crate::document::PyDocument;
+use crate::judge::eval_options;
+use crate::trace::read_trace;
 
 /// Compiled attacks this process keeps, by YAML text. Past this many, the cache starts over: a
 /// campaign has few documents, and a worker that sees more only compiles again.
@@ -152,7 +154,7 @@ pub(crate) fn evaluate_run<'py>(
     group: Option<&str>,
     compat: Option<&str>,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let compat = crate::attack::compat_of(compat)?;
+    let compat = crate::trace::compat_of(compat)?;
     let compiled = &*attack.attack;
     let attack_id = campaign::attack_label(document, true, compiled.attack_id());
     let max_line_len = max_line_len.or(Some(oatf::trace::DEFAULT_MAX_LINE_LEN));

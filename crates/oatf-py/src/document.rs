@@ -4,122 +4,110 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use oatf::model::Finding;
 use oatf::model::ParseOptions;
 use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
 use serde_json::Value;
 
-use crate::LoadError;
 use crate::convert::to_py;
+use crate::errors::LoadError;
 
-/// One finding: a parse error, a validation error (`V-…`) or a warning (`W-…`).
+/// One finding: a parse error, a validation error (`V-…`) or a warning (`W-…`); the SDK's
+/// `oatf::model::Finding` owns its fields and their values (D-175).
 #[pyclass(frozen, from_py_object, module = "oatf", name = "Diagnostic")]
 #[derive(Clone, Debug)]
-pub(crate) struct PyDiagnostic {
-    /// `error` or `warning`.
-    #[pyo3(get)]
-    severity: &'static str,
-    /// `parse` (the YAML could not be read as a document), `validation` or `warning`.
-    #[pyo3(get)]
-    kind: &'static str,
-    /// The rule (`V-020`, `W-001`, …), when the finding has one.
-    #[pyo3(get)]
-    rule: Option<String>,
-    /// The dot-path of the offending field, when there is one.
-    #[pyo3(get)]
-    path: Option<String>,
-    /// What is wrong.
-    #[pyo3(get)]
-    message: String,
-    /// 1-based line in the YAML source.
-    #[pyo3(get)]
-    line: Option<usize>,
-    /// 1-based column (in characters) in the YAML source.
-    #[pyo3(get)]
-    column: Option<usize>,
-}
+pub(crate) struct PyDiagnostic(Finding);
 
 #[pymethods]
 impl PyDiagnostic {
+    /// `error` or `warning`.
+    #[getter]
+    fn severity(&self) -> &'static str {
+        self.0.severity().as_str()
+    }
+
+    /// `parse` (the YAML could not be read as a document), `validation` or `warning`.
+    #[getter]
+    fn kind(&self) -> &'static str {
+        self.0.kind().as_str()
+    }
+
+    /// The rule (`V-020`, `W-001`, …), when the finding has one.
+    #[getter]
+    fn rule(&self) -> Option<&str> {
+        self.0.rule()
+    }
+
+    /// The dot-path of the offending field, when there is one.
+    #[getter]
+    fn path(&self) -> Option<&str> {
+        self.0.path()
+    }
+
+    /// What is wrong.
+    #[getter]
+    fn message(&self) -> &str {
+        self.0.message()
+    }
+
+    /// 1-based line in the YAML source.
+    #[getter]
+    fn line(&self) -> Option<usize> {
+        self.0.line()
+    }
+
+    /// 1-based column (in characters) in the YAML source.
+    #[getter]
+    fn column(&self) -> Option<usize> {
+        self.0.column()
+    }
+
     fn __repr__(&self) -> String {
         let field = |value: Option<String>| value.unwrap_or_else(|| "None".to_owned());
         format!(
             "Diagnostic({}, rule={}, path={}, line={}, column={}, message={})",
-            py_str(self.severity),
-            field(self.rule.as_deref().map(py_str)),
-            field(self.path.as_deref().map(py_str)),
-            field(self.line.map(|l| l.to_string())),
-            field(self.column.map(|c| c.to_string())),
-            py_str(&self.message)
+            py_str(self.severity()),
+            field(self.rule().map(py_str)),
+            field(self.path().map(py_str)),
+            field(self.line().map(|l| l.to_string())),
+            field(self.column().map(|c| c.to_string())),
+            py_str(self.message())
         )
     }
 
     fn __str__(&self) -> String {
         let mut text = String::new();
-        if let Some(line) = self.line {
+        if let Some(line) = self.line() {
             text.push_str(&format!("line {line}"));
-            if let Some(column) = self.column {
+            if let Some(column) = self.column() {
                 text.push_str(&format!(", column {column}"));
             }
             text.push_str(": ");
         }
-        if let Some(rule) = &self.rule {
+        if let Some(rule) = self.rule() {
             text.push_str(rule);
             text.push_str(": ");
         }
-        text.push_str(&self.message);
-        if let Some(path) = self.path.as_deref().filter(|p| !p.is_empty()) {
+        text.push_str(self.message());
+        if let Some(path) = self.path().filter(|p| !p.is_empty()) {
             text.push_str(&format!(" at `{path}`"));
         }
         text
     }
 
-    /// The finding as a plain dict.
+    /// The finding as a plain dict (the fields of `oatf::model::Finding`'s JSON).
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let value = serde_json::json!({
-            "severity": self.severity, "kind": self.kind, "rule": self.rule, "path": self.path,
-            "message": self.message, "line": self.line, "column": self.column,
-        });
+        let value = serde_json::to_value(&self.0).unwrap_or(Value::Null);
         to_py(py, &value)
     }
 }
 
 impl PyDiagnostic {
-    fn from_parse(error: &oatf::model::ParseError) -> Self {
-        PyDiagnostic {
-            severity: "error",
-            kind: "parse",
-            rule: error.rule().map(str::to_owned),
-            path: error.path().map(str::to_owned),
-            message: error.message().to_owned(),
-            line: error.line(),
-            column: error.column(),
-        }
-    }
-
-    fn from_validation(error: &oatf::ValidationError) -> Self {
-        PyDiagnostic {
-            severity: "error",
-            kind: "validation",
-            rule: Some(error.rule().to_owned()),
-            path: Some(error.path().to_owned()),
-            message: error.message().to_owned(),
-            line: error.location().map(|l| l.line),
-            column: error.location().map(|l| l.column),
-        }
-    }
-
-    fn from_warning(warning: &oatf::Diagnostic) -> Self {
-        PyDiagnostic {
-            severity: warning.severity().as_str(),
-            kind: "warning",
-            rule: Some(warning.code().to_owned()),
-            path: warning.path().map(str::to_owned),
-            message: warning.message().to_owned(),
-            line: warning.location().map(|l| l.line),
-            column: warning.location().map(|l| l.column),
-        }
+    /// The Python view of a parse error, a validation error or a warning.
+    fn of(finding: impl Into<Finding>) -> Self {
+        PyDiagnostic(finding.into())
     }
 }
 
@@ -141,11 +129,11 @@ fn load_error(py: Python<'_>, problems: Vec<PyDiagnostic>) -> PyErr {
     let value = error.value(py);
     let first = problems.first().cloned();
     let set = || -> PyResult<()> {
-        value.setattr("rule", first.as_ref().and_then(|p| p.rule.clone()))?;
-        value.setattr("path", first.as_ref().and_then(|p| p.path.clone()))?;
-        value.setattr("line", first.as_ref().and_then(|p| p.line))?;
-        value.setattr("column", first.as_ref().and_then(|p| p.column))?;
-        value.setattr("message", first.as_ref().map(|p| p.message.clone()))?;
+        value.setattr("rule", first.as_ref().and_then(|p| p.rule()))?;
+        value.setattr("path", first.as_ref().and_then(|p| p.path()))?;
+        value.setattr("line", first.as_ref().and_then(|p| p.line()))?;
+        value.setattr("column", first.as_ref().and_then(|p| p.column()))?;
+        value.setattr("message", first.as_ref().map(|p| p.message()))?;
         let list = PyList::empty(py);
         for problem in problems {
             list.append(Bound::new(py, problem)?)?;
@@ -164,8 +152,8 @@ fn parse_failed(py: Python<'_>, errors: &oatf::ParseErrors) -> PyErr {
     let rest = py.detach(|| errors.validate_rest(&oatf::default_validate_options()));
     let problems = errors
         .iter()
-        .map(PyDiagnostic::from_parse)
-        .chain(rest.errors().iter().map(PyDiagnostic::from_validation))
+        .map(PyDiagnostic::of)
+        .chain(rest.errors().iter().map(PyDiagnostic::of))
         .collect();
     load_error(py, problems)
 }
@@ -315,11 +303,7 @@ impl PyDocument {
             Ok(loaded) => {
                 let mut document = PyDocument::new(
                     loaded.document,
-                    loaded
-                        .warnings
-                        .iter()
-                        .map(PyDiagnostic::from_warning)
-                        .collect(),
+                    loaded.warnings.iter().map(PyDiagnostic::of).collect(),
                 );
                 document.source = Some(Arc::from(text));
                 Ok(document)
@@ -327,7 +311,7 @@ impl PyDocument {
             Err(oatf::LoadError::Parse(errors)) => Err(parse_failed(py, &errors)),
             Err(oatf::LoadError::Invalid(errors)) => Err(load_error(
                 py,
-                errors.iter().map(PyDiagnostic::from_validation).collect(),
+                errors.iter().map(PyDiagnostic::of).collect(),
             )),
             Err(other) => Err(PyValueError::new_err(other.to_string())),
         }
@@ -525,7 +509,7 @@ pub(crate) fn validate(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<Py
             PyValidationResult {
                 errors: errors
                     .iter()
-                    .map(PyDiagnostic::from_parse)
+                    .map(PyDiagnostic::of)
                     .chain(rest.errors)
                     .collect(),
                 warnings: rest.warnings,
@@ -536,16 +520,8 @@ pub(crate) fn validate(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<Py
 
 fn validation_result(result: &oatf::ValidationResult) -> PyValidationResult {
     PyValidationResult {
-        errors: result
-            .errors()
-            .iter()
-            .map(PyDiagnostic::from_validation)
-            .collect(),
-        warnings: result
-            .warnings()
-            .iter()
-            .map(PyDiagnostic::from_warning)
-            .collect(),
+        errors: result.errors().iter().map(PyDiagnostic::of).collect(),
+        warnings: result.warnings().iter().map(PyDiagnostic::of).collect(),
     }
 }
 

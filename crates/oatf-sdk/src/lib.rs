@@ -215,6 +215,7 @@ pub mod model {
         known_events, known_modes, known_protocols, normalized,
     };
     pub use oatf_model::{DiagnosticSeverity, NormalizedDocument, ParseError, Rule, normalize};
+    pub use oatf_model::{Finding, FindingKind};
     #[cfg(feature = "yaml")]
     pub use oatf_model::{ParseOptions, parse_with, serialize};
     #[cfg(feature = "yaml")]

@@ -12,6 +12,7 @@ use oatf::EvaluationErrorKind;
 use oatf::JsonlTraceReader;
 use oatf::TraceMessage;
 use oatf::eval::SemanticEvaluator;
+use oatf::model::Finding;
 use oatf::report::TraceRun;
 use oatf::trace::Compat;
 use serde_json::{Value, json};
@@ -262,12 +263,7 @@ impl WasmAttack {
         let document = if validate {
             crate::document::load(text).map(|loaded| loaded.document)
         } else {
-            oatf::parse(text).map_err(|errors| {
-                errors
-                    .iter()
-                    .map(crate::diagnostics::Diagnostic::from_parse)
-                    .collect()
-            })
+            oatf::parse(text).map_err(|errors| errors.iter().map(Finding::from).collect())
         }
         .map_err(|errors| JsValue::from_str(&failure(&errors)))?;
         let mut options = oatf::default_eval_options();

@@ -3,10 +3,11 @@
 //! answers JavaScript gave in the validation module (`cel.rs`), where a document whose CEL
 //! expressions have no answer yet gives `{ celPending: [expression, …] }` instead of a result.
 
+use oatf::model::Finding;
 use serde_json::{Value, json};
 use wasm_bindgen::prelude::*;
 
-use crate::diagnostics::{Diagnostic, failure};
+use crate::diagnostics::failure;
 
 /// The validation options of this module (D-140).
 fn validate_options() -> oatf::ValidateOptions {
@@ -38,20 +39,12 @@ fn pending() -> Option<String> {
 #[wasm_bindgen(js_name = validateJson)]
 pub fn validate_json(text: &str) -> String {
     let options = validate_options();
-    let (errors, warnings): (Vec<Diagnostic>, Vec<Diagnostic>) = match oatf::parse(text) {
+    let (errors, warnings): (Vec<Finding>, Vec<Finding>) = match oatf::parse(text) {
         Ok(document) => {
             let result = oatf::validate_with(&document, &options);
             (
-                result
-                    .errors()
-                    .iter()
-                    .map(Diagnostic::from_validation)
-                    .collect(),
-                result
-                    .warnings()
-                    .iter()
-                    .map(Diagnostic::from_warning)
-                    .collect(),
+                result.errors().iter().map(Finding::from).collect(),
+                result.warnings().iter().map(Finding::from).collect(),
             )
         }
         Err(errors) => {
@@ -61,13 +54,10 @@ pub fn validate_json(text: &str) -> String {
             (
                 errors
                     .iter()
-                    .map(Diagnostic::from_parse)
-                    .chain(rest.errors().iter().map(Diagnostic::from_validation))
+                    .map(Finding::from)
+                    .chain(rest.errors().iter().map(Finding::from))
                     .collect(),
-                rest.warnings()
-                    .iter()
-                    .map(Diagnostic::from_warning)
-                    .collect(),
+                rest.warnings().iter().map(Finding::from).collect(),
             )
         }
     };
@@ -89,7 +79,7 @@ pub fn load_json(text: &str) -> String {
         Ok(loaded) => json!({
             "ok": true,
             "document": serde_json::to_value(&loaded.document).unwrap_or(Value::Null),
-            "warnings": loaded.warnings.iter().map(Diagnostic::from_warning).collect::<Vec<_>>(),
+            "warnings": loaded.warnings.iter().map(Finding::from).collect::<Vec<_>>(),
         })
         .to_string(),
         Err(errors) => failure(&errors),
@@ -97,7 +87,7 @@ pub fn load_json(text: &str) -> String {
 }
 
 /// Loads a document (parse, validate, normalize), or every diagnostic that prevents it.
-pub(crate) fn load(text: &str) -> Result<oatf::Loaded, Vec<Diagnostic>> {
+pub(crate) fn load(text: &str) -> Result<oatf::Loaded, Vec<Finding>> {
     let options = validate_options();
     match oatf::load_with(text, &options) {
         Ok(loaded) => Ok(loaded),
@@ -105,14 +95,12 @@ pub(crate) fn load(text: &str) -> Result<oatf::Loaded, Vec<Diagnostic>> {
             let rest = errors.validate_rest(&options);
             Err(errors
                 .iter()
-                .map(Diagnostic::from_parse)
-                .chain(rest.errors().iter().map(Diagnostic::from_validation))
+                .map(Finding::from)
+                .chain(rest.errors().iter().map(Finding::from))
                 .collect())
         }
-        Err(oatf::LoadError::Invalid(errors)) => {
-            Err(errors.iter().map(Diagnostic::from_validation).collect())
-        }
-        Err(other) => Err(vec![Diagnostic::other(other.to_string())]),
+        Err(oatf::LoadError::Invalid(errors)) => Err(errors.iter().map(Finding::from).collect()),
+        Err(other) => Err(vec![Finding::error(other.to_string())]),
     }
 }
 
@@ -125,12 +113,7 @@ pub fn normalize_json(text: &str) -> String {
             json!({ "ok": true, "yaml": oatf::model::serialize(&oatf::model::normalize(document)) })
                 .to_string()
         }
-        Err(errors) => failure(
-            &errors
-                .iter()
-                .map(Diagnostic::from_parse)
-                .collect::<Vec<_>>(),
-        ),
+        Err(errors) => failure(&errors.iter().map(Finding::from).collect::<Vec<_>>()),
     }
 }
 
@@ -142,12 +125,7 @@ pub fn serialize_json(document_json: &str) -> String {
         Ok(document) => {
             json!({ "ok": true, "yaml": oatf::model::serialize(&document) }).to_string()
         }
-        Err(errors) => failure(
-            &errors
-                .iter()
-                .map(Diagnostic::from_parse)
-                .collect::<Vec<_>>(),
-        ),
+        Err(errors) => failure(&errors.iter().map(Finding::from).collect::<Vec<_>>()),
     }
 }
 
@@ -156,8 +134,8 @@ pub fn serialize_json(document_json: &str) -> String {
 #[wasm_bindgen(js_name = decodeErrorsJson)]
 pub fn decode_errors_json(bytes: &[u8]) -> String {
     let errors = match oatf::model::parse_bytes(bytes) {
-        Err(errors) => errors.iter().map(Diagnostic::from_parse).collect(),
-        Ok(_) => vec![Diagnostic::other("the input is not valid UTF-8".to_owned())],
+        Err(errors) => errors.iter().map(Finding::from).collect(),
+        Ok(_) => vec![Finding::error("the input is not valid UTF-8")],
     };
     failure(&errors)
 }

@@ -1,6 +1,6 @@
 //! The literal guard of an expression on the direct path (D-95): its needles and its residual.
 
-use super::{Arg, Node};
+use super::tree::{Arg, Node, strs_size};
 use crate::limits::CelLimits;
 
 /// The literal guard of an expression (D-95): its `needles`, the literals its `contains` and
@@ -70,7 +70,7 @@ fn residual(node: &Node, from_message: &mut Vec<bool>, needles: &mut Vec<String>
             // larger charge can only make it abstain (D-127).
             Node::ErasedIn(
                 arg(a, from_message, needles),
-                super::strs_size(items).next_power_of_two(),
+                strs_size(items).next_power_of_two(),
             )
         }
         Node::Lit(l) => Node::Lit(l.clone()),

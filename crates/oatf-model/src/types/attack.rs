@@ -3,13 +3,13 @@
 use std::fmt;
 
 use serde::de::{self, Deserializer, MapAccess, Visitor};
-use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
 
-use super::{
-    Category, Closed, CorrelationLogic, Execution, Impact, Indicator, Relationship, SeverityLevel,
-    Status,
+use super::enums::{
+    Category, Closed, CorrelationLogic, Impact, Relationship, SeverityLevel, Status,
 };
+use super::execution::Execution;
+use super::indicator::Indicator;
 
 oatf_struct! {
     /// The attack definition (SDK §2.3).
@@ -184,16 +184,4 @@ oatf_struct! {
         /// Brief description.
         opt description: String => "description",
     }
-}
-
-/// Serializes a slice of key/value pairs as a map (helper for hand-written impls).
-pub(crate) fn serialize_pairs<S: Serializer, V: Serialize>(
-    serializer: S,
-    pairs: &[(String, V)],
-) -> Result<S::Ok, S::Error> {
-    let mut map = serializer.serialize_map(Some(pairs.len()))?;
-    for (k, v) in pairs {
-        map.serialize_entry(k, v)?;
-    }
-    map.end()
 }

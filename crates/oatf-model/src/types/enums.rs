@@ -1,9 +1,23 @@
-//! Closed enumerations (SDK §2.20) and [`Closed`], the field type that keeps unknown values.
+//! Closed enumerations (SDK §2.20) and [`Closed`], the field type that keeps unknown values; beside
+//! them the open strings (protocols, modes, surfaces, frameworks) and extension fields.
 
 use std::fmt;
 
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
+use serde_json::Value;
+
+/// Extension fields: `x-` keys with their values, in their original relative order.
+pub type Extensions = serde_json::Map<String, Value>;
+
+/// Protocol: an open string (`mcp`, `a2a`, `ag_ui`, …) matching `[a-z][a-z0-9_]*`.
+pub type Protocol = String;
+/// Mode: an open string (`mcp_server`, …) matching `[a-z][a-z0-9_]*_(server|client)`.
+pub type Mode = String;
+/// Surface: an open string naming a protocol operation (`tools/call`, …).
+pub type Surface = String;
+/// Framework: an open string (`atlas`, `mitre_attack`, …; unknown values mean `other`).
+pub type Framework = String;
 
 /// A closed enumeration of SDK §2.20: a fixed set of canonical strings.
 pub trait ClosedEnum: Copy + Eq + fmt::Debug + Sized + 'static {
@@ -13,7 +27,7 @@ pub trait ClosedEnum: Copy + Eq + fmt::Debug + Sized + 'static {
     const LABEL: &'static str;
     /// The validation rule that reports an unknown value: V-005, except where the spec gives the
     /// field a rule of its own (V-050 for `indicator.tier`, spec-decisions 22).
-    const RULE: crate::Rule = crate::Rule::V005;
+    const RULE: crate::rules::Rule = crate::rules::Rule::V005;
 
     /// The canonical string of a value.
     fn as_str(self) -> &'static str;

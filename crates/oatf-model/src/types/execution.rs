@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
 use super::collect;
-use super::{Closed, Extensions, ExtractorSource, ExtractorType, LogLevel};
+use super::enums::{Closed, Extensions, ExtractorSource, ExtractorType, LogLevel};
 
 oatf_struct! {
     /// The execution profile (SDK §2.6): exactly one of `state` (single-phase form), `phases`

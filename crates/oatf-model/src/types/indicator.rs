@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
 use super::collect;
-use super::{Closed, Direction, IndicatorMethod, SemanticIntentClass, SeverityLevel, Tier};
+use super::enums::{Closed, Direction, IndicatorMethod, SemanticIntentClass, SeverityLevel, Tier};
 
 oatf_struct! {
     /// A detection indicator (SDK §2.12).
@@ -216,7 +216,7 @@ impl Variables {
 
 impl Serialize for Variables {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        super::attack::serialize_pairs(serializer, &self.0)
+        serialize_pairs(serializer, &self.0)
     }
 }
 
@@ -266,4 +266,16 @@ oatf_struct! {
         /// Strings that should not match.
         opt negative: Vec<String> => "negative",
     }
+}
+
+/// Serializes a slice of key/value pairs as a map.
+fn serialize_pairs<S: Serializer, V: Serialize>(
+    serializer: S,
+    pairs: &[(String, V)],
+) -> Result<S::Ok, S::Error> {
+    let mut map = serializer.serialize_map(Some(pairs.len()))?;
+    for (k, v) in pairs {
+        map.serialize_entry(k, v)?;
+    }
+    map.end()
 }

@@ -65,7 +65,7 @@ macro_rules! oatf_struct {
             )*
             $(
                 /// Extension fields (`x-` keys) in their original relative order.
-                pub $ext: $crate::types::Extensions,
+                pub $ext: $crate::types::enums::Extensions,
             )?
         }
 
@@ -94,7 +94,7 @@ macro_rules! oatf_struct {
                     }
                     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<$name, A::Error> {
                         $( let mut $field: Option<$ty> = None; )*
-                        $( let mut $ext = $crate::types::Extensions::new(); )?
+                        $( let mut $ext = $crate::types::enums::Extensions::new(); )?
                         while let Some(key) = map.next_key::<String>()? {
                             match key.as_str() {
                                 $(
@@ -147,10 +147,10 @@ macro_rules! closed_enum {
             $( $(#[$vmeta])* $variant, )*
         }
 
-        impl $crate::types::ClosedEnum for $name {
+        impl $crate::types::enums::ClosedEnum for $name {
             const VARIANTS: &'static [Self] = &[$($name::$variant),*];
             const LABEL: &'static str = $label;
-            $( const RULE: $crate::Rule = $crate::Rule::$rule; )?
+            $( const RULE: $crate::rules::Rule = $crate::rules::Rule::$rule; )?
             fn as_str(self) -> &'static str {
                 match self {
                     $( $name::$variant => $text, )*
@@ -161,7 +161,7 @@ macro_rules! closed_enum {
         impl $name {
             /// The canonical string of this value, as written in documents.
             pub fn as_str(self) -> &'static str {
-                <Self as $crate::types::ClosedEnum>::as_str(self)
+                <Self as $crate::types::enums::ClosedEnum>::as_str(self)
             }
         }
 
@@ -172,10 +172,10 @@ macro_rules! closed_enum {
         }
 
         impl std::str::FromStr for $name {
-            type Err = $crate::types::UnknownVariant;
+            type Err = $crate::types::enums::UnknownVariant;
             fn from_str(s: &str) -> Result<Self, Self::Err> {
-                <Self as $crate::types::ClosedEnum>::from_name(s).ok_or_else(|| {
-                    $crate::types::UnknownVariant::new::<Self>(s)
+                <Self as $crate::types::enums::ClosedEnum>::from_name(s).ok_or_else(|| {
+                    $crate::types::enums::UnknownVariant::new::<Self>(s)
                 })
             }
         }
@@ -189,7 +189,7 @@ macro_rules! closed_enum {
         impl<'de> serde::Deserialize<'de> for $name {
             fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                 let text = String::deserialize(deserializer)?;
-                <Self as $crate::types::ClosedEnum>::from_name(&text).ok_or_else(|| {
+                <Self as $crate::types::enums::ClosedEnum>::from_name(&text).ok_or_else(|| {
                     const NAMES: &[&str] = &[$($text),*];
                     serde::de::Error::unknown_variant(&text, NAMES)
                 })

@@ -19,15 +19,15 @@ use std::sync::Arc;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
-use serde_json::Value;
 
 pub use attack::{
     Attack, Classification, Correlation, FrameworkMapping, Reference, Severity, SeverityObject,
 };
 pub use enums::{
     Category, Closed, ClosedEnum, CorrelationLogic, Direction, ElicitationAction, ElicitationMode,
-    ExtractorSource, ExtractorType, Impact, IndicatorMethod, LogLevel, Relationship,
-    SemanticIntentClass, SeverityLevel, Status, Tier, UnknownVariant,
+    Extensions, ExtractorSource, ExtractorType, Framework, Impact, IndicatorMethod, LogLevel, Mode,
+    Protocol, Relationship, SemanticIntentClass, SeverityLevel, Status, Surface, Tier,
+    UnknownVariant,
 };
 pub use execution::{
     Action, ActionKind, Actor, Execution, Extractor, LogAction, Phase, ResponseEntry, SendAction,
@@ -38,18 +38,6 @@ pub use indicator::{
 };
 
 use crate::span::SpanIndex;
-
-/// Extension fields: `x-` keys with their values, in their original relative order.
-pub type Extensions = serde_json::Map<String, Value>;
-
-/// Protocol: an open string (`mcp`, `a2a`, `ag_ui`, …) matching `[a-z][a-z0-9_]*`.
-pub type Protocol = String;
-/// Mode: an open string (`mcp_server`, …) matching `[a-z][a-z0-9_]*_(server|client)`.
-pub type Mode = String;
-/// Surface: an open string naming a protocol operation (`tools/call`, …).
-pub type Surface = String;
-/// Framework: an open string (`atlas`, `mitre_attack`, …; unknown values mean `other`).
-pub type Framework = String;
 
 /// The specification version this crate implements (the value of `oatf`).
 pub const OATF_VERSION: &str = "0.1";

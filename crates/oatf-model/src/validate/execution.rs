@@ -216,7 +216,7 @@ impl Validator<'_> {
             let effective = phase
                 .name
                 .clone()
-                .unwrap_or_else(|| crate::generated_phase_name(i));
+                .unwrap_or_else(|| crate::normalize::generated_phase_name(i));
             match names.entry(effective) {
                 std::collections::hash_map::Entry::Occupied(first) => {
                     let j = *first.get();

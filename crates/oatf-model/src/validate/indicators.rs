@@ -4,27 +4,6 @@
 use super::*;
 use crate::types::{ExpressionMatch, PatternMatch, SemanticMatch};
 
-/// `check`'s answer for each distinct CEL expression of `indicators`, asked in one
-/// [`CelSyntaxCheck::check_all`] call; an expression without an answer (a checker that answered
-/// fewer) is checked on its own when the walk reaches it.
-pub(super) fn cel_answers<'d>(
-    indicators: &'d [Indicator],
-    check: &dyn CelSyntaxCheck,
-) -> HashMap<&'d str, Result<(), CelSyntaxError>> {
-    let mut seen = HashSet::new();
-    let distinct: Vec<&str> = indicators
-        .iter()
-        .filter_map(|i| i.expression.as_ref())
-        .map(|e| e.cel.as_str())
-        .filter(|cel| seen.insert(*cel))
-        .collect();
-    if distinct.is_empty() {
-        return HashMap::new();
-    }
-    let answers = check.check_all(&distinct);
-    distinct.into_iter().zip(answers).collect()
-}
-
 impl Validator<'_> {
     pub(super) fn indicators(
         &mut self,
@@ -47,7 +26,7 @@ impl Validator<'_> {
             let effective = indicator
                 .id
                 .clone()
-                .unwrap_or_else(|| crate::generated_indicator_id(attack_id, i));
+                .unwrap_or_else(|| crate::normalize::generated_indicator_id(attack_id, i));
             match ids.entry(effective) {
                 std::collections::hash_map::Entry::Occupied(first) => {
                     let j = *first.get();

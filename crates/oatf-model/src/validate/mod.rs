@@ -197,7 +197,7 @@ pub fn validate_with(document: &Document, options: &ValidateOptions) -> Validati
         cel_answers: options
             .cel
             .as_deref()
-            .map(|check| indicators::cel_answers(document.indicators(), check))
+            .map(|check| cel_answers(document.indicators(), check))
             .unwrap_or_default(),
     };
     for path in document.missing_fields() {
@@ -218,6 +218,27 @@ pub fn validate_with(document: &Document, options: &ValidateOptions) -> Validati
         .collect();
     v.document(document);
     v.finish()
+}
+
+/// `check`'s answer for each distinct CEL expression of `indicators`, asked in one
+/// [`CelSyntaxCheck::check_all`] call; an expression without an answer (a checker that answered
+/// fewer) is checked on its own when the walk reaches it.
+fn cel_answers<'d>(
+    indicators: &'d [Indicator],
+    check: &dyn CelSyntaxCheck,
+) -> HashMap<&'d str, Result<(), CelSyntaxError>> {
+    let mut seen = HashSet::new();
+    let distinct: Vec<&str> = indicators
+        .iter()
+        .filter_map(|i| i.expression.as_ref())
+        .map(|e| e.cel.as_str())
+        .filter(|cel| seen.insert(*cel))
+        .collect();
+    if distinct.is_empty() {
+        return HashMap::new();
+    }
+    let answers = check.check_all(&distinct);
+    distinct.into_iter().zip(answers).collect()
 }
 
 /// An actor as normalization will see it (single- and multi-phase forms become `default`).
@@ -431,7 +452,7 @@ impl Validator<'_> {
         // V-001
         match document.oatf.as_deref() {
             None => self.error(Rule::V001, "oatf", "required field `oatf` is missing"),
-            Some(crate::OATF_VERSION) => {}
+            Some(crate::types::OATF_VERSION) => {}
             Some(other) => self.error(
                 Rule::V001,
                 "oatf",

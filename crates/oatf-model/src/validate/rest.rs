@@ -1,7 +1,7 @@
 //! Validation of the part of a document that parsed, for [`ParseErrors`] (D-67): validation knows
 //! the parse errors, parsing does not know validation.
 
-use crate::ParseErrors;
+use crate::parse_errors::ParseErrors;
 use crate::span::parent_path;
 
 use super::{ValidateOptions, ValidationResult, validate_with};

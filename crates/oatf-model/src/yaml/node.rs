@@ -14,8 +14,8 @@ use std::collections::HashSet;
 use serde_saphyr::granit_parser::{Event, Marker, Options, Parser, ScalarStyle, Span, Tag};
 
 pub(crate) use super::scalar::{is_out_of_range_int, resolve_plain};
-use crate::Rule;
 use crate::error::{ParseError, ParseErrorKind};
+use crate::rules::Rule;
 pub(crate) use crate::span::{Key, Location, Node, NodeKind, join_index, join_key};
 
 /// Limits on the YAML reader.

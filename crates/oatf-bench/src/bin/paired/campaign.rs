@@ -26,7 +26,7 @@ use std::time::Duration;
 use oatf_bench::campaign::{campaign_traces, floor, write_campaign};
 use oatf_bench::paired::{Contender, PairedOptions, human_seconds, run_paired};
 
-use super::Error;
+use crate::options::Error;
 
 struct Options {
     runs: usize,
