@@ -1,6 +1,6 @@
-// `node web/bench/evaluate-trace.mjs DOC TRACE [--steps N]`: evaluates a JSON Lines trace through the npm
-// package and prints the verdict document, as `oatf evaluate DOC TRACE --format json` does (the file is read
-// whole: the package takes text or bytes). With `--steps N` it evaluates the trace N times and prints to
+// `node web/bench/evaluate-trace.mjs DOC TRACE [--text] [--steps N]`: evaluates a JSON Lines trace through the
+// npm package and prints the verdict document, as `oatf evaluate DOC TRACE --format json` does (the file is read
+// whole as bytes, or with `--text` as a string). With `--steps N` it evaluates the trace N times and prints to
 // standard error the CPU time (user + system, all of Node's threads, in ms) of each step: the import
 // (instantiating the module), reading the files, compiling the document, and each evaluation.
 import { readFileSync } from 'node:fs';
@@ -9,6 +9,8 @@ const repo = new URL('../..', import.meta.url).pathname;
 const args = process.argv.slice(2);
 const stepsAt = args.indexOf('--steps');
 const runs = stepsAt < 0 ? 1 : Number(args.splice(stepsAt, 2)[1]);
+const textAt = args.indexOf('--text');
+if (textAt >= 0) args.splice(textAt, 1);
 const [document, trace] = args;
 const steps = {};
 let cpu = process.cpuUsage();
@@ -19,8 +21,8 @@ const step = (name) => {
 };
 const { compile } = await import(join(process.env.OATF_NPM_DIR ?? join(repo, 'target/npm'), 'node.js'));
 step('import');
-// The trace as bytes (a Buffer is a Uint8Array): no UTF-8 decoding into a string and re-encoding into the module.
-const [text, bytes] = [readFileSync(document, 'utf8'), readFileSync(trace)];
+// The trace as bytes (a Buffer is a Uint8Array) by default: no UTF-8 decoding into a string and encoding back.
+const [text, bytes] = [readFileSync(document, 'utf8'), textAt >= 0 ? readFileSync(trace, 'utf8') : readFileSync(trace)];
 step('read');
 const attack = compile(text);
 step('compile');
