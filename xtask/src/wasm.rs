@@ -118,7 +118,7 @@ const MODULES: &[Module] = &[
         name: "oatf_wasm",
         features: &[],
         profile: "wasm",
-        optimized: "opt-level 3, simd128, wasm-opt -Os",
+        optimized: "opt-level s, simd128, wasm-opt -Os",
         what: "`oatf`: the full package",
     },
     Module {
@@ -138,29 +138,26 @@ const MODULES: &[Module] = &[
 ];
 
 // ---- The FULL module's build settings (D-200): `oatf_wasm`, the `oatf` entry, which evaluates. ----
-// Only here; the two modules of `oatf/validate` keep their profile and the shared flags.
+// Only here; the two modules of `oatf/validate` keep the shared flags. Its opt-level stays its profile's
+// (`wasm`, "s"): opt-level 3 made a warm instance faster but a fresh one slower (D-200).
 
 /// The full module's name in [`MODULES`].
 const FULL_MODULE: &str = "oatf_wasm";
 /// WebAssembly features the full module is compiled with, the standard library included: SIMD
-/// (`memchr`'s line and literal searches), bulk memory (`memcpy` is one `memory.copy` instead of a
-/// loop) and non-trapping float-to-int conversions. Every engine the package supports has them
-/// (Node 16.4, Chrome 91, Firefox 89, Safari 16.4).
+/// (`memchr`'s searches for line ends and literals), bulk memory (`memcpy` is one `memory.copy`
+/// instead of a loop) and non-trapping float-to-int conversions. Node 16.4, Chrome 91, Firefox 89
+/// and Safari 16.4 have them all.
 const FULL_TARGET_FEATURES: &str = "-Ctarget-feature=+simd128,+bulk-memory,+nontrapping-fptoint";
-/// The full module's `opt-level`, over its profile's (`CARGO_PROFILE_<PROFILE>_OPT_LEVEL`).
-const FULL_OPT_LEVEL: &str = "3";
 /// What `wasm-opt` must be told beyond the features every module has.
 const FULL_WASM_OPT: &[&str] = &["--enable-simd"];
 
-/// The extra rustflags, environment and `wasm-opt` arguments of `module`: the full module's settings
-/// above, nothing for the others.
-fn module_settings(
-    module: &Module,
-) -> (&'static str, Option<&'static str>, &'static [&'static str]) {
+/// The extra rustflags and `wasm-opt` arguments of `module`: the full module's settings above,
+/// nothing for the others.
+fn module_settings(module: &Module) -> (&'static str, &'static [&'static str]) {
     if module.name == FULL_MODULE {
-        (FULL_TARGET_FEATURES, Some(FULL_OPT_LEVEL), FULL_WASM_OPT)
+        (FULL_TARGET_FEATURES, FULL_WASM_OPT)
     } else {
-        ("", None, &[])
+        ("", &[])
     }
 }
 // ---- end of the full module's build settings ----
@@ -209,7 +206,7 @@ fn build() -> Result<(), String> {
         // wasm-opt runs before wasm-bindgen: Debian's binaryen (108) turns the externref table that
         // wasm-bindgen adds into a funcref table, which fails at instantiation.
         let optimized = Path::new(TARGET_DIR).join(format!("{}.opt.wasm", module.name));
-        let (wasm, optimized_by) = if optimize(wasm, &optimized, module_settings(module).2) {
+        let (wasm, optimized_by) = if optimize(wasm, &optimized, module_settings(module).1) {
             (optimized, module.optimized)
         } else {
             (wasm.clone(), "no wasm-opt")
@@ -362,7 +359,7 @@ fn check_bindgen(version: &str) -> Result<(), String> {
 
 fn compile(toolchain: &Toolchain, module: &Module) -> Result<(), String> {
     let (features, profile) = (module.features, module.profile);
-    let (rustflags, opt_level, _) = module_settings(module);
+    let (rustflags, _) = module_settings(module);
     let mut command = Command::new(env!("CARGO"));
     command.args([
         "build",
@@ -380,13 +377,6 @@ fn compile(toolchain: &Toolchain, module: &Module) -> Result<(), String> {
         "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS",
         format!("-Clink-arg=-zstack-size={STACK_BYTES} {rustflags}"),
     );
-    if let Some(level) = opt_level {
-        let variable = format!(
-            "CARGO_PROFILE_{}_OPT_LEVEL",
-            profile.to_uppercase().replace('-', "_")
-        );
-        command.env(variable, level);
-    }
     if let Toolchain::Debian { rustc, wrap } = toolchain {
         command
             .args(["-Zbuild-std=std,panic_abort"])
