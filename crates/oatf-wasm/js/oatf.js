@@ -102,10 +102,19 @@ function messageJson(message) {
   return typeof message === 'string' ? message : JSON.stringify(message);
 }
 
-/** A trace argument: JSON Lines text, its UTF-8 bytes, or an array of messages (objects or lines). */
-function traceArgument(trace) {
-  if (Array.isArray(trace)) return trace.map((m) => (typeof m === 'string' ? m : JSON.stringify(m))).join('\n');
-  if (typeof trace === 'string' || trace instanceof Uint8Array) return trace;
+const UTF8 = new TextEncoder();
+
+/** A trace argument (JSON Lines text, its UTF-8 bytes, or an array of messages, objects or lines) as
+ * UTF-8 bytes, which the module reads a chunk at a time (D-201). Text is encoded here, natively, in
+ * one pass; a lone surrogate becomes U+FFFD, as any string passed to the module. */
+function traceBytes(trace) {
+  if (trace instanceof Uint8Array) {
+    // The module addresses the array with 32-bit offsets.
+    if (trace.length > 0xffffffff) throw new RangeError('the trace is larger than 4 GiB: evaluate it with the CLI, or push it to a TraceEvaluator');
+    return trace;
+  }
+  if (Array.isArray(trace)) return UTF8.encode(trace.map((m) => (typeof m === 'string' ? m : JSON.stringify(m))).join('\n'));
+  if (typeof trace === 'string') return UTF8.encode(trace);
   throw new TypeError('the trace must be JSON Lines text (a string or a Uint8Array) or an array of messages');
 }
 
@@ -202,10 +211,10 @@ export class Attack {
 
   #trace(trace, options, call) {
     const { name = '<trace>', compat } = checkOptions(options, TRACE_OPTIONS, call);
-    const jsonl = traceArgument(trace);
+    const jsonl = traceBytes(trace);
     let json;
     try {
-      json = typeof jsonl === 'string' ? this.#inner.evaluateTraceJson(jsonl, name, compat) : this.#inner.evaluateTraceBytesJson(jsonl, name, compat);
+      json = this.#inner.evaluateTraceBytesJson(jsonl, name, compat);
     } catch (e) {
       // An unknown compatibility profile (the module's message lists the known ones).
       throw typeof e === 'string' ? new RangeError(e) : e;

@@ -2,7 +2,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::io::Cursor;
+use std::io::{BufReader, Read};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -318,33 +318,31 @@ impl WasmAttack {
             .to_string())
     }
 
-    /// Evaluates a whole JSON Lines trace (format §6) as `oatf evaluate --format json` does, in the
-    /// compatibility profile `compat` (D-100; the default without one), and returns
-    /// `{ report, traceErrors }` as JSON: the CLI's verdict document and the first malformed lines.
-    /// Throws a message for an unknown profile.
-    #[wasm_bindgen(js_name = evaluateTraceJson)]
-    pub fn evaluate_trace_json(
-        &self,
-        jsonl: &str,
-        name: &str,
-        compat: Option<String>,
-    ) -> Result<String, JsValue> {
-        self.evaluate_trace_bytes_json(jsonl.as_bytes(), name, compat)
-    }
-
-    /// [`evaluate_trace_json`](Self::evaluate_trace_json) of UTF-8 bytes, read as a file is: a line
-    /// that is not UTF-8 is a malformed line.
+    /// Evaluates a whole JSON Lines trace (format §6), given as its UTF-8 bytes, as `oatf evaluate
+    /// --format json` does, in the compatibility profile `compat` (D-100; the default without one),
+    /// and returns `{ report, traceErrors }` as JSON: the CLI's verdict document and the first
+    /// malformed lines. A line that is not UTF-8 is a malformed line, as in a file. Throws a message
+    /// for an unknown profile.
+    ///
+    /// The bytes stay in JavaScript's memory and are read a chunk at a time (D-201): one copy of
+    /// each byte into the module, one call across the boundary per chunk, and the module's memory
+    /// does not grow with the trace.
     #[wasm_bindgen(js_name = evaluateTraceBytesJson)]
     pub fn evaluate_trace_bytes_json(
         &self,
-        jsonl: &[u8],
+        jsonl: js_sys::Uint8Array,
         name: &str,
         compat: Option<String>,
     ) -> Result<String, JsValue> {
         let compat = compat_of(compat.as_deref())?;
-        let mut reader = JsonlTraceReader::new(Cursor::new(jsonl));
+        let source = JsBytes {
+            length: jsonl.length(),
+            bytes: jsonl,
+            position: 0,
+        };
+        let mut reader = JsonlTraceReader::new(BufReader::with_capacity(CHUNK_BYTES, source));
         let mut run = TraceRun::with_compat(&self.attack, name, compat);
-        // Reading from memory cannot fail: the run ends at the end of the text either way.
+        // Reading JavaScript's bytes cannot fail: the run ends at their end either way.
         let _ = run.read_to_end(&mut reader);
         Ok(finish(run))
     }
@@ -360,6 +358,35 @@ impl WasmAttack {
         Ok(serde_json::to_value(&verdict)
             .unwrap_or(Value::Null)
             .to_string())
+    }
+}
+
+/// How many bytes of a trace held by JavaScript are copied into the module at a time (D-201).
+const CHUNK_BYTES: usize = 1 << 20;
+
+/// A `Uint8Array` of JavaScript read from start to end: each `read` copies the next bytes into
+/// the module's memory with one call (`TypedArray.prototype.set`).
+struct JsBytes {
+    bytes: js_sys::Uint8Array,
+    /// The array's length, read once.
+    length: u32,
+    /// How many bytes were read.
+    position: u32,
+}
+
+impl Read for JsBytes {
+    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        let left = self.length.saturating_sub(self.position);
+        let count = u32::try_from(buffer.len()).unwrap_or(u32::MAX).min(left);
+        let end = self.position + count;
+        if let Some(into) = buffer.get_mut(..count as usize)
+            && count > 0
+        {
+            // `copy_to` needs a destination exactly as long as the source: both are `count`.
+            self.bytes.subarray(self.position, end).copy_to(into);
+        }
+        self.position = end;
+        Ok(count as usize)
     }
 }
 
