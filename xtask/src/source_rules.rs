@@ -38,7 +38,6 @@ const HISTORY_ALLOWED: &[&str] = &[
 const LONG_ALLOWED: &[&str] = &[
     "crates/oatf-eval/src/trace.rs",
     "crates/oatf-py/src/attack.rs",
-    "crates/oatf-cli/src/commands/evaluate/campaign.rs",
     "crates/oatf-bench/src/bin/paired.rs",
     "crates/oatf-cel/src/direct/mod.rs",
 ];
