@@ -1,23 +1,103 @@
 //! Pretty-printed JSON written as it stands nested in a larger document, so that a report of many
 //! parts can have its parts written on many threads and joined (D-112, D-180).
 
+use std::io::Write;
+
 use serde::Serialize;
+use serde_json::ser::Formatter;
 
 /// `value` pretty-printed (two spaces a level) as it stands `depth` levels deep in a document that
 /// `serde_json::to_string_pretty` writes: every line, the first included, indented by `depth` levels.
-/// A JSON string holds no raw line break, so every line break of the text is one of the layout's.
 pub(crate) fn pretty_at_depth<T: Serialize + ?Sized>(value: &T, depth: usize) -> String {
-    let indent = "  ".repeat(depth);
-    let mut out = Vec::with_capacity(2048);
-    out.extend_from_slice(indent.as_bytes());
-    let mut writer = Indented {
-        out: &mut out,
-        indent: indent.as_bytes(),
+    let mut out = Vec::with_capacity(4096);
+    let _ = indent(&mut out, depth);
+    let formatter = PrettyAt {
+        depth,
+        has_value: false,
     };
-    if serde_json::to_writer_pretty(&mut writer, value).is_err() {
+    let mut serializer = serde_json::Serializer::with_formatter(&mut out, formatter);
+    if value.serialize(&mut serializer).is_err() {
         return String::new();
     }
     String::from_utf8(out).unwrap_or_default()
+}
+
+/// `depth` levels of indentation.
+fn indent<W: ?Sized + Write>(writer: &mut W, depth: usize) -> std::io::Result<()> {
+    for _ in 0..depth {
+        writer.write_all(b"  ")?;
+    }
+    Ok(())
+}
+
+/// `serde_json`'s `PrettyFormatter` (two spaces a level) starting `depth` levels deep.
+struct PrettyAt {
+    depth: usize,
+    has_value: bool,
+}
+
+impl Formatter for PrettyAt {
+    fn begin_array<W: ?Sized + Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        writer.write_all(b"[")
+    }
+
+    fn end_array<W: ?Sized + Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.depth -= 1;
+        if self.has_value {
+            writer.write_all(b"\n")?;
+            indent(writer, self.depth)?;
+        }
+        writer.write_all(b"]")
+    }
+
+    fn begin_array_value<W: ?Sized + Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        writer.write_all(if first { b"\n" } else { b",\n" })?;
+        indent(writer, self.depth)
+    }
+
+    fn end_array_value<W: ?Sized + Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+
+    fn begin_object<W: ?Sized + Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        writer.write_all(b"{")
+    }
+
+    fn end_object<W: ?Sized + Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.depth -= 1;
+        if self.has_value {
+            writer.write_all(b"\n")?;
+            indent(writer, self.depth)?;
+        }
+        writer.write_all(b"}")
+    }
+
+    fn begin_object_key<W: ?Sized + Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        writer.write_all(if first { b"\n" } else { b",\n" })?;
+        indent(writer, self.depth)
+    }
+
+    fn begin_object_value<W: ?Sized + Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        writer.write_all(b": ")
+    }
+
+    fn end_object_value<W: ?Sized + Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
 }
 
 /// Pushes `items` (each written by [`pretty_at_depth`] at `depth + 1`) as the pretty-printed JSON
@@ -39,29 +119,6 @@ pub(crate) fn push_array<S: AsRef<str>>(out: &mut String, items: &[S], depth: us
         out.push_str("  ");
     }
     out.push(']');
-}
-
-/// A writer that indents every line after the first.
-struct Indented<'a> {
-    out: &'a mut Vec<u8>,
-    indent: &'a [u8],
-}
-
-impl std::io::Write for Indented<'_> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let mut rest = buf;
-        while let Some(at) = rest.iter().position(|b| *b == b'\n') {
-            self.out.extend_from_slice(&rest[..=at]);
-            self.out.extend_from_slice(self.indent);
-            rest = &rest[at + 1..];
-        }
-        self.out.extend_from_slice(rest);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
 }
 
 #[cfg(test)]
