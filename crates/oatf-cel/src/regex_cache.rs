@@ -29,11 +29,14 @@ const LOCAL_ENGINES: usize = 16;
 /// The identity of the next engine's cache: never reused, unlike an address.
 static NEXT_CACHE_ID: AtomicU64 = AtomicU64::new(0);
 
+/// One engine's regexes as a thread keeps them: its cache's id, and the copies by pattern.
+type LocalCopies = (u64, HashMap<Box<str>, Regex>);
+
 thread_local! {
     /// This thread's copies of the regexes of the engines it used last, by cache identity, the most
     /// recent last (D-182). A copy shares the compiled program of the engine's regex and has its
     /// own matching scratch space, which the thread alone uses.
-    static LOCAL: RefCell<Vec<(u64, HashMap<Box<str>, Regex>)>> = const { RefCell::new(Vec::new()) };
+    static LOCAL: RefCell<Vec<LocalCopies>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Marks a `matches` failure caused by a regex bound (reported as `regex_timeout`).
