@@ -29,6 +29,8 @@
 
 use oatf_eval::AttackVerdict;
 
+pub use crate::nested::Joined;
+
 use crate::{TraceStats, run_exit_code, warnings};
 
 /// Exit code of a run whose arguments are wrong, such as a document given as the trace (sysexits
@@ -351,15 +353,15 @@ pub fn json_run(
 /// use oatf_report::campaign::{sarif_log, sarif_run};
 ///
 /// let run = CampaignRun::Failed { attack_id: "OATF-001", trace: "t.jsonl", message: "gone" };
-/// assert_eq!(sarif_log(&[sarif_run(run)]), campaign_sarif([run]));
+/// assert_eq!(sarif_log(&[sarif_run(run)]).to_text(), campaign_sarif([run]));
 /// ```
 pub fn sarif_run(run: crate::CampaignRun<'_>) -> String {
     crate::sarif::campaign_sarif_run(run)
 }
 
-/// The SARIF log of a campaign from its runs written by [`sarif_run`], in order: the text
-/// [`campaign_sarif`](crate::campaign_sarif) of the same runs gives.
-pub fn sarif_log<S: AsRef<str>>(runs: &[S]) -> String {
+/// The SARIF log of a campaign from its runs written by [`sarif_run`], in order, as the pieces of its
+/// text ([`Joined`]): the text [`campaign_sarif`](crate::campaign_sarif) of the same runs gives.
+pub fn sarif_log<S: AsRef<str>>(runs: &[S]) -> Joined<'_, S> {
     crate::sarif::campaign_sarif_log(runs)
 }
 

@@ -100,32 +100,85 @@ impl Formatter for PrettyAt {
     }
 }
 
-/// Pushes `items` (each written by [`pretty_at_depth`] at `depth + 1`) as the pretty-printed JSON
-/// array at `depth`: `[]` when empty, else one item a line, the closing bracket at `depth`.
-pub(crate) fn push_array<S: AsRef<str>>(out: &mut String, items: &[S], depth: usize) {
-    if items.is_empty() {
-        out.push_str("[]");
-        return;
-    }
-    out.push_str("[\n");
-    for (i, item) in items.iter().enumerate() {
-        if i > 0 {
-            out.push_str(",\n");
+/// A pretty-printed JSON document with an array whose items were written apart ([`pretty_at_depth`], on
+/// many threads), as the pieces of its text: written one after the other (to the output, or into one
+/// string, [`Joined::to_text`]) they are the text `serde_json::to_string_pretty` gives of the whole.
+/// Writing the pieces spares a copy of the whole report (D-181).
+///
+/// ```
+/// use oatf_report::campaign::Joined;
+///
+/// let items = ["    1", "    2"];
+/// let joined = Joined::new("{\n  \"runs\": ", &items, 1, "\n}\n");
+/// assert_eq!(joined.to_text(), "{\n  \"runs\": [\n    1,\n    2\n  ]\n}\n");
+/// assert_eq!(joined.pieces().collect::<String>(), joined.to_text());
+/// assert_eq!(Joined::<&str>::new("", &[], 1, "").to_text(), "[]");
+/// ```
+#[derive(Clone, Debug)]
+pub struct Joined<'a, S> {
+    head: String,
+    items: &'a [S],
+    /// The array's closing line: a line break, its indentation and `]`.
+    close: String,
+    tail: String,
+}
+
+impl<'a, S: AsRef<str>> Joined<'a, S> {
+    /// The text `head`, then `items` as the array at `depth` (each item written at `depth + 1`: its
+    /// lines indented, the first included; `[]` when there are none), then `tail`.
+    pub fn new(
+        head: impl Into<String>,
+        items: &'a [S],
+        depth: usize,
+        tail: impl Into<String>,
+    ) -> Self {
+        let mut close = String::with_capacity(2 + 2 * depth);
+        close.push('\n');
+        for _ in 0..depth {
+            close.push_str("  ");
         }
-        out.push_str(item.as_ref());
+        close.push(']');
+        Joined {
+            head: head.into(),
+            items,
+            close,
+            tail: tail.into(),
+        }
     }
-    out.push('\n');
-    for _ in 0..depth {
-        out.push_str("  ");
+
+    /// The pieces of the text, in order.
+    pub fn pieces(&self) -> impl Iterator<Item = &str> {
+        let (open, close) = if self.items.is_empty() {
+            ("[]", "")
+        } else {
+            ("[\n", self.close.as_str())
+        };
+        let items = self
+            .items
+            .iter()
+            .enumerate()
+            .flat_map(|(i, item)| [if i == 0 { "" } else { ",\n" }, item.as_ref()]);
+        [self.head.as_str(), open]
+            .into_iter()
+            .chain(items)
+            .chain([close, self.tail.as_str()])
     }
-    out.push(']');
+
+    /// The whole text.
+    pub fn to_text(&self) -> String {
+        let mut text = String::with_capacity(self.pieces().map(str::len).sum());
+        for piece in self.pieces() {
+            text.push_str(piece);
+        }
+        text
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
-    use super::{pretty_at_depth, push_array};
+    use super::{Joined, pretty_at_depth};
 
     #[test]
     fn a_nested_value_is_its_lines_indented() {
@@ -138,12 +191,14 @@ mod tests {
             format!("{{\n  \"x\": [\n{nested}\n  ]\n}}"),
             "the nested text is the text of the whole at its place"
         );
-        let mut array = String::new();
-        push_array(&mut array, &[pretty_at_depth(&inner, 2)], 1);
-        assert_eq!(whole, format!("{{\n  \"x\": {array}\n}}"));
-        let mut empty = String::new();
-        push_array::<&str>(&mut empty, &[], 1);
-        assert_eq!(empty, "[]");
+        let items = [pretty_at_depth(&inner, 2)];
+        let joined = Joined::new("{\n  \"x\": ", &items, 1, "\n}");
+        assert_eq!(joined.to_text(), whole);
+        let empty = serde_json::to_string_pretty(&json!({"x": []})).unwrap_or_default();
+        assert_eq!(
+            Joined::<String>::new("{\n  \"x\": ", &[], 1, "\n}").to_text(),
+            empty
+        );
         assert_eq!(
             pretty_at_depth(&inner, 0),
             serde_json::to_string_pretty(&inner).unwrap_or_default()

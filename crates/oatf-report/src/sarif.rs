@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::artifact::{SRCROOT, file_uri, relative_to_cwd};
 use crate::exit::{run_exit_code, strict_failure};
 use crate::json::TraceJson;
-use crate::nested::{pretty_at_depth, push_array};
+use crate::nested::{Joined, pretty_at_depth};
 use crate::sarif_rule::{
     first_sentence, indicators_by_id, rule_help, rule_name, sarif_level, security_severity,
 };
@@ -343,7 +343,7 @@ pub fn sarif(
 /// ```
 pub fn campaign_sarif<'a>(runs: impl IntoIterator<Item = CampaignRun<'a>>) -> String {
     let runs: Vec<String> = runs.into_iter().map(campaign_sarif_run).collect();
-    campaign_sarif_log(&runs)
+    campaign_sarif_log(&runs).to_text()
 }
 
 /// One run of a campaign's SARIF log as it stands in the log (pretty-printed, indented to the depth
@@ -371,19 +371,13 @@ pub(crate) fn campaign_sarif_run(run: CampaignRun<'_>) -> String {
 
 /// The SARIF log of runs written by [`campaign_sarif_run`], in order: the text
 /// `serde_json::to_string_pretty` of the whole log gives.
-pub(crate) fn campaign_sarif_log<S: AsRef<str>>(runs: &[S]) -> String {
+pub(crate) fn campaign_sarif_log<S: AsRef<str>>(runs: &[S]) -> Joined<'_, S> {
     // The log without runs ends with its empty `runs`, the last key at its depth.
     let skeleton = Log::new(Vec::new()).to_text();
-    let Some(at) = skeleton.rfind("[]") else {
-        return skeleton;
-    };
-    let mut text = String::with_capacity(
-        skeleton.len() + runs.iter().map(|r| r.as_ref().len() + 2).sum::<usize>(),
-    );
-    text.push_str(&skeleton[..at]);
-    push_array(&mut text, runs, 1);
-    text.push_str(&skeleton[at + 2..]);
-    text
+    let (head, tail) = skeleton
+        .rsplit_once("[]")
+        .map_or((skeleton.as_str(), ""), |(head, tail)| (head, tail));
+    Joined::new(head, runs, 1, tail)
 }
 
 /// The run of a campaign pair without a verdict.

@@ -141,10 +141,17 @@ pub(crate) fn run(options: &Options<'_>, out: &mut Output<'_>) -> u8 {
                 text
             }
         }
-        Format::Json => report.json(),
+        // Written in pieces: the runs' parts are not copied into one string first.
+        Format::Json => {
+            report.write_json(out);
+            String::new()
+        }
+        Format::Sarif => {
+            report.write_sarif(out);
+            String::new()
+        }
         Format::Csv => report.csv(),
         Format::Html => report.html(),
-        Format::Sarif => report.sarif(),
         Format::Junit => report.junit(),
     };
     out.write(&text);

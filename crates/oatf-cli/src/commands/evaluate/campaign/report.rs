@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 use super::Attack;
 use super::outcome::{Kept, Outcome, RunResult, outcome_of, worst_code};
 use crate::commands::evaluate::trace::{Format, one_line, result_and_tier, result_with_tier};
+use crate::output::Output;
 
 /// Counts of runs by result.
 #[derive(Clone, Copy, Debug, Default)]
@@ -381,7 +382,7 @@ impl<'a> Report<'a> {
     /// The JSON report. Each run is written by its worker (`written`) and set into the document at
     /// its depth (D-112, D-180): the text is the one `serde_json::to_string_pretty` of the whole document
     /// gives, since a nested value's lines are its own lines indented by its depth.
-    pub(super) fn json(&self) -> String {
+    pub(super) fn write_json(&self, out: &mut Output<'_>) {
         const RUNS: &str = "\n  \"runs\": \"runs\"";
         let runs: Vec<&str> = self.outcomes.iter().map(written_text).collect();
         let attacks: Vec<Value> = self
@@ -421,27 +422,12 @@ impl<'a> Report<'a> {
         });
         let skeleton = serde_json::to_string_pretty(&value).unwrap_or_default();
         let Some(at) = skeleton.find(RUNS) else {
-            return skeleton + "\n";
+            out.write(&(skeleton + "\n"));
+            return;
         };
-        let mut text =
-            String::with_capacity(skeleton.len() + runs.iter().map(|r| r.len() + 2).sum::<usize>());
-        text.push_str(&skeleton[..at]);
-        text.push_str("\n  \"runs\": ");
-        if runs.is_empty() {
-            text.push_str("[]");
-        } else {
-            text.push_str("[\n");
-            for (i, run) in runs.iter().enumerate() {
-                if i > 0 {
-                    text.push_str(",\n");
-                }
-                text.push_str(run);
-            }
-            text.push_str("\n  ]");
-        }
-        text.push_str(&skeleton[at + RUNS.len()..]);
-        text.push('\n');
-        text
+        let head = format!("{}\n  \"runs\": ", &skeleton[..at]);
+        let tail = format!("{}\n", &skeleton[at + RUNS.len()..]);
+        write_pieces(out, campaign::Joined::new(head, &runs, 1, tail).pieces());
     }
 
     /// The CSV row of a run, with its line break.
@@ -519,9 +505,9 @@ impl<'a> Report<'a> {
     }
 
     /// SARIF: one run per pair (`oatf::report::campaign_sarif`), written by the workers.
-    pub(super) fn sarif(&self) -> String {
+    pub(super) fn write_sarif(&self, out: &mut Output<'_>) {
         let runs: Vec<&str> = self.outcomes.iter().map(written_text).collect();
-        campaign::sarif_log(&runs)
+        write_pieces(out, campaign::sarif_log(&runs).pieces());
     }
 
     /// The JUnit suite of a run: its single report's (`oatf::report::junit_suite`), named
@@ -557,6 +543,25 @@ impl<'a> Report<'a> {
         let suites = self.outcomes.iter().filter_map(Outcome::suite);
         oatf::report::xml::TestSuites::new("oatf evaluate").write_with(suites)
     }
+}
+
+/// Writes `pieces` to `out` in chunks of about 1 MiB: a report of many runs is not copied whole into one
+/// string first (for 20,000 SARIF runs, 190 MB and its page faults on the main thread, D-181).
+fn write_pieces<'p>(out: &mut Output<'_>, pieces: impl Iterator<Item = &'p str>) {
+    const CHUNK: usize = 1 << 20;
+    let mut chunk = String::with_capacity(CHUNK);
+    for piece in pieces {
+        if chunk.len() + piece.len() > CHUNK && !chunk.is_empty() {
+            out.write(&chunk);
+            chunk.clear();
+        }
+        if piece.len() >= CHUNK {
+            out.write(piece);
+        } else {
+            chunk.push_str(piece);
+        }
+    }
+    out.write(&chunk);
 }
 
 /// A run's text, written by its worker (`Report::written`) for every format but HTML.
