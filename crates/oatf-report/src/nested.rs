@@ -100,10 +100,11 @@ impl Formatter for PrettyAt {
     }
 }
 
-/// A pretty-printed JSON document with an array whose items were written apart ([`pretty_at_depth`], on
-/// many threads), as the pieces of its text: written one after the other (to the output, or into one
-/// string, [`Joined::to_text`]) they are the text `serde_json::to_string_pretty` gives of the whole.
-/// Writing the pieces spares a copy of the whole report (D-181).
+/// A pretty-printed JSON document with an array whose items were written apart, on many threads (such
+/// as [`json_run`](crate::campaign::json_run) and [`sarif_run`](crate::campaign::sarif_run)), as the
+/// pieces of its text: written one after the other (to the output, or into one string,
+/// [`Joined::to_text`]) they are the text `serde_json::to_string_pretty` gives of the whole. Writing
+/// the pieces spares a copy of the whole report (D-181).
 ///
 /// ```
 /// use oatf_report::campaign::Joined;
