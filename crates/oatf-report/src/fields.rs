@@ -7,7 +7,8 @@ use serde::ser::{self, Impossible, Serialize, SerializeMap, SerializeStruct, Ser
 
 /// The entries a report adds to a struct's fields (or writes in place of one of them).
 pub(crate) trait Entries {
-    /// The keys, in the order the ones the struct does not have are written after its fields.
+    /// The keys (at most eight), in the order the ones the struct does not have are written after its
+    /// fields.
     const KEYS: &'static [&'static str];
 
     /// Writes the entry `KEYS[index]` into `map`.
@@ -21,26 +22,29 @@ where
     E: Entries,
     M: SerializeMap,
 {
-    // The written keys: a report adds few (a bit per key).
-    let mut written = 0_u64;
+    // Which of the keys the struct had (and were written in its place).
+    let mut written = [false; MAX_KEYS];
     base.serialize(Fields {
         map: &mut *map,
         entries,
         written: &mut written,
     })?;
-    for index in 0..E::KEYS.len() {
-        if written & (1 << index) == 0 {
+    for (index, done) in written.iter().enumerate().take(E::KEYS.len()) {
+        if !done {
             entries.write(index, map)?;
         }
     }
     Ok(())
 }
 
+/// The most entries a report adds (the JSON document adds four); keys past it are never written.
+const MAX_KEYS: usize = 8;
+
 /// The serializer of `base`: it accepts a struct only, each field an entry of `map`.
 struct Fields<'m, M, E> {
     map: &'m mut M,
     entries: &'m E,
-    written: &'m mut u64,
+    written: &'m mut [bool; MAX_KEYS],
 }
 
 impl<M: SerializeMap, E: Entries> SerializeStruct for Fields<'_, M, E> {
@@ -52,12 +56,13 @@ impl<M: SerializeMap, E: Entries> SerializeStruct for Fields<'_, M, E> {
         key: &'static str,
         value: &T,
     ) -> Result<(), M::Error> {
-        match E::KEYS.iter().position(|k| *k == key) {
-            Some(index) if index < 64 => {
-                *self.written |= 1 << index;
+        let index = E::KEYS.iter().position(|k| *k == key);
+        match index.and_then(|i| self.written.get_mut(i).map(|done| (i, done))) {
+            Some((index, done)) => {
+                *done = true;
                 self.entries.write(index, self.map)
             }
-            _ => self.map.serialize_entry(key, value),
+            None => self.map.serialize_entry(key, value),
         }
     }
 
