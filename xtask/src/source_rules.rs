@@ -47,7 +47,7 @@ const HIDDEN_ALLOWED: &[&str] = &[];
 
 /// Files over [`MAX_LINES`], each being changed by other work while this rule came in: to be split
 /// when that work lands.
-const LONG_ALLOWED: &[&str] = &["crates/oatf-cli/src/commands/evaluate/campaign.rs"];
+const LONG_ALLOWED: &[&str] = &[];
 
 /// Crates whose modules import downward only (D-176); others join when they are fixed.
 const DOWNWARD: &[&str] = &["crates/oatf-model"];

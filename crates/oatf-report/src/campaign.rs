@@ -29,6 +29,8 @@
 
 use oatf_eval::AttackVerdict;
 
+pub use crate::nested::Joined;
+
 use crate::{TraceStats, run_exit_code, warnings};
 
 /// Exit code of a run whose arguments are wrong, such as a document given as the trace (sysexits
@@ -308,6 +310,90 @@ pub fn csv_line(row: &[Cell]) -> String {
         }
     }
     line
+}
+
+/// The JSON of one run in a campaign's JSON report (the `runs` of `oatf evaluate --manifest --format
+/// json`), pretty-printed as it stands `depth` levels deep in the report (each level two spaces, its
+/// first line indented too): `document`, `attack_id`, `trace`, `group`, `exit_code`, then the run's
+/// JSON verdict document ([`JsonDocument`](crate::JsonDocument)) as `verdict`, or `error`, the
+/// message of a run without a verdict. Written straight from the verdict (D-180): a campaign's
+/// workers write their runs' text.
+///
+/// ```
+/// use oatf_report::campaign::{RunOutcome, json_run};
+///
+/// let failed = RunOutcome::Failed { exit_code: 65, message: "the document could not be loaded" };
+/// let text = json_run("a.yaml", "a.yaml (not loaded)", "t.jsonl", None, failed, 1);
+/// assert!(text.starts_with("  {\n    \"document\": \"a.yaml\",\n"));
+/// assert!(text.ends_with("\n    \"error\": \"the document could not be loaded\"\n  }"));
+/// ```
+pub fn json_run(
+    document: &str,
+    attack_id: &str,
+    trace: &str,
+    group: Option<&str>,
+    outcome: RunOutcome<'_>,
+    depth: usize,
+) -> String {
+    let run = JsonRun {
+        document,
+        attack_id,
+        trace,
+        group,
+        outcome,
+    };
+    crate::nested::pretty_at_depth(&run, depth)
+}
+
+/// One run of a campaign's SARIF log ([`campaign_sarif`](crate::campaign_sarif)), written as it
+/// stands in the log: a campaign's workers write their runs and [`sarif_log`] joins them (D-181).
+///
+/// ```
+/// use oatf_report::{CampaignRun, campaign_sarif};
+/// use oatf_report::campaign::{sarif_log, sarif_run};
+///
+/// let run = CampaignRun::Failed { attack_id: "OATF-001", trace: "t.jsonl", message: "gone" };
+/// assert_eq!(sarif_log(&[sarif_run(run)]).to_text(), campaign_sarif([run]));
+/// ```
+pub fn sarif_run(run: crate::CampaignRun<'_>) -> String {
+    crate::sarif::campaign_sarif_run(run)
+}
+
+/// The SARIF log of a campaign from its runs written by [`sarif_run`], in order, as the pieces of its
+/// text ([`Joined`]): the text [`campaign_sarif`](crate::campaign_sarif) of the same runs gives.
+pub fn sarif_log<S: AsRef<str>>(runs: &[S]) -> Joined<'_, S> {
+    crate::sarif::campaign_sarif_log(runs)
+}
+
+/// A run in a campaign's JSON report ([`json_run`]).
+struct JsonRun<'a> {
+    document: &'a str,
+    attack_id: &'a str,
+    trace: &'a str,
+    group: Option<&'a str>,
+    outcome: RunOutcome<'a>,
+}
+
+impl serde::Serialize for JsonRun<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("document", self.document)?;
+        map.serialize_entry("attack_id", self.attack_id)?;
+        map.serialize_entry("trace", self.trace)?;
+        map.serialize_entry("group", &self.group)?;
+        map.serialize_entry("exit_code", &self.outcome.exit_code())?;
+        match self.outcome {
+            RunOutcome::Verdict(verdict, stats) => {
+                map.serialize_entry("verdict", &crate::JsonDocument::new(verdict, stats))?;
+            }
+            RunOutcome::Unreadable { reason } => {
+                map.serialize_entry("error", &unreadable_message(self.trace, reason))?;
+            }
+            RunOutcome::Failed { message, .. } => map.serialize_entry("error", message)?,
+        }
+        map.end()
+    }
 }
 
 #[cfg(test)]

@@ -38,11 +38,13 @@
 mod artifact;
 pub mod campaign;
 mod exit;
+mod fields;
 mod file;
 pub mod html;
 mod json;
 mod junit;
 pub mod matrix;
+mod nested;
 mod run;
 mod sarif;
 mod sarif_rule;
@@ -54,7 +56,7 @@ pub mod xml;
 
 pub use exit::{EXIT_STRICT_WARNINGS, exit_code, run_exit_code, strict_exit_code};
 pub use file::open_regular_file;
-pub use json::{json_document, json_report};
+pub use json::{JsonDocument, json_document, json_report};
 pub use junit::{junit, junit_suite};
 pub use run::{FinishedRun, MAX_KEPT_MALFORMED, MalformedEntry, ReadStep, TraceRun};
 pub use sarif::{CampaignRun, campaign_sarif, sarif};

@@ -7,11 +7,11 @@ use std::path::Path;
 use oatf_eval::{AttackResult, AttackVerdict, IndicatorResult};
 use oatf_model::{Document, Tier};
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::artifact::{SRCROOT, file_uri, relative_to_cwd};
 use crate::exit::{run_exit_code, strict_failure};
-use crate::json::trace_json;
+use crate::json::TraceJson;
+use crate::nested::{Joined, pretty_at_depth};
 use crate::sarif_rule::{
     first_sentence, indicators_by_id, rule_help, rule_name, sarif_level, security_severity,
 };
@@ -297,7 +297,7 @@ struct RunProperties<'a> {
     strict: bool,
     exit_code: u8,
     evaluation_summary: Summary,
-    trace: Value,
+    trace: TraceJson<'a>,
 }
 
 #[derive(Serialize)]
@@ -342,58 +342,72 @@ pub fn sarif(
 /// # Ok::<(), serde_json::Error>(())
 /// ```
 pub fn campaign_sarif<'a>(runs: impl IntoIterator<Item = CampaignRun<'a>>) -> String {
-    let runs: Vec<CampaignRun<'a>> = runs.into_iter().collect();
-    // The URIs first: each run borrows its own.
-    let uris: Vec<String> = runs
-        .iter()
-        .map(|run| match run {
-            CampaignRun::Verdict { stats, path, .. } => trace_uri(stats, path),
-            CampaignRun::Failed { .. } => String::new(),
-        })
-        .collect();
-    let runs = runs
-        .iter()
-        .zip(&uris)
-        .map(|(run, uri)| match *run {
-            CampaignRun::Verdict {
-                document,
-                verdict,
-                stats,
-                ..
-            } => AnyRun::Verdict(Box::new(verdict_run(document, verdict, stats, uri))),
-            CampaignRun::Failed {
-                attack_id,
-                trace,
-                message,
-            } => AnyRun::Failed(FailedRun {
-                tool: FailedTool {
-                    driver: FailedDriver {
-                        name: "oatf",
-                        version: env!("CARGO_PKG_VERSION"),
-                        information_uri: "https://oatf.io",
-                    },
+    let runs: Vec<String> = runs.into_iter().map(campaign_sarif_run).collect();
+    campaign_sarif_log(&runs).to_text()
+}
+
+/// One run of a campaign's SARIF log as it stands in the log (pretty-printed, indented to the depth
+/// of `runs`): [`campaign_sarif_log`] joins them, so that the workers of a campaign write their own
+/// runs (D-181).
+pub(crate) fn campaign_sarif_run(run: CampaignRun<'_>) -> String {
+    match run {
+        CampaignRun::Verdict {
+            document,
+            verdict,
+            stats,
+            path,
+        } => {
+            let uri = trace_uri(stats, path);
+            let run = AnyRun::Verdict(Box::new(verdict_run(document, verdict, stats, &uri)));
+            pretty_at_depth(&run, 2)
+        }
+        CampaignRun::Failed {
+            attack_id,
+            trace,
+            message,
+        } => pretty_at_depth(&AnyRun::Failed(failed_run(attack_id, trace, message)), 2),
+    }
+}
+
+/// The SARIF log of runs written by [`campaign_sarif_run`], in order: the text
+/// `serde_json::to_string_pretty` of the whole log gives.
+pub(crate) fn campaign_sarif_log<S: AsRef<str>>(runs: &[S]) -> Joined<'_, S> {
+    // The log without runs ends with its empty `runs`, the last key at its depth.
+    let skeleton = Log::new(Vec::new()).to_text();
+    let (head, tail) = skeleton
+        .rsplit_once("[]")
+        .map_or((skeleton.as_str(), ""), |(head, tail)| (head, tail));
+    Joined::new(head, runs, 1, tail)
+}
+
+/// The run of a campaign pair without a verdict.
+fn failed_run<'a>(attack_id: &'a str, trace: &'a str, message: &str) -> FailedRun<'a> {
+    FailedRun {
+        tool: FailedTool {
+            driver: FailedDriver {
+                name: "oatf",
+                version: env!("CARGO_PKG_VERSION"),
+                information_uri: "https://oatf.io",
+            },
+        },
+        invocations: [Invocation {
+            execution_successful: false,
+            tool_execution_notifications: vec![Notification {
+                level: "error",
+                message: OwnedText {
+                    text: message.to_owned(),
                 },
-                invocations: [Invocation {
-                    execution_successful: false,
-                    tool_execution_notifications: vec![Notification {
-                        level: "error",
-                        message: OwnedText {
-                            text: message.to_owned(),
-                        },
-                        locations: None,
-                        descriptor: None,
-                        associated_rule: None,
-                    }],
-                }],
-                results: [],
-                properties: FailedRunProperties {
-                    attack_id,
-                    trace: FailedTrace { file: trace },
-                },
-            }),
-        })
-        .collect();
-    Log::new(runs).to_text()
+                locations: None,
+                descriptor: None,
+                associated_rule: None,
+            }],
+        }],
+        results: [],
+        properties: FailedRunProperties {
+            attack_id,
+            trace: FailedTrace { file: trace },
+        },
+    }
 }
 
 /// The trace file as SARIF names it: a URI relative to `%SRCROOT%`, `stdin` for standard input.
@@ -598,11 +612,8 @@ fn verdict_run<'a>(
                 error: s.error,
                 skipped: s.skipped,
             },
-            trace: trace_json(&TraceStats {
-                // The trace as the artifact names it: never an absolute path of this machine.
-                name: uri.to_owned(),
-                ..stats.clone()
-            }),
+            // The trace as the artifact names it: never an absolute path of this machine.
+            trace: TraceJson { stats, file: uri },
         },
     }
 }

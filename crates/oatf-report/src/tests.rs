@@ -349,3 +349,69 @@ fn validation_sarif_orders_rules_by_the_table_and_describes_other_codes() {
         "cannot read gone.yaml: no such file"
     );
 }
+
+/// The JSON verdict document as it was built before it was written straight from the verdict
+/// (D-180): the verdict's `Value`, with `trace`, `warnings`, `strict` and `exit_code` inserted.
+fn json_document_by_value(verdict: &AttackVerdict, stats: &TraceStats) -> Value {
+    let mut matched: Vec<(&String, &u64)> = stats.matched_lines.iter().collect();
+    matched.sort();
+    let matched: serde_json::Map<String, Value> = matched
+        .into_iter()
+        .map(|(id, line)| (id.clone(), json!(line)))
+        .collect();
+    let mut trace = json!({
+        "file": stats.name, "lines": stats.lines, "messages": stats.messages,
+        "malformed_lines": stats.malformed, "after_grace_period": stats.after_grace,
+        "matched_lines": matched, "verdict_from_partial_trace": stats.malformed > 0,
+        "actors_without_messages": stats.silent_actors,
+    });
+    if stats.compat != oatf_eval::Compat::SpecExact {
+        trace["compat"] = json!(stats.compat.as_str());
+    }
+    let warnings: Vec<Value> = crate::warnings(verdict, stats)
+        .iter()
+        .map(|w| {
+            let mut value = serde_json::to_value(w).expect("a warning");
+            value["code"] = json!(w.kind.as_str());
+            value
+        })
+        .collect();
+    let mut value = serde_json::to_value(verdict).expect("a verdict");
+    let object = value.as_object_mut().expect("an object");
+    object.insert("trace".into(), trace);
+    object.insert("warnings".into(), Value::Array(warnings));
+    object.insert("strict".into(), json!(stats.strict));
+    object.insert(
+        "exit_code".into(),
+        json!(crate::run_exit_code(verdict, stats)),
+    );
+    value
+}
+
+#[test]
+fn the_json_document_is_written_as_the_value_it_was_built_as() {
+    let (_, verdict, stats) = run();
+    let mut cases = vec![(verdict.clone(), stats.clone())];
+    // With the verdict's own warnings (the key is then in its place, before `trace`), strict, a
+    // profile, no match and no silent actor.
+    let mut warned = verdict.clone();
+    warned
+        .warnings
+        .push(oatf_eval::TraceWarning::actor_without_messages("x \"y\"\n"));
+    let mut strict = stats.clone();
+    strict.strict = true;
+    strict.compat = oatf_eval::Compat::ThoughtjackContext;
+    strict.matched_lines.clear();
+    strict.silent_actors.clear();
+    cases.push((warned.clone(), strict.clone()));
+    cases.push((warned, stats));
+    cases.push((super::tests::verdict("error", None), strict));
+    for (verdict, stats) in &cases {
+        let expected = json_document_by_value(verdict, stats);
+        assert_eq!(
+            crate::json_report(verdict, stats),
+            serde_json::to_string_pretty(&expected).expect("text") + "\n"
+        );
+        assert_eq!(json_document(verdict, stats), expected);
+    }
+}

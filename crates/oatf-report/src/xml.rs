@@ -173,7 +173,7 @@ impl TestCase {
 }
 
 /// Tests, failures, errors and skipped cases of `cases`.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Counts {
     tests: usize,
     failures: usize,
@@ -318,10 +318,41 @@ impl TestSuites {
 
     /// The document, valid against the Jenkins/Ant `junit-10.xsd`.
     pub fn write(&self) -> String {
-        let c = self.suites.iter().fold(Counts::default(), |sum, suite| {
-            sum.add(Counts::of(&suite.cases))
-        });
-        let mut x = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+        self.write_with(&[])
+    }
+
+    /// The document of this report's suites followed by `written`, suites written ahead
+    /// ([`TestSuite::written`]): a report of many suites has them written on many threads and joined
+    /// here (D-181). The text is the one [`write`](Self::write) gives of all the suites.
+    ///
+    /// ```
+    /// use oatf_report::xml::{Outcome, TestCase, TestSuite, TestSuites};
+    ///
+    /// let mut suite = TestSuite::new("run");
+    /// suite.cases.push(TestCase::new("OATF-001", "OATF-001-01", Outcome::failure("matched", "", "")));
+    /// let mut whole = TestSuites::new("oatf evaluate");
+    /// whole.suites.push(suite.clone());
+    /// let joined = TestSuites::new("oatf evaluate").write_with(&[suite.written()]);
+    /// assert_eq!(joined, whole.write());
+    /// ```
+    pub fn write_with<'w, I>(&self, written: I) -> String
+    where
+        I: IntoIterator<Item = &'w WrittenSuite>,
+        I::IntoIter: Clone,
+    {
+        let own: Vec<WrittenSuite> = self.suites.iter().map(TestSuite::written).collect();
+        let written = written.into_iter();
+        let mut c = Counts::default();
+        let mut len = 256;
+        for suite in own
+            .iter()
+            .chain(written.clone().map(|s| -> &WrittenSuite { s }))
+        {
+            c = c.add(suite.counts);
+            len += suite.text.len();
+        }
+        let mut x = String::with_capacity(len);
+        x.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         // junit-10.xsd: `skipped` is an attribute of `testsuite`, not of `testsuites`.
         let _ = writeln!(
             x,
@@ -332,11 +363,31 @@ impl TestSuites {
             c.errors,
             optional("time", self.time.map(seconds).as_deref()),
         );
-        for suite in &self.suites {
-            suite.write(&mut x);
+        for suite in own.iter().chain(written.map(|s| -> &WrittenSuite { s })) {
+            x.push_str(&suite.text);
         }
         x.push_str("</testsuites>\n");
         x
+    }
+}
+
+/// A test suite written ahead of its report ([`TestSuite::written`]): its XML and its counts, for
+/// [`TestSuites::write_with`].
+#[derive(Clone, Debug)]
+pub struct WrittenSuite {
+    text: String,
+    counts: Counts,
+}
+
+impl TestSuite {
+    /// The suite written as it stands in a report ([`TestSuites::write_with`]).
+    pub fn written(&self) -> WrittenSuite {
+        let mut text = String::new();
+        self.write(&mut text);
+        WrittenSuite {
+            text,
+            counts: Counts::of(&self.cases),
+        }
     }
 }
 

@@ -134,7 +134,8 @@ pub(crate) fn shown(path: &Path) -> String {
 
 /// Walks `roots` (files or directories) in sorted order. Hidden entries (`.git`, `.cache`) and
 /// [`SKIPPED_DIRS`] are skipped when walking, symbolic links to directories are not followed (no
-/// cycles), and no directory deeper than [`MAX_WALK_DEPTH`] levels below a root is read.
+/// cycles), and no directory deeper than [`MAX_WALK_DEPTH`](super::walk::MAX_WALK_DEPTH) levels below a root is
+/// read (`super::walk`).
 /// A file named on the command line is taken whatever its content.
 pub(crate) fn discover(roots: &[PathBuf]) -> Result<Library, String> {
     let mut library = Library::default();
@@ -160,31 +161,12 @@ pub(crate) fn discover(roots: &[PathBuf]) -> Result<Library, String> {
     Ok(library)
 }
 
-/// Directory levels a walk enters below a root; deeper directories are not read (a hostile tree
-/// cannot make the walk unbounded).
-pub(crate) const MAX_WALK_DEPTH: usize = 32;
-
 fn walk(root: &Path, library: &mut Library) -> Result<(), String> {
-    let mut stack = vec![(root.to_path_buf(), 0)];
-    while let Some((dir, depth)) = stack.pop() {
-        let entries =
-            std::fs::read_dir(&dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
-        for entry in entries {
-            let entry = entry.map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            if name.starts_with('.') {
-                continue;
-            }
-            let path = entry.path();
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            if kind.is_dir() {
-                if !SKIPPED_DIRS.contains(&name.as_ref()) && depth < MAX_WALK_DEPTH {
-                    stack.push((path, depth + 1));
-                }
-            } else if is_test_file(&path) {
+    super::walk::walk(
+        root,
+        |name| SKIPPED_DIRS.contains(&name),
+        |path| {
+            if is_test_file(&path) {
                 library.tests.push(path);
             } else if is_yaml(&path) {
                 if looks_like_oatf(&path) {
@@ -193,9 +175,8 @@ fn walk(root: &Path, library: &mut Library) -> Result<(), String> {
                     library.other_yaml.push(path);
                 }
             }
-        }
-    }
-    Ok(())
+        },
+    )
 }
 
 fn is_yaml(path: &Path) -> bool {
@@ -445,6 +426,7 @@ pub(crate) fn skipped_note(dir: &Path, library: &Library) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::input::walk::MAX_WALK_DEPTH;
 
     #[test]
     fn lines_of_offsets() {

@@ -3,3 +3,4 @@
 pub(crate) mod library;
 pub(crate) mod safe_fs;
 pub(crate) mod source;
+pub(crate) mod walk;

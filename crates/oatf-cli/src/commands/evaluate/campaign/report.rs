@@ -1,0 +1,579 @@
+//! A campaign's report in every format: the summaries, totals and matrix of the runs, and each run's
+//! part, written by the worker that evaluated it (`Report::written`, D-112, D-181) and joined here in
+//! run order.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use oatf::report::campaign::{self, severity_rank};
+use oatf::report::html::HtmlRun;
+use oatf::report::matrix::{Matrix, MatrixRun};
+use oatf::{AttackResult, Tier};
+use serde_json::{Value, json};
+
+use super::Attack;
+use super::outcome::{Kept, Outcome, RunResult, outcome_of, worst_code};
+use crate::commands::evaluate::trace::{Format, one_line, result_and_tier, result_with_tier};
+use crate::output::Output;
+
+/// Counts of runs by result.
+#[derive(Clone, Copy, Debug, Default)]
+struct Counts {
+    exploited: usize,
+    partial: usize,
+    not_exploited: usize,
+    error: usize,
+}
+
+impl Counts {
+    fn add(&mut self, result: Option<AttackResult>) {
+        match result {
+            Some(AttackResult::Exploited) => self.exploited += 1,
+            Some(AttackResult::Partial) => self.partial += 1,
+            Some(AttackResult::NotExploited) => self.not_exploited += 1,
+            // A run without a verdict counts as an error.
+            _ => self.error += 1,
+        }
+    }
+
+    fn total(&self) -> usize {
+        self.exploited + self.partial + self.not_exploited + self.error
+    }
+
+    fn merge(&mut self, other: &Counts) {
+        self.exploited += other.exploited;
+        self.partial += other.partial;
+        self.not_exploited += other.not_exploited;
+        self.error += other.error;
+    }
+
+    fn json(&self) -> Value {
+        json!({
+            "exploited": self.exploited,
+            "partial": self.partial,
+            "not_exploited": self.not_exploited,
+            "error": self.error,
+        })
+    }
+}
+
+/// The summary of one attack (document) over its runs.
+struct AttackSummary {
+    document: usize,
+    counts: Counts,
+    /// The exit code of its worst run.
+    worst: u8,
+    /// The verdict of its worst run, or `None` when that run has none.
+    worst_verdict: Option<String>,
+    max_tier: Option<Tier>,
+}
+
+pub(super) struct Report<'a> {
+    documents: &'a [PathBuf],
+    attacks: &'a [Result<Attack, u8>],
+    outcomes: &'a [Outcome],
+    /// Per document: its `attack_id` column, its name as given and its category, made once
+    /// (the per-run rows and totals only look them up).
+    labels: Vec<String>,
+    files: Vec<String>,
+    categories: Vec<String>,
+}
+
+impl<'a> Report<'a> {
+    pub(super) fn new(
+        documents: &'a [PathBuf],
+        attacks: &'a [Result<Attack, u8>],
+        outcomes: &'a [Outcome],
+    ) -> Self {
+        let mut report = Report {
+            documents,
+            attacks,
+            outcomes,
+            labels: Vec::new(),
+            files: Vec::new(),
+            categories: Vec::new(),
+        };
+        let count = documents.len().max(attacks.len());
+        report.files = (0..count).map(|d| report.make_document_file(d)).collect();
+        report.labels = (0..count).map(|d| report.make_attack_id(d)).collect();
+        report.categories = (0..count).map(|d| report.make_category(d)).collect();
+        report
+    }
+
+    fn attack_id(&self, document: usize) -> String {
+        self.labels.get(document).cloned().unwrap_or_default()
+    }
+
+    fn document_file(&self, document: usize) -> String {
+        self.files.get(document).cloned().unwrap_or_default()
+    }
+
+    fn category(&self, document: usize) -> String {
+        self.categories
+            .get(document)
+            .cloned()
+            .unwrap_or_else(|| "(none)".to_owned())
+    }
+
+    fn make_attack_id(&self, document: usize) -> String {
+        match self.attacks.get(document) {
+            Some(Ok(attack)) => campaign::attack_label(
+                &attack.path.display().to_string(),
+                true,
+                attack
+                    .document
+                    .attack
+                    .as_ref()
+                    .and_then(|a| a.id.as_deref()),
+            ),
+            _ => campaign::attack_label(&self.make_document_file(document), false, None),
+        }
+    }
+
+    fn make_document_file(&self, document: usize) -> String {
+        self.documents
+            .get(document)
+            .map(|p| p.display().to_string())
+            .unwrap_or_default()
+    }
+
+    fn make_category(&self, document: usize) -> String {
+        let category = match self.attacks.get(document) {
+            Some(Ok(attack)) => attack
+                .document
+                .attack
+                .as_ref()
+                .and_then(|a| a.classification.as_ref())
+                .and_then(|c| c.category.as_ref())
+                .map(|c| c.as_str().to_owned()),
+            _ => None,
+        };
+        category.unwrap_or_else(|| "(none)".to_owned())
+    }
+
+    fn summaries(&self) -> Vec<AttackSummary> {
+        let mut by_document: BTreeMap<usize, AttackSummary> = BTreeMap::new();
+        for outcome in self.outcomes {
+            let summary = by_document
+                .entry(outcome.document)
+                .or_insert_with(|| AttackSummary {
+                    document: outcome.document,
+                    counts: Counts::default(),
+                    worst: 0,
+                    worst_verdict: None,
+                    max_tier: None,
+                });
+            let verdict = outcome.summary;
+            summary.counts.add(verdict.map(|(result, _)| result));
+            let code = outcome.code();
+            if summary.counts.total() == 1 || severity_rank(code) > severity_rank(summary.worst) {
+                summary.worst = code;
+                summary.worst_verdict = verdict.map(|(result, tier)| {
+                    if code == oatf::report::EXIT_STRICT_WARNINGS {
+                        format!("{} with warnings (--strict)", result_and_tier(result, tier))
+                    } else {
+                        result_and_tier(result, tier)
+                    }
+                });
+            }
+            if let Some(tier) = verdict.and_then(|(_, tier)| tier) {
+                summary.max_tier = Some(summary.max_tier.map_or(tier, |t| t.max(tier)));
+            }
+        }
+        by_document.into_values().collect()
+    }
+
+    fn totals(&self) -> (Counts, [usize; 4], BTreeMap<String, Counts>) {
+        let mut counts = Counts::default();
+        // Exploited or partial runs by max_tier: none, ingested, local_action, boundary_breach.
+        let mut tiers = [0; 4];
+        // By document first, then by category: no string per run.
+        let mut by_document: Vec<Counts> = vec![Counts::default(); self.categories.len()];
+        for outcome in self.outcomes {
+            let result = outcome.summary.map(|(result, _)| result);
+            counts.add(result);
+            if let Some(document) = by_document.get_mut(outcome.document) {
+                document.add(result);
+            }
+            if let Some((result, tier)) = outcome.summary
+                && matches!(result, AttackResult::Exploited | AttackResult::Partial)
+            {
+                tiers[tier_index(tier)] += 1;
+            }
+        }
+        let mut categories: BTreeMap<String, Counts> = BTreeMap::new();
+        for (document, c) in by_document.iter().enumerate() {
+            if c.total() > 0 {
+                categories
+                    .entry(self.category(document))
+                    .or_default()
+                    .merge(c);
+            }
+        }
+        (counts, tiers, categories)
+    }
+
+    /// The matrix attacks × groups of the runs (D-105).
+    fn matrix(&self) -> Matrix {
+        let ids: Vec<String> = self
+            .outcomes
+            .iter()
+            .map(|o| self.attack_id(o.document))
+            .collect();
+        let runs: Vec<MatrixRun<'_>> = self
+            .outcomes
+            .iter()
+            .zip(&ids)
+            .map(|(o, id)| {
+                let (result, tier) = o.summary.unwrap_or((AttackResult::Error, None));
+                MatrixRun::new(id, o.group.as_deref(), result, tier, o.code())
+            })
+            .collect();
+        Matrix::new(&runs)
+    }
+
+    /// The run's part of the report in `format`, written by the worker that evaluated it (D-112,
+    /// D-181): its line in the human report when it did not pass (none when it did), its CSV row, its
+    /// JSON, its SARIF run or its JUnit suite; for HTML the run is kept whole. `path` is the trace file.
+    pub(super) fn written(
+        &self,
+        mut outcome: Outcome,
+        format: Format,
+        quiet: bool,
+        path: &Path,
+    ) -> Outcome {
+        let Some(run) = outcome.run() else {
+            return outcome;
+        };
+        let kept = match format {
+            Format::Human if quiet || outcome.code() == 0 => Kept::Text(String::new()),
+            Format::Human => Kept::Text(self.notable_line(&outcome, run)),
+            Format::Csv => Kept::Text(self.csv_line(&outcome, run)),
+            Format::Json => Kept::Text(self.json_text(&outcome, run)),
+            Format::Sarif => Kept::Text(self.sarif_run(&outcome, run, path)),
+            Format::Junit => Kept::Suite(self.junit_suite(&outcome, run).written()),
+            Format::Html => return outcome,
+        };
+        outcome.kept = kept;
+        outcome
+    }
+
+    /// The line of a run that did not pass, in the human report.
+    fn notable_line(&self, outcome: &Outcome, run: &RunResult) -> String {
+        let what = match run {
+            Ok((verdict, stats)) if outcome.code() == oatf::report::EXIT_STRICT_WARNINGS => {
+                let warnings: Vec<String> = oatf::report::warnings(verdict, stats)
+                    .into_iter()
+                    .map(|w| w.message)
+                    .collect();
+                let mut what = format!(
+                    "verdict: {}, failed by --strict: {}",
+                    result_with_tier(verdict),
+                    warnings.join("; ")
+                );
+                if stats.malformed > 0 {
+                    what.push_str(&format!("; {} malformed lines", stats.malformed));
+                }
+                what
+            }
+            Ok((verdict, _)) => format!("verdict: {}", result_with_tier(verdict)),
+            Err(failure) => format!("no verdict: {}", failure.message),
+        };
+        format!(
+            "  {}  {}  {}\n",
+            one_line(&self.attack_id(outcome.document)),
+            one_line(&outcome.trace),
+            one_line(&what)
+        )
+    }
+
+    pub(super) fn human(&self, quiet: bool) -> String {
+        let mut text = String::new();
+        let summaries = self.summaries();
+        let ids: Vec<String> = summaries
+            .iter()
+            .map(|s| one_line(&self.attack_id(s.document)))
+            .collect();
+        let width = ids
+            .iter()
+            .map(|i| i.chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(6);
+        text.push_str(&format!(
+            "{:<width$}  {:>5}  {:>9}  {:>7}  {:>13}  {:>5}  worst\n",
+            "attack", "runs", "exploited", "partial", "not_exploited", "error"
+        ));
+        for (summary, id) in summaries.iter().zip(&ids) {
+            let c = &summary.counts;
+            let worst = summary
+                .worst_verdict
+                .clone()
+                .unwrap_or_else(|| format!("no verdict (exit {})", summary.worst));
+            text.push_str(&format!(
+                "{id:<width$}  {:>5}  {:>9}  {:>7}  {:>13}  {:>5}  {worst}\n",
+                c.total(),
+                c.exploited,
+                c.partial,
+                c.not_exploited,
+                c.error
+            ));
+        }
+        if !quiet {
+            // Written by the workers (`written`), joined in run order.
+            let notable: Vec<&str> = self
+                .outcomes
+                .iter()
+                .filter(|o| o.code() != 0)
+                .filter_map(Outcome::text)
+                .collect();
+            if !notable.is_empty() {
+                text.push_str(
+                    "runs that did not pass (not not_exploited, or failed by --strict):\n",
+                );
+            }
+            for line in notable {
+                text.push_str(line);
+            }
+        }
+        let matrix = self.matrix();
+        if matrix.has_groups() {
+            text.push_str(&crate::commands::evaluate::groups::human(&matrix));
+        }
+        let (counts, tiers, categories) = self.totals();
+        text.push_str(&format!(
+            "runs: {} ({} exploited, {} partial, {} not_exploited, {} error)\n",
+            counts.total(),
+            counts.exploited,
+            counts.partial,
+            counts.not_exploited,
+            counts.error
+        ));
+        text.push_str(&format!(
+            "max tier of exploited and partial runs: {} boundary_breach, {} local_action, {} ingested, {} without tier\n",
+            tiers[3], tiers[2], tiers[1], tiers[0]
+        ));
+        for (category, c) in &categories {
+            text.push_str(&format!(
+                "category {}: {} runs, {} exploited, {} partial, {} not_exploited, {} error\n",
+                one_line(category),
+                c.total(),
+                c.exploited,
+                c.partial,
+                c.not_exploited,
+                c.error
+            ));
+        }
+        text
+    }
+
+    /// The JSON of one run in the `runs` array, indented to its depth (`campaign::json_run`).
+    fn json_text(&self, o: &Outcome, run: &RunResult) -> String {
+        campaign::json_run(
+            self.files.get(o.document).map_or("", String::as_str),
+            self.labels.get(o.document).map_or("", String::as_str),
+            &o.trace,
+            o.group.as_deref(),
+            outcome_of(run),
+            2,
+        )
+    }
+
+    /// The JSON report. Each run is written by its worker (`written`) and set into the document at
+    /// its depth (D-112, D-180): the text is the one `serde_json::to_string_pretty` of the whole document
+    /// gives, since a nested value's lines are its own lines indented by its depth.
+    pub(super) fn write_json(&self, out: &mut Output<'_>) {
+        const RUNS: &str = "\n  \"runs\": \"runs\"";
+        let runs: Vec<&str> = self.outcomes.iter().map(written_text).collect();
+        let attacks: Vec<Value> = self
+            .summaries()
+            .iter()
+            .map(|s| {
+                json!({
+                    "attack_id": self.attack_id(s.document),
+                    "document": self.document_file(s.document),
+                    "category": self.category(s.document),
+                    "runs": s.counts.total(),
+                    "results": s.counts.json(),
+                    "worst_verdict": s.worst_verdict,
+                    "max_tier": s.max_tier,
+                    "exit_code": s.worst,
+                })
+            })
+            .collect();
+        let (counts, tiers, categories) = self.totals();
+        let value = json!({
+            // Replaced by the runs below (`RUNS`): the top-level key is the only one at this depth.
+            "runs": "runs",
+            "attacks": attacks,
+            "totals": {
+                "runs": counts.total(),
+                "by_result": counts.json(),
+                "by_max_tier": {
+                    "boundary_breach": tiers[3], "local_action": tiers[2],
+                    "ingested": tiers[1], "none": tiers[0],
+                },
+                "by_category": categories.iter()
+                    .map(|(k, c)| (k.clone(), c.json()))
+                    .collect::<serde_json::Map<String, Value>>(),
+            },
+            "matrix": self.matrix().json(),
+            "exit_code": worst_code(self.outcomes.iter().map(Outcome::code)),
+        });
+        let skeleton = serde_json::to_string_pretty(&value).unwrap_or_default();
+        let Some(at) = skeleton.find(RUNS) else {
+            out.write(&(skeleton + "\n"));
+            return;
+        };
+        let head = format!("{}\n  \"runs\": ", &skeleton[..at]);
+        let tail = format!("{}\n", &skeleton[at + RUNS.len()..]);
+        write_pieces(out, campaign::Joined::new(head, &runs, 1, tail).pieces());
+    }
+
+    /// The CSV row of a run, with its line break.
+    fn csv_line(&self, o: &Outcome, run: &RunResult) -> String {
+        let outcome = outcome_of(run);
+        let file = self.files.get(o.document).map_or("", String::as_str);
+        let label = self.labels.get(o.document).map_or("", String::as_str);
+        let mut line = campaign::csv_line(&campaign::campaign_row(
+            file,
+            label,
+            &o.trace,
+            o.group.as_deref(),
+            outcome,
+        ));
+        line.push('\n');
+        line
+    }
+
+    pub(super) fn csv(&self) -> String {
+        let mut text = campaign::csv_header();
+        text.push('\n');
+        // Rows written by the workers (`written`), joined in run order.
+        text.reserve(self.outcomes.iter().map(|o| written_text(o).len()).sum());
+        for o in self.outcomes {
+            text.push_str(written_text(o));
+        }
+        text
+    }
+
+    /// The self-contained HTML report (`oatf::report::html`, D-107).
+    pub(super) fn html(&self) -> String {
+        let ids: Vec<String> = self
+            .outcomes
+            .iter()
+            .map(|o| self.attack_id(o.document))
+            .collect();
+        let runs: Vec<HtmlRun<'_>> = self
+            .outcomes
+            .iter()
+            .zip(&ids)
+            .map(|(o, id)| {
+                // Kept whole for HTML (`written`).
+                let outcome = o.run_outcome().unwrap_or(campaign::RunOutcome::Failed {
+                    exit_code: o.code(),
+                    message: "",
+                });
+                HtmlRun::new(id, o.group.as_deref(), &o.trace, outcome)
+            })
+            .collect();
+        oatf::report::html::campaign_html("oatf campaign report", &runs)
+    }
+
+    /// A run of the SARIF log (`campaign::sarif_run`), as `oatf evaluate` writes it; a run without a
+    /// verdict is a failed invocation with the reason as its notification.
+    fn sarif_run(&self, o: &Outcome, run: &RunResult, path: &Path) -> String {
+        use oatf::report::CampaignRun;
+        let attack_id = self.labels.get(o.document).map_or("", String::as_str);
+        let run = match (run, self.attacks.get(o.document)) {
+            (Ok((verdict, stats)), Some(Ok(attack))) => CampaignRun::Verdict {
+                document: &attack.document,
+                verdict,
+                stats,
+                path,
+            },
+            (result, _) => CampaignRun::Failed {
+                attack_id,
+                trace: &o.trace,
+                message: match result {
+                    Err(failure) => &failure.message,
+                    Ok(_) => campaign::DOCUMENT_NOT_LOADED,
+                },
+            },
+        };
+        campaign::sarif_run(run)
+    }
+
+    /// SARIF: one run per pair (`oatf::report::campaign_sarif`), written by the workers.
+    pub(super) fn write_sarif(&self, out: &mut Output<'_>) {
+        let runs: Vec<&str> = self.outcomes.iter().map(written_text).collect();
+        write_pieces(out, campaign::sarif_log(&runs).pieces());
+    }
+
+    /// The JUnit suite of a run: its single report's (`oatf::report::junit_suite`), named
+    /// `ATTACK-ID TRACE`; a run without a verdict is a suite with one `run` case in error.
+    fn junit_suite(&self, o: &Outcome, run: &RunResult) -> oatf::report::xml::TestSuite {
+        use oatf::report::xml::{Outcome, TestCase, TestSuite};
+        let attack_id = self.labels.get(o.document).map_or("", String::as_str);
+        let name = format!("{attack_id} {}", o.trace);
+        match (run, self.attacks.get(o.document)) {
+            (Ok((verdict, stats)), Some(Ok(attack))) => {
+                let mut suite = oatf::report::junit_suite(&attack.document, verdict, stats);
+                suite.name = name;
+                suite
+            }
+            (result, _) => {
+                let message = match result {
+                    Err(failure) => failure.message.clone(),
+                    Ok(_) => campaign::DOCUMENT_NOT_LOADED.to_owned(),
+                };
+                let mut suite = TestSuite::new(name);
+                suite.cases.push(TestCase::new(
+                    attack_id,
+                    "run",
+                    Outcome::error("no-verdict", message),
+                ));
+                suite
+            }
+        }
+    }
+
+    /// JUnit XML: the suites written by the workers, joined in run order.
+    pub(super) fn junit(&self) -> String {
+        let suites = self.outcomes.iter().filter_map(Outcome::suite);
+        oatf::report::xml::TestSuites::new("oatf evaluate").write_with(suites)
+    }
+}
+
+/// Writes `pieces` to `out` in chunks of about 1 MiB: a report of many runs is not copied whole into one
+/// string first (for 20,000 SARIF runs, 190 MB and its page faults on the main thread, D-181).
+fn write_pieces<'p>(out: &mut Output<'_>, pieces: impl Iterator<Item = &'p str>) {
+    const CHUNK: usize = 1 << 20;
+    let mut chunk = String::with_capacity(CHUNK);
+    for piece in pieces {
+        if chunk.len() + piece.len() > CHUNK && !chunk.is_empty() {
+            out.write(&chunk);
+            chunk.clear();
+        }
+        if piece.len() >= CHUNK {
+            out.write(piece);
+        } else {
+            chunk.push_str(piece);
+        }
+    }
+    out.write(&chunk);
+}
+
+/// A run's text, written by its worker (`Report::written`) for every format but HTML.
+fn written_text(o: &Outcome) -> &str {
+    o.text().unwrap_or_default()
+}
+
+fn tier_index(tier: Option<Tier>) -> usize {
+    match tier {
+        None => 0,
+        Some(Tier::Ingested) => 1,
+        Some(Tier::LocalAction) => 2,
+        Some(Tier::BoundaryBreach) => 3,
+    }
+}
