@@ -103,7 +103,7 @@ try {
     const result = JSON.parse(text);
     assert.deepEqual(result.rules, ['V-014'], `${name}: ${text}`);
     assert.equal(result.line, 7);
-    assert.equal(result.celLoaded, true);
+    assert.equal(result.syntaxLoaded, true);
     assert.equal(result.result, 'exploited');
     assert.equal(result.maxTier, 'boundary_breach');
     assert.match(result.version, /^\d+\.\d+\.\d+/);

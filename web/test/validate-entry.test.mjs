@@ -1,6 +1,6 @@
-// The validation entry `oatf/validate` (D-140): the CEL syntax module loads only when a document has a
-// CEL expression, and every result equals the full package's (the corpus is compared in
-// conformance.test.mjs; here the examples, errors, bytes and the lazy module).
+// The validation entry `oatf/validate` (D-140, D-190): the syntax module loads only when a document has a
+// CEL expression, a regular expression or a JSONPath selector, and every result equals the full package's
+// (the corpus is compared in conformance.test.mjs; here the examples, errors, bytes and the lazy module).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -9,21 +9,29 @@ import { EXAMPLES, importValidateEntry, oatf } from './support.mjs';
 
 const small = await importValidateEntry();
 
-const NO_CEL = 'oatf: "0.1"\nattack:\n  execution: {mode: mcp_server, state: {tools: []}}\n  indicators:\n    - {surface: tools/call, target: arguments, pattern: {regex: "("}}\n';
+const PLAIN = 'oatf: "0.1"\nattack:\n  execution: {mode: mcp_server, state: {tools: []}}\n  indicators:\n    - {surface: tools/call, target: arguments, pattern: {contains: "x"}}\n    - {surface: tools/call, target: argument, pattern: {contains: "y"}}\n';
+const BAD_REGEX = 'oatf: "0.1"\nattack:\n  execution: {mode: mcp_server, state: {tools: []}}\n  indicators:\n    - {surface: tools/call, target: arguments, pattern: {regex: "("}}\n';
 const BAD_CEL = 'oatf: "0.1"\nattack:\n  execution: {mode: mcp_server, state: {tools: []}}\n  indicators:\n    - surface: tools/call\n      target: arguments\n      expression: {cel: "size(arguments) >"}\n';
+const BAD_PATHS = 'oatf: "0.1"\nattack:\n  execution:\n    mode: mcp_server\n    phases:\n      - name: one\n        state: {tools: []}\n        extractors:\n          - {name: a, source: request, type: regex, selector: "no group"}\n          - {name: b, source: request, type: json_path, selector: "$.["}\n          - {name: c, source: request, type: json_path, selector: "$.ok"}\n          - {name: d, source: request, type: regex, selector: "x(\\\\d+)"}\n        trigger: {event: tools/call}\n      - name: two\n';
 
-test('the CEL syntax module loads the first time a document has a CEL expression, not before', async () => {
+test('the syntax module loads the first time a document has a regex, CEL or JSONPath, not before', async () => {
   // This file's process has not validated anything yet (node --test runs each file on its own).
-  assert.equal(small.celSyntaxLoaded(), false);
-  const regex = await small.validate(NO_CEL);
+  assert.equal(small.syntaxChecksLoaded(), false);
+  const plain = await small.validate(PLAIN);
+  assert.deepEqual(plain, oatf.validate(PLAIN));
+  assert.equal(small.syntaxChecksLoaded(), false, 'a document without a regex, CEL or JSONPath loaded the syntax module');
+  const regex = await small.validate(BAD_REGEX);
+  assert.equal(small.syntaxChecksLoaded(), true);
   assert.deepEqual(regex.errors.map((e) => e.rule), ['V-013']);
-  assert.equal(small.celSyntaxLoaded(), false, 'a document without CEL loaded the CEL module');
+  assert.deepEqual(regex, oatf.validate(BAD_REGEX));
   const cel = await small.validate(BAD_CEL);
-  assert.equal(small.celSyntaxLoaded(), true);
   assert.deepEqual(cel, oatf.validate(BAD_CEL));
   const v014 = cel.errors.find((e) => e.rule === 'V-014');
   assert.ok(v014, JSON.stringify(cel.errors));
   assert.equal(v014.line, 7);
+  const paths = await small.validate(BAD_PATHS);
+  assert.deepEqual(paths, oatf.validate(BAD_PATHS));
+  assert.deepEqual(paths.errors.map((e) => e.rule).sort(), ['V-015', 'V-042'], JSON.stringify(paths.errors));
 });
 
 test('every example validates, loads and normalizes as in the full package', async () => {

@@ -100,40 +100,79 @@ pub(crate) fn build_playground() -> bool {
     true
 }
 
+/// How the modules of one cargo profile are built, beyond Cargo.toml's `[profile.NAME]` (opt-level,
+/// LTO, codegen units, panic strategy): rustc flags, features of the standard library, `wasm-opt`'s
+/// arguments. Modules that share a profile share these (different flags on one profile would rebuild
+/// its dependencies on each build). docs/javascript.md ("Size") measures each choice (D-191).
+struct Build {
+    /// The cargo profile.
+    profile: &'static str,
+    /// Unstable rustc flags for every crate of the build; given only where the standard library is
+    /// built from source (Debian's toolchain, `RUSTC_BOOTSTRAP=1`), else left out.
+    unstable_rustflags: &'static [&'static str],
+    /// Features of the standard library built from source (`-Zbuild-std-features`), likewise.
+    std_features: &'static [&'static str],
+    /// The optimization arguments of `wasm-opt`.
+    wasm_opt: &'static [&'static str],
+}
+
+/// The full package: evaluation speed matters (`opt-level = "s"`).
+const FULL: Build = Build {
+    profile: "wasm",
+    unstable_rustflags: &[],
+    std_features: &[],
+    wasm_opt: &["-Os"],
+};
+
+/// The modules of `oatf/validate`: size first (`opt-level = "z"`); a panic, which no input may cause,
+/// aborts without formatting a message or a location nobody could read.
+const SMALL: Build = Build {
+    profile: "wasm-small",
+    unstable_rustflags: &["-Zlocation-detail=none"],
+    std_features: &["panic_immediate_abort"],
+    wasm_opt: &["-Oz", "--converge"],
+};
+
 /// One WebAssembly module of the package (D-140): the crate's features, and the name wasm-bindgen
 /// writes it under (`<name>.js` and `<name>_bg.wasm`).
 struct Module {
     name: &'static str,
     features: &'static [&'static str],
-    /// The cargo profile (`wasm`, or `wasm-small` with `opt-level = "z"`).
-    profile: &'static str,
-    /// How it is optimized, for the size report (when `wasm-opt` ran).
-    optimized: &'static str,
+    build: &'static Build,
     /// What the module is, for the size report.
     what: &'static str,
+    /// Crates none of whose functions the module may hold (checked in its name section before
+    /// `wasm-opt`): what another module answers for it (D-190).
+    absent: &'static [&'static str],
 }
 
 const MODULES: &[Module] = &[
     Module {
         name: "oatf_wasm",
         features: &[],
-        profile: "wasm",
-        optimized: "opt-level s, wasm-opt -Os",
+        build: &FULL,
         what: "`oatf`: the full package",
+        absent: &[],
     },
     Module {
         name: "oatf_validate",
         features: &["--no-default-features", "--features", "document"],
-        profile: "wasm-small",
-        optimized: "opt-level z, wasm-opt -Os",
+        build: &SMALL,
         what: "`oatf/validate`: its first module",
+        absent: &[
+            "regex_syntax",
+            "regex_automata",
+            "serde_json_path",
+            "antlr4rust",
+            "cel",
+        ],
     },
     Module {
-        name: "oatf_cel",
-        features: &["--no-default-features", "--features", "cel-syntax"],
-        profile: "wasm-small",
-        optimized: "opt-level z, wasm-opt -Os",
-        what: "`oatf/validate`: the CEL syntax module, loaded on demand",
+        name: "oatf_syntax",
+        features: &["--no-default-features", "--features", "syntax"],
+        build: &SMALL,
+        what: "`oatf/validate`: the syntax module (CEL, regex, JSONPath), loaded on demand",
+        absent: &[],
     },
 ];
 
@@ -162,14 +201,15 @@ fn build() -> Result<(), String> {
     check_bindgen(&bindgen_version)?;
     let mut built = Vec::new();
     for module in MODULES {
-        compile(&toolchain, module.features, module.profile)?;
+        compile(&toolchain, module.features, module.build)?;
         let wasm = Path::new(TARGET_DIR)
             .join(TARGET)
-            .join(module.profile)
+            .join(module.build.profile)
             .join("oatf_wasm.wasm");
         // Each build overwrites the crate's artifact: keep this one under the module's name.
         let kept = Path::new(TARGET_DIR).join(format!("{}.wasm", module.name));
         copy_if_changed(&wasm, &kept)?;
+        check_absent(&kept, module.absent)?;
         built.push(kept);
     }
     let out = Path::new(OUT_DIR);
@@ -181,10 +221,10 @@ fn build() -> Result<(), String> {
         // wasm-opt runs before wasm-bindgen: Debian's binaryen (108) turns the externref table that
         // wasm-bindgen adds into a funcref table, which fails at instantiation.
         let optimized = Path::new(TARGET_DIR).join(format!("{}.opt.wasm", module.name));
-        let (wasm, optimized_by) = if optimize(wasm, &optimized) {
-            (optimized, module.optimized)
+        let (wasm, optimized_by) = if optimize(wasm, &optimized, module.build.wasm_opt) {
+            (optimized, describe(module.build, &toolchain))
         } else {
-            (wasm.clone(), "no wasm-opt")
+            (wasm.clone(), "no wasm-opt".to_owned())
         };
         let wasm_arg = wasm.to_string_lossy();
         if !run(
@@ -203,7 +243,7 @@ fn build() -> Result<(), String> {
             return Err(format!("wasm-bindgen failed on {}", module.name));
         }
         let module_path = out.join(format!("{}_bg.wasm", module.name));
-        sizes.push(report_size(&module_path, module.what, optimized_by));
+        sizes.push(report_size(&module_path, module.what, &optimized_by));
         write_inline(
             &module_path,
             &out.join(format!("{}_inline.js", module.name)),
@@ -217,6 +257,43 @@ fn build() -> Result<(), String> {
         "npm package written to {OUT_DIR}/ (`npm pack` there makes the tarball); sizes in {TARGET_DIR}/sizes.json"
     );
     Ok(())
+}
+
+/// Fails when the module holds a function of one of `crates` (its mangled name has `<len><crate>`,
+/// the name section that `wasm-ld` writes); a module without names cannot be checked and passes.
+fn check_absent(module: &Path, crates: &[&str]) -> Result<(), String> {
+    if crates.is_empty() {
+        return Ok(());
+    }
+    let bytes =
+        std::fs::read(module).map_err(|e| format!("cannot read {}: {e}", module.display()))?;
+    let holds = |needle: &str| {
+        bytes
+            .windows(needle.len())
+            .any(|window| window == needle.as_bytes())
+    };
+    if !holds("9oatf_wasm") {
+        println!(
+            "{}: no name section, linked crates not checked",
+            module.display()
+        );
+        return Ok(());
+    }
+    let linked: Vec<&str> = crates
+        .iter()
+        .copied()
+        .filter(|krate| holds(&format!("{}{krate}", krate.len())))
+        .collect();
+    if linked.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} links {} (D-190: these are answered by the syntax module; something now calls them, \
+             e.g. `ValidateOptions::new()` instead of `ValidateOptions::with_syntax_check`)",
+            module.display(),
+            linked.join(", ")
+        ))
+    }
 }
 
 /// The module as a JavaScript module whose default export is its base64 text (`oatf/inline`, D-145).
@@ -332,7 +409,19 @@ fn check_bindgen(version: &str) -> Result<(), String> {
     }
 }
 
-fn compile(toolchain: &Toolchain, features: &[&str], profile: &str) -> Result<(), String> {
+/// How a build was optimized, for the size report: its profile, flags and `wasm-opt` arguments.
+fn describe(build: &Build, toolchain: &Toolchain) -> String {
+    let mut parts = vec![format!("profile {}", build.profile)];
+    if matches!(toolchain, Toolchain::Debian { .. }) {
+        parts.extend(build.unstable_rustflags.iter().map(|f| (*f).to_owned()));
+        parts.extend(build.std_features.iter().map(|f| format!("std {f}")));
+    }
+    parts.push(format!("wasm-opt {}", build.wasm_opt.join(" ")));
+    parts.join(", ")
+}
+
+fn compile(toolchain: &Toolchain, features: &[&str], build: &Build) -> Result<(), String> {
+    let profile = build.profile;
     let mut command = Command::new(env!("CARGO"));
     command.args([
         "build",
@@ -346,11 +435,12 @@ fn compile(toolchain: &Toolchain, features: &[&str], profile: &str) -> Result<()
         TARGET_DIR,
     ]);
     command.args(features);
-    command.env(
-        "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS",
-        format!("-Clink-arg=-zstack-size={STACK_BYTES}"),
-    );
-    if let Toolchain::Debian { rustc, wrap } = toolchain {
+    let mut rustflags = format!("-Clink-arg=-zstack-size={STACK_BYTES}");
+    if let Toolchain::Debian { rustc, .. } = toolchain {
+        for flag in build.unstable_rustflags {
+            rustflags.push(' ');
+            rustflags.push_str(flag);
+        }
         command
             .args(["-Zbuild-std=std,panic_abort"])
             .env("RUSTC_BOOTSTRAP", "1")
@@ -359,6 +449,15 @@ fn compile(toolchain: &Toolchain, features: &[&str], profile: &str) -> Result<()
                 "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER",
                 "/usr/bin/wasm-ld",
             );
+        if !build.std_features.is_empty() {
+            command.arg(format!(
+                "-Zbuild-std-features={}",
+                build.std_features.join(",")
+            ));
+        }
+    }
+    command.env("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS", rustflags);
+    if let Toolchain::Debian { wrap, .. } = toolchain {
         if *wrap {
             let me = std::env::current_exe().map_err(|e| format!("cannot find xtask: {e}"))?;
             command
@@ -375,20 +474,24 @@ fn compile(toolchain: &Toolchain, features: &[&str], profile: &str) -> Result<()
     }
 }
 
-/// Runs `wasm-opt -Os` into `output` when binaryen is installed; the module works without it. An
-/// `output` newer than `module` is kept (wasm-opt takes a minute).
-fn optimize(module: &Path, output: &Path) -> bool {
+/// Runs `wasm-opt` with `level` (its optimization arguments) into `output` when binaryen is
+/// installed; the module works without it. An `output` newer than `module` and made with the same
+/// arguments (kept beside it, `.args`) is kept (wasm-opt takes a minute).
+fn optimize(module: &Path, output: &Path, level: &[&str]) -> bool {
     let modified = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    let args_file = output.with_extension("args");
+    let args = level.join(" ");
     if let (Some(input), Some(existing)) = (modified(module), modified(output))
         && existing >= input
+        && std::fs::read_to_string(&args_file).is_ok_and(|made| made == args)
     {
         return true;
     }
     let path = module.to_string_lossy();
     let output = output.to_string_lossy();
     let ok = Command::new("wasm-opt")
+        .args(level)
         .args([
-            "-Os",
             "--enable-bulk-memory",
             "--enable-nontrapping-float-to-int",
             "--enable-sign-ext",
@@ -403,6 +506,8 @@ fn optimize(module: &Path, output: &Path) -> bool {
         .is_ok_and(|s| s.success());
     if !ok {
         println!("wasm-opt not run (install binaryen for a smaller module)");
+    } else if std::fs::write(&args_file, args).is_err() {
+        println!("cannot write {}", args_file.display());
     }
     ok
 }

@@ -283,6 +283,8 @@ pub mod model {
     pub use oatf_model::{parse_bytes, parse_bytes_with};
 }
 
+pub mod syntax;
+
 /// Evaluation details beside the root's entry points: the compiled CEL program type an engine
 /// returns, regex limits and the default bounds of evidence and semantic scores.
 pub mod eval {

@@ -14,7 +14,7 @@ export async function run(validation, full, how) {
       version: validation.version,
       rules: bad.errors.map((e) => e.rule),
       line: bad.errors[0]?.line,
-      celLoaded: validation.celSyntaxLoaded(),
+      syntaxLoaded: validation.syntaxChecksLoaded(),
       result: report.result,
       maxTier: report.maxTier,
       file: report.trace.file,

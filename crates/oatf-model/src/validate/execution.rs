@@ -294,33 +294,29 @@ impl Validator<'_> {
             self.closed(&extractor.kind, key(&p, "type"));
             let selector = key(&p, "selector");
             match extractor.kind.known() {
-                Some(ExtractorType::JsonPath) => {
+                Some(ExtractorType::JsonPath) => match self.options.syntax.json_path(&extractor.selector) {
                     // V-015
-                    #[cfg(feature = "jsonpath")]
-                    if let Err(e) = serde_json_path::JsonPath::parse(&extractor.selector) {
-                        self.error(
-                            Rule::V015,
-                            selector,
-                            format!("invalid jsonpath: {}", lower_first(&e.to_string())),
-                        );
+                    JsonPathSyntax::Invalid(e) => {
+                        self.error(Rule::V015, selector, format!("invalid jsonpath: {}", lower_first(&e)));
                     }
                     // W-015: the parser was left out (D-130); say so rather than pass silently.
-                    #[cfg(not(feature = "jsonpath"))]
-                    self.warn(
+                    JsonPathSyntax::Unchecked => self.warn(
                         Rule::W015,
                         selector,
                         "jsonpath syntax not checked: this build of oatf-model has no `jsonpath` feature (V-015)",
-                    );
-                }
+                    ),
+                    _ => {}
+                },
                 Some(ExtractorType::Regex) => {
                     // V-013, then V-042
-                    if let Err(e) = check_regex(&extractor.selector) {
-                        self.error(
-                            Rule::V013,
-                            selector,
-                            format!("invalid regular expression: {e}"),
-                        );
-                    } else if capture_groups(&extractor.selector).unwrap_or(0) == 0 {
+                    if self.regex(&extractor.selector, selector.clone())
+                        && self
+                            .options
+                            .syntax
+                            .capture_groups(&extractor.selector)
+                            .unwrap_or(0)
+                            == 0
+                    {
                         self.error(
                             Rule::V042,
                             selector,
@@ -451,13 +447,8 @@ impl Validator<'_> {
             }
             if let Condition::Match(m) = condition
                 && let Some(regex) = &m.regex
-                && let Err(e) = check_regex(regex)
             {
-                self.error(
-                    Rule::V013,
-                    key(&p, "regex"),
-                    format!("invalid regular expression: {e}"),
-                );
+                self.regex(regex, key(&p, "regex"));
             }
         }
     }
