@@ -129,7 +129,7 @@ const FULL: Build = Build {
 const SMALL: Build = Build {
     profile: "wasm-small",
     unstable_rustflags: &["-Zlocation-detail=none"],
-    std_features: &["panic_immediate_abort"],
+    std_features: &["panic_immediate_abort", "optimize_for_size"],
     wasm_opt: &["-Oz", "--converge"],
 };
 

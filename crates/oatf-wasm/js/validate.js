@@ -36,12 +36,21 @@ export function syntaxChecksLoaded() {
   return syntax !== null;
 }
 
-/** Hands the validation module the syntax module's answers to `pending` (`{ cel, regex, jsonpath }`). */
+/** Hands the validation module the syntax module's answers to `pending` (`{ cel, regex, jsonpath }`,
+ * arrays of texts), one by one (the validation module parses no JSON, D-190). */
 function answer(pending) {
-  const questions = JSON.stringify(pending);
-  if (!wasm.syntaxRememberJson(questions, syntax.syntaxCheckJson(questions))) {
-    throw new Error('oatf: the syntax answers do not fit');
-  }
+  const { cel = [], regex = [], jsonpath = [] } = pending;
+  const answers = JSON.parse(syntax.syntaxCheckJson(JSON.stringify({ cel, regex, jsonpath })));
+  if (!answers) throw new Error('oatf: the syntax module did not answer');
+  wasm.syntaxMakeRoom(cel.length + regex.length + jsonpath.length);
+  cel.forEach((expression, i) => {
+    const refusal = answers.cel[i];
+    wasm.rememberCel(expression, refusal?.kind === 'limit', refusal?.message);
+  });
+  regex.forEach((pattern, i) => wasm.rememberRegex(pattern, answers.regex[i].error ?? undefined, answers.regex[i].captures ?? undefined));
+  jsonpath.forEach((selector, i) =>
+    wasm.rememberJsonPath(selector, answers.jsonpath[i].error ?? undefined, answers.jsonpath[i].unchecked),
+  );
 }
 
 /** Passes of a call at most: the first asks every question of the document, the second has the answers. */

@@ -33,7 +33,7 @@ pub use document::{decode_errors_json, load_json, normalize_json, serialize_json
 #[cfg(feature = "syntax")]
 pub use syntax::syntax_check_json;
 #[cfg(all(feature = "document", not(feature = "eval")))]
-pub use syntax::syntax_remember_json;
+pub use syntax::{remember_cel, remember_json_path, remember_regex, syntax_make_room};
 
 /// The SDK version (the workspace version of the crates built into this module).
 #[wasm_bindgen(js_name = version)]

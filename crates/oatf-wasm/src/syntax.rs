@@ -3,27 +3,26 @@
 //!
 //! The validation module has none of these parsers. Its validation asks a [`CelSyntaxCheck`] and a
 //! [`SyntaxCheck`] that answer from a cache filled by JavaScript and record each question they have no
-//! answer for; the wrapper then asks the syntax module (`syntaxCheckJson`: the SDK's `CelEngine` and
-//! [`BuiltInSyntax`], the checks of the full module) for those, hands the answers over
-//! (`syntaxRememberJson`) and validates again. Questions travel as `{ cel: [...], regex: [...],
-//! jsonpath: [...] }` (texts), answers as the same object of arrays in the same order: for CEL `null`
-//! (it parses) or `{ kind: "syntax" | "limit", message }`; for a regex `{ error, captures }` (the V-013
-//! message or `null`, and the number of capture groups or `null`); for a JSONPath `{ error, unchecked }`
-//! (the parser's message or `null`; `true` when the syntax module could not check it).
+//! answer for (`{ syntaxPending: { cel, regex, jsonpath } }`, arrays of texts); the wrapper then asks
+//! the syntax module (`syntaxCheckJson`: the SDK's `CelEngine` and [`BuiltInSyntax`], the checks of
+//! the full module) for those, hands each answer over (`syntaxMakeRoom`, then `rememberCel`,
+//! `rememberRegex`, `rememberJsonPath`: plain arguments, so that the validation module parses no JSON)
+//! and validates again. `syntaxCheckJson` answers with the same object of arrays, in the same order:
+//! for CEL `null` (it parses) or `{ kind: "syntax" | "limit", message }`; for a regex `{ error,
+//! captures }` (the V-013 message or `null`, and the number of capture groups or `null`); for a
+//! JSONPath `{ error, unchecked }` (the parser's message or `null`; `true` when it was not checked).
 //!
 //! [`CelSyntaxCheck`]: oatf::model::CelSyntaxCheck
 //! [`SyntaxCheck`]: oatf::syntax::SyntaxCheck
 //! [`BuiltInSyntax`]: oatf::syntax::BuiltInSyntax
 
 #[cfg(all(feature = "document", not(feature = "eval")))]
-pub use answers::syntax_remember_json;
+pub use answers::{remember_cel, remember_json_path, remember_regex, syntax_make_room};
 #[cfg(all(feature = "document", not(feature = "eval")))]
 pub(crate) use answers::{take_pending, validate_options};
 #[cfg(feature = "syntax")]
 pub use check::syntax_check_json;
 
-use oatf::model::{CelSyntaxError, CelSyntaxErrorKind};
-use oatf::syntax::JsonPathSyntax;
 use serde::{Deserialize, Serialize};
 
 /// The questions of one validation, by kind (each text once).
@@ -35,94 +34,68 @@ struct Questions {
     jsonpath: Vec<String>,
 }
 
-/// The answers to [`Questions`], in the same order.
-#[derive(Serialize, Deserialize, Default)]
-struct Answers {
-    cel: Vec<Option<Refusal>>,
-    regex: Vec<RegexAnswer>,
-    jsonpath: Vec<PathAnswer>,
-}
-
-/// One CEL refusal as it crosses JavaScript.
-#[derive(Serialize, Deserialize)]
-struct Refusal {
-    kind: String,
-    message: String,
-}
-
 /// What the syntax module says of a regex: V-013's message, and V-042's count.
-#[derive(Serialize, Deserialize, Clone)]
+#[derive(Serialize, Clone)]
 struct RegexAnswer {
     error: Option<String>,
     captures: Option<usize>,
 }
 
-/// What the syntax module says of a JSONPath selector: the parser's message when it refused it, or
-/// that it could not check it (neither: it parses).
-#[derive(Serialize, Deserialize)]
-struct PathAnswer {
-    error: Option<String>,
-    #[serde(default)]
-    unchecked: bool,
-}
-
-impl From<JsonPathSyntax> for PathAnswer {
-    fn from(answer: JsonPathSyntax) -> Self {
-        let (error, unchecked) = match answer {
-            JsonPathSyntax::Invalid(error) => (Some(error), false),
-            JsonPathSyntax::Unchecked => (None, true),
-            _ => (None, false),
-        };
-        PathAnswer { error, unchecked }
-    }
-}
-
-impl From<PathAnswer> for JsonPathSyntax {
-    fn from(answer: PathAnswer) -> Self {
-        match answer {
-            PathAnswer {
-                error: Some(error), ..
-            } => JsonPathSyntax::Invalid(error),
-            PathAnswer {
-                unchecked: true, ..
-            } => JsonPathSyntax::Unchecked,
-            _ => JsonPathSyntax::Valid,
-        }
-    }
-}
-
-#[cfg(feature = "syntax")]
-impl From<&CelSyntaxError> for Refusal {
-    fn from(error: &CelSyntaxError) -> Self {
-        let kind = match error.kind() {
-            CelSyntaxErrorKind::Limit => "limit",
-            _ => "syntax",
-        };
-        Refusal {
-            kind: kind.to_owned(),
-            message: error.message().to_owned(),
-        }
-    }
-}
-
-impl From<Refusal> for CelSyntaxError {
-    fn from(refusal: Refusal) -> Self {
-        let kind = if refusal.kind == "limit" {
-            CelSyntaxErrorKind::Limit
-        } else {
-            CelSyntaxErrorKind::Syntax
-        };
-        CelSyntaxError::new(kind, refusal.message)
-    }
-}
-
 #[cfg(feature = "syntax")]
 mod check {
-    use oatf::model::CelSyntaxCheck;
-    use oatf::syntax::{BuiltInSyntax, SyntaxCheck};
+    use oatf::model::{CelSyntaxCheck, CelSyntaxError, CelSyntaxErrorKind};
+    use oatf::syntax::{BuiltInSyntax, JsonPathSyntax, SyntaxCheck};
+    use serde::Serialize;
     use wasm_bindgen::prelude::*;
 
-    use super::{Answers, Questions, Refusal, RegexAnswer};
+    use super::{Questions, RegexAnswer};
+
+    /// The answers to [`Questions`], in the same order.
+    #[derive(Serialize)]
+    struct Answers {
+        cel: Vec<Option<Refusal>>,
+        regex: Vec<RegexAnswer>,
+        jsonpath: Vec<PathAnswer>,
+    }
+
+    /// A CEL refusal.
+    #[derive(Serialize)]
+    struct Refusal {
+        kind: &'static str,
+        message: String,
+    }
+
+    impl From<&CelSyntaxError> for Refusal {
+        fn from(error: &CelSyntaxError) -> Self {
+            let kind = match error.kind() {
+                CelSyntaxErrorKind::Limit => "limit",
+                _ => "syntax",
+            };
+            Refusal {
+                kind,
+                message: error.message().to_owned(),
+            }
+        }
+    }
+
+    /// What the syntax module says of a JSONPath selector: the parser's message when it refused it,
+    /// or that it could not check it (neither: it parses).
+    #[derive(Serialize)]
+    struct PathAnswer {
+        error: Option<String>,
+        unchecked: bool,
+    }
+
+    impl From<JsonPathSyntax> for PathAnswer {
+        fn from(answer: JsonPathSyntax) -> Self {
+            let (error, unchecked) = match answer {
+                JsonPathSyntax::Invalid(error) => (Some(error), false),
+                JsonPathSyntax::Unchecked => (None, true),
+                _ => (None, false),
+            };
+            PathAnswer { error, unchecked }
+        }
+    }
 
     /// The answers of the SDK's checks (`CelEngine` with its limits, [`BuiltInSyntax`]) to a JSON
     /// object of questions `{ cel, regex, jsonpath }` (arrays of texts): a JSON object of arrays of
@@ -163,11 +136,11 @@ mod answers {
     use std::collections::HashMap;
     use std::sync::Arc;
 
-    use oatf::model::{CelSyntaxCheck, CelSyntaxError};
+    use oatf::model::{CelSyntaxCheck, CelSyntaxError, CelSyntaxErrorKind};
     use oatf::syntax::{JsonPathSyntax, SyntaxCheck};
     use wasm_bindgen::prelude::*;
 
-    use super::{Answers, Questions, RegexAnswer};
+    use super::{Questions, RegexAnswer};
 
     /// Answers kept at most (all kinds together): past this the cache is emptied before new answers
     /// go in (a document validated right after still finds all of its own).
@@ -263,41 +236,55 @@ mod answers {
         serde_json::to_value(questions).ok()
     }
 
-    /// Keeps the answers of `syntaxCheckJson` to the questions (both JSON, as that function takes
-    /// and gives them). Returns `false` when the two do not fit together.
-    #[wasm_bindgen(js_name = syntaxRememberJson)]
-    pub fn syntax_remember_json(questions_json: &str, answers_json: &str) -> bool {
-        let (Ok(questions), Ok(answers)) = (
-            serde_json::from_str::<Questions>(questions_json),
-            serde_json::from_str::<Answers>(answers_json),
-        ) else {
-            return false;
-        };
-        if questions.cel.len() != answers.cel.len()
-            || questions.regex.len() != answers.regex.len()
-            || questions.jsonpath.len() != answers.jsonpath.len()
-        {
-            return false;
-        }
+    /// Makes room for `count` answers about to be handed over: when they would not fit beside the
+    /// kept ones, the cache is emptied first (a document validated right after still finds all of
+    /// its own).
+    #[wasm_bindgen(js_name = syntaxMakeRoom)]
+    pub fn syntax_make_room(count: usize) {
         CACHE.with(|cache| {
             let mut cache = cache.borrow_mut();
-            let new = questions.cel.len() + questions.regex.len() + questions.jsonpath.len();
-            if cache.len() + new > MAX_ANSWERS {
+            if cache.len().saturating_add(count) > MAX_ANSWERS {
                 *cache = Cache::default();
             }
-            for (expression, answer) in questions.cel.into_iter().zip(answers.cel) {
-                cache
-                    .cel
-                    .insert(expression, answer.map_or(Ok(()), |r| Err(r.into())));
-            }
-            cache
-                .regex
-                .extend(questions.regex.into_iter().zip(answers.regex));
-            for (selector, answer) in questions.jsonpath.into_iter().zip(answers.jsonpath) {
-                cache.jsonpath.insert(selector, answer.into());
-            }
         });
-        true
+    }
+
+    /// Keeps the syntax module's answer for a CEL expression: no `message` when it parses, else its
+    /// refusal (`limit` for a refusal of the kind `limit`).
+    #[wasm_bindgen(js_name = rememberCel)]
+    pub fn remember_cel(expression: String, limit: bool, message: Option<String>) {
+        let kind = if limit {
+            CelSyntaxErrorKind::Limit
+        } else {
+            CelSyntaxErrorKind::Syntax
+        };
+        let answer = message.map_or(Ok(()), |m| Err(CelSyntaxError::new(kind, m)));
+        CACHE.with(|cache| cache.borrow_mut().cel.insert(expression, answer));
+    }
+
+    /// Keeps the syntax module's answer for a regex: its V-013 message (none: it is valid) and its
+    /// number of capture groups (none: it does not parse).
+    #[wasm_bindgen(js_name = rememberRegex)]
+    pub fn remember_regex(pattern: String, error: Option<String>, captures: Option<u32>) {
+        let captures = captures.and_then(|n| usize::try_from(n).ok());
+        CACHE.with(|cache| {
+            cache
+                .borrow_mut()
+                .regex
+                .insert(pattern, RegexAnswer { error, captures })
+        });
+    }
+
+    /// Keeps the syntax module's answer for a JSONPath selector: the parser's message (none: it
+    /// parses), or that it could not be checked.
+    #[wasm_bindgen(js_name = rememberJsonPath)]
+    pub fn remember_json_path(selector: String, error: Option<String>, unchecked: bool) {
+        let answer = match error {
+            Some(error) => JsonPathSyntax::Invalid(error),
+            None if unchecked => JsonPathSyntax::Unchecked,
+            None => JsonPathSyntax::Valid,
+        };
+        CACHE.with(|cache| cache.borrow_mut().jsonpath.insert(selector, answer));
     }
 }
 
@@ -310,6 +297,49 @@ mod tests {
     /// A CEL syntax error, a valid CEL expression, an invalid regex, a regex extractor without a
     /// capture group and an invalid JSONPath: one question of each kind, answered by the syntax module.
     const DOCUMENT: &str = "oatf: \"0.1\"\nattack:\n  execution:\n    mode: mcp_server\n    phases:\n      - name: one\n        state: {tools: []}\n        extractors:\n          - {name: a, source: request, type: regex, selector: \"no group\"}\n          - {name: b, source: request, type: json_path, selector: \"$.[\"}\n        trigger: {event: tools/call}\n      - name: two\n  indicators:\n    - {surface: tools/call, target: arguments, expression: {cel: \"size(arguments) >\"}}\n    - {surface: tools/call, target: arguments, expression: {cel: \"true\"}}\n    - {surface: tools/call, target: arguments, pattern: {regex: \"(unclosed\"}}\n";
+
+    /// What `js/validate.js` does with the pending questions: asks the syntax module, hands the
+    /// answers over.
+    fn answer(pending: &Value) {
+        let answers: Value =
+            serde_json::from_str(&syntax_check_json(&pending.to_string())).expect("JSON");
+        let texts = |kind: &str| -> Vec<String> {
+            pending[kind]
+                .as_array()
+                .map(|list| {
+                    list.iter()
+                        .filter_map(|t| t.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let text = |value: &Value| value.as_str().map(str::to_owned);
+        let (cel, regex, jsonpath) = (texts("cel"), texts("regex"), texts("jsonpath"));
+        syntax_make_room(cel.len() + regex.len() + jsonpath.len());
+        for (i, expression) in cel.into_iter().enumerate() {
+            let refusal = &answers["cel"][i];
+            remember_cel(
+                expression,
+                refusal["kind"] == "limit",
+                text(&refusal["message"]),
+            );
+        }
+        for (i, pattern) in regex.into_iter().enumerate() {
+            let answer = &answers["regex"][i];
+            let captures = answer["captures"]
+                .as_u64()
+                .and_then(|n| u32::try_from(n).ok());
+            remember_regex(pattern, text(&answer["error"]), captures);
+        }
+        for (i, selector) in jsonpath.into_iter().enumerate() {
+            let answer = &answers["jsonpath"][i];
+            remember_json_path(
+                selector,
+                text(&answer["error"]),
+                answer["unchecked"] == true,
+            );
+        }
+    }
 
     fn rules(result: &Value) -> Vec<&str> {
         let mut rules: Vec<&str> = result["errors"]
@@ -337,8 +367,7 @@ mod tests {
             Some(1),
             "{first}"
         );
-        let answers = syntax_check_json(&pending.to_string());
-        assert!(syntax_remember_json(&pending.to_string(), &answers));
+        answer(&pending);
         let second: Value = serde_json::from_str(&crate::validate_json(DOCUMENT)).expect("JSON");
         assert_eq!(second["valid"], false, "{second}");
         assert_eq!(
@@ -346,10 +375,7 @@ mod tests {
             ["V-013", "V-014", "V-015", "V-042"],
             "{second}"
         );
-        assert!(!syntax_remember_json(
-            "{\"cel\": [\"a\"]}",
-            "{\"cel\": [], \"regex\": [], \"jsonpath\": []}"
-        ));
+        assert_eq!(syntax_check_json("[\"not an object\"]"), "null");
     }
 
     /// The same document through the built-in checks (what the full module does) gives the same
@@ -357,8 +383,7 @@ mod tests {
     #[test]
     fn the_answers_are_those_of_the_built_in_checks() {
         let first: Value = serde_json::from_str(&crate::validate_json(DOCUMENT)).expect("JSON");
-        let pending = first["syntaxPending"].to_string();
-        assert!(syntax_remember_json(&pending, &syntax_check_json(&pending)));
+        answer(&first["syntaxPending"]);
         let answered: Value = serde_json::from_str(&crate::validate_json(DOCUMENT)).expect("JSON");
         let document = oatf::parse(DOCUMENT).expect("parses");
         let built_in = oatf::validate_with(&document, &oatf::default_validate_options());

@@ -1,5 +1,5 @@
 // What each bundled page runs (bundlers.mjs): the validation entry on a document with a CEL error (so
-// the CEL syntax module loads on demand), and the full package on the example and its trace.
+// the syntax module loads on demand), and the full package on the example and its trace.
 import example from './example.js';
 
 const BAD_CEL = 'oatf: "0.1"\nattack:\n  execution: {mode: mcp_server, state: {tools: []}}\n  indicators:\n    - surface: tools/call\n      target: arguments\n      expression: {cel: "size(arguments) >"}\n';
