@@ -74,7 +74,7 @@ pub use condition::OPERATORS;
 #[doc(hidden)]
 pub use path::{check_simple_path, check_wildcard_path, field_of};
 #[doc(hidden)]
-pub use re2::check_regex;
+pub use re2::{check_regex, check_regex_tree};
 #[doc(hidden)]
 pub use template::{TemplateToken, scan_template};
 #[doc(hidden)]

@@ -1,6 +1,7 @@
 // Entry point `oatf/validate/inline`: `oatf/validate` with its modules inside the JavaScript (base64),
 // instantiated synchronously (D-145). The syntax module is a dynamic import, so a bundler that
-// splits code loads it only when a document has a CEL expression, a regular expression or a JSONPath selector.
+// splits code loads it only when a document has a CEL expression, a JSONPath selector, a regex extractor or a
+// regex with a Unicode class.
 import { initSync } from './oatf_validate.js';
 import wasmBase64 from './oatf_validate_inline.js';
 import { bytesOf } from './base64.js';

@@ -1,6 +1,6 @@
 // Node.js entry point of `oatf/validate`: instantiates the validation module synchronously from the
 // package directory; the syntax module is read and instantiated synchronously the first time a
-// document has a CEL expression, a regular expression or a JSONPath selector.
+// document has a CEL expression, a JSONPath selector, a regex extractor or a regex with a Unicode class.
 import { readFileSync } from 'node:fs';
 import { initSync } from './oatf_validate.js';
 import * as syntaxModule from './oatf_syntax.js';

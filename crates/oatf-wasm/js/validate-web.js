@@ -1,7 +1,7 @@
 // Browser and bundler entry point of `oatf/validate`: fetches and instantiates the validation module
 // beside this file (top-level await; Vite and webpack 5 emit the `.wasm` they see in
 // `new URL(..., import.meta.url)`; esbuild does not: use `oatf/validate/inline` there, D-145). The syntax module is fetched the first time a document has a
-// CEL expression, a regular expression or a JSONPath selector (a dynamic import, which bundlers split into
+// CEL expression, a JSONPath selector, a regex extractor or a regex with a Unicode class (a dynamic import, which bundlers split into
 // its own chunk).
 import init from './oatf_validate.js';
 import { __ready } from './validate.js';

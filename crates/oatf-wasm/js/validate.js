@@ -1,7 +1,7 @@
 // The validation entry of the npm package, `oatf/validate` (D-140, D-190): parse, validate, load, normalize
-// and serialize over a small WebAssembly module without the evaluation engine or the parsers of CEL, regular
-// expressions and JSONPath. Their syntax checks (V-014; V-013, V-042; V-015) are a second module, loaded the
-// first time a document has one of them; results are those of the full package (`oatf`), the same Rust code.
+// and serialize over a small WebAssembly module without the evaluation engine, the CEL and JSONPath parsers
+// and the regex translator (it parses a regex's syntax tree only). Their checks (V-014; V-015; V-042 and
+// V-013 of Unicode classes) are a second module, loaded the first time a document needs one of them; results are those of the full package (`oatf`), the same Rust code.
 import * as wasm from './oatf_validate.js';
 import { OatfError, describe, toText, unwrap } from './common.js';
 
@@ -25,7 +25,7 @@ export function __ready(syntaxLoader) {
 }
 
 /** Loads the syntax module now (it is otherwise loaded the first time a document has a CEL expression,
- * a regular expression or a JSONPath selector); after it, `validateSync` and `loadSync` work on every
+ * a JSONPath selector, a regex extractor or a regex with a Unicode class); after it, `validateSync` and `loadSync` work on every
  * document in every host. */
 export async function loadSyntaxChecks() {
   if (!syntax) syntax = await loader.load();
@@ -64,7 +64,7 @@ function runSync(call, name) {
     if (!syntax && loader.sync) syntax = loader.sync();
     if (!syntax) {
       throw new Error(
-        `${name}: this document has CEL expressions, regular expressions or JSONPath selectors and the ` +
+        `${name}: this document needs the syntax module (CEL, JSONPath, regex extractors or Unicode classes) and the ` +
           `syntax module is not loaded yet: await ${name.replace('Sync', '')}(…) instead, or await ` +
           `loadSyntaxChecks() once before ${name}`,
       );

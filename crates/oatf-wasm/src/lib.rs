@@ -9,7 +9,8 @@
 //! Three modules are built from this crate, by features (D-140): the full package (`eval`, the
 //! default), the validation module of `oatf/validate` (`document` alone: no CEL engine, no evaluation),
 //! and the syntax module (`syntax`) that the validation module's wrapper loads the first time a
-//! document has a CEL expression, a regular expression or a JSONPath selector; its answers reach
+//! document has a CEL expression, a JSONPath selector, a regex extractor or a regex with a Unicode
+//! class (a regex's syntax tree is checked in the validation module); its answers reach
 //! validation through `syntax.rs` (D-190).
 #![forbid(unsafe_code)]
 

@@ -137,7 +137,7 @@ mod answers {
     use std::sync::Arc;
 
     use oatf::model::{CelSyntaxCheck, CelSyntaxError, CelSyntaxErrorKind};
-    use oatf::syntax::{JsonPathSyntax, SyntaxCheck};
+    use oatf::syntax::{BuiltInSyntax, JsonPathSyntax, SyntaxCheck};
     use wasm_bindgen::prelude::*;
 
     use super::{Questions, RegexAnswer};
@@ -187,6 +187,11 @@ mod answers {
 
     impl SyntaxCheck for Cached {
         fn regex(&self, pattern: &str) -> Result<(), String> {
+            // Most regexes are decided by their syntax tree, here; only a Unicode class needs the
+            // syntax module's tables.
+            if let Some(answer) = BuiltInSyntax::regex_from_tree(pattern) {
+                return answer;
+            }
             let known =
                 CACHE.with(|cache| cache.borrow().regex.get(pattern).map(|a| a.error.clone()));
             match known {
@@ -200,8 +205,10 @@ mod answers {
 
         fn capture_groups(&self, pattern: &str) -> Option<usize> {
             let known = CACHE.with(|cache| cache.borrow().regex.get(pattern).map(|a| a.captures));
-            // Not known: `regex` recorded the question already (it is asked first).
-            known.unwrap_or(Some(1))
+            known.unwrap_or_else(|| {
+                pending(|q| &mut q.regex, pattern);
+                Some(1)
+            })
         }
 
         fn json_path(&self, selector: &str) -> JsonPathSyntax {
@@ -294,9 +301,10 @@ mod tests {
 
     use super::*;
 
-    /// A CEL syntax error, a valid CEL expression, an invalid regex, a regex extractor without a
-    /// capture group and an invalid JSONPath: one question of each kind, answered by the syntax module.
-    const DOCUMENT: &str = "oatf: \"0.1\"\nattack:\n  execution:\n    mode: mcp_server\n    phases:\n      - name: one\n        state: {tools: []}\n        extractors:\n          - {name: a, source: request, type: regex, selector: \"no group\"}\n          - {name: b, source: request, type: json_path, selector: \"$.[\"}\n        trigger: {event: tools/call}\n      - name: two\n  indicators:\n    - {surface: tools/call, target: arguments, expression: {cel: \"size(arguments) >\"}}\n    - {surface: tools/call, target: arguments, expression: {cel: \"true\"}}\n    - {surface: tools/call, target: arguments, pattern: {regex: \"(unclosed\"}}\n";
+    /// A CEL syntax error, a valid CEL expression, a regex extractor without a capture group, an
+    /// invalid JSONPath, a regex with an unknown Unicode class (questions for the syntax module) and
+    /// a regex whose syntax tree is broken (answered by the validation module itself).
+    const DOCUMENT: &str = "oatf: \"0.1\"\nattack:\n  execution:\n    mode: mcp_server\n    phases:\n      - name: one\n        state: {tools: []}\n        extractors:\n          - {name: a, source: request, type: regex, selector: \"no group\"}\n          - {name: b, source: request, type: json_path, selector: \"$.[\"}\n        trigger: {event: tools/call}\n      - name: two\n  indicators:\n    - {surface: tools/call, target: arguments, expression: {cel: \"size(arguments) >\"}}\n    - {surface: tools/call, target: arguments, expression: {cel: \"true\"}}\n    - {surface: tools/call, target: arguments, pattern: {regex: \"(unclosed\"}}\n    - {surface: tools/call, target: arguments, pattern: {regex: \"\\\\p{Nope}\"}}\n";
 
     /// What `js/validate.js` does with the pending questions: asks the syntax module, hands the
     /// answers over.
@@ -372,7 +380,7 @@ mod tests {
         assert_eq!(second["valid"], false, "{second}");
         assert_eq!(
             rules(&second),
-            ["V-013", "V-014", "V-015", "V-042"],
+            ["V-013", "V-013", "V-014", "V-015", "V-042"],
             "{second}"
         );
         assert_eq!(syntax_check_json("[\"not an object\"]"), "null");

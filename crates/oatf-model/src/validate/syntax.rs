@@ -44,6 +44,22 @@ pub enum JsonPathSyntax {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct BuiltInSyntax;
 
+impl BuiltInSyntax {
+    /// What [`regex`](SyntaxCheck::regex) answers, when the regex's syntax tree decides it (a syntax
+    /// error, or no Unicode class: [`oatf_primitives::check_regex_tree`]); `None` when only the
+    /// translation of a Unicode class can tell. A checker that keeps the Unicode tables elsewhere
+    /// answers the rest from there (the npm validation module, D-190).
+    ///
+    /// ```
+    /// use oatf_model::BuiltInSyntax;
+    /// assert_eq!(BuiltInSyntax::regex_from_tree("a+"), Some(Ok(())));
+    /// assert_eq!(BuiltInSyntax::regex_from_tree("\\p{Greek}"), None);
+    /// ```
+    pub fn regex_from_tree(pattern: &str) -> Option<Result<(), String>> {
+        oatf_primitives::check_regex_tree(pattern).map(|answer| answer.map_err(|e| e.to_string()))
+    }
+}
+
 impl SyntaxCheck for BuiltInSyntax {
     fn regex(&self, pattern: &str) -> Result<(), String> {
         oatf_primitives::check_regex(pattern).map_err(|e| e.to_string())
