@@ -106,9 +106,14 @@ mod check {
             return "null".to_owned();
         };
         let cel: Vec<&str> = questions.cel.iter().map(String::as_str).collect();
+        // The CEL engine is made only when asked about CEL (its first use costs most of a first answer).
+        let cel = if cel.is_empty() {
+            Vec::new()
+        } else {
+            oatf::cel::CelEngine::new().check_all(&cel)
+        };
         let answers = Answers {
-            cel: oatf::cel::CelEngine::new()
-                .check_all(&cel)
+            cel: cel
                 .iter()
                 .map(|answer| answer.as_ref().err().map(Refusal::from))
                 .collect(),
