@@ -465,14 +465,12 @@ fn compile(toolchain: &Toolchain, features: &[&str], build: &Build) -> Result<()
         }
     }
     command.env("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS", rustflags);
-    if let Toolchain::Debian { wrap, .. } = toolchain {
-        if *wrap {
-            let me = std::env::current_exe().map_err(|e| format!("cannot find xtask: {e}"))?;
-            command
-                .arg("--ignore-rust-version")
-                .env("RUSTC_WRAPPER", me)
-                .env("OATF_XTASK_RUSTC_WRAPPER", "1");
-        }
+    if let Toolchain::Debian { wrap: true, .. } = toolchain {
+        let me = std::env::current_exe().map_err(|e| format!("cannot find xtask: {e}"))?;
+        command
+            .arg("--ignore-rust-version")
+            .env("RUSTC_WRAPPER", me)
+            .env("OATF_XTASK_RUSTC_WRAPPER", "1");
     }
     let ok = command.status().is_ok_and(|s| s.success());
     if ok {

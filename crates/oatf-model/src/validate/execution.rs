@@ -294,38 +294,43 @@ impl Validator<'_> {
             self.closed(&extractor.kind, key(&p, "type"));
             let selector = key(&p, "selector");
             match extractor.kind.known() {
-                Some(ExtractorType::JsonPath) => match self.options.syntax.json_path(&extractor.selector) {
-                    // V-015
-                    JsonPathSyntax::Invalid(e) => {
-                        self.error(Rule::V015, selector, format!("invalid jsonpath: {}", lower_first(&e)));
-                    }
-                    // W-015: the parser was left out (D-130); say so rather than pass silently.
-                    JsonPathSyntax::Unchecked => self.warn(
-                        Rule::W015,
-                        selector,
-                        "jsonpath syntax not checked: this build of oatf-model has no `jsonpath` feature (V-015)",
-                    ),
-                    _ => {}
-                },
-                Some(ExtractorType::Regex) => {
-                    // V-013, then V-042
-                    if self.regex(&extractor.selector, selector.clone())
-                        && self
-                            .options
-                            .syntax
-                            .capture_groups(&extractor.selector)
-                            .unwrap_or(0)
-                            == 0
-                    {
-                        self.error(
-                            Rule::V042,
-                            selector,
-                            "a regex extractor selector needs a capture group",
-                        );
-                    }
-                }
+                Some(ExtractorType::JsonPath) => self.json_path(&extractor.selector, selector),
+                Some(ExtractorType::Regex) => self.regex_extractor(&extractor.selector, selector),
                 None => {}
             }
+        }
+    }
+
+    /// V-015 of a `json_path` extractor's selector at `path` (W-015 when it could not be checked).
+    fn json_path(&mut self, selector: &str, path: String) {
+        match self.options.syntax.json_path(selector) {
+            JsonPathSyntax::Invalid(e) => {
+                self.error(
+                    Rule::V015,
+                    path,
+                    format!("invalid jsonpath: {}", lower_first(&e)),
+                );
+            }
+            // W-015: the parser was left out (D-130); say so rather than pass silently.
+            JsonPathSyntax::Unchecked => self.warn(
+                Rule::W015,
+                path,
+                "jsonpath syntax not checked: this build of oatf-model has no `jsonpath` feature (V-015)",
+            ),
+            _ => {}
+        }
+    }
+
+    /// V-013, then V-042, of a `regex` extractor's selector at `path`.
+    fn regex_extractor(&mut self, selector: &str, path: String) {
+        if self.regex(selector, path.clone())
+            && self.options.syntax.capture_groups(selector).unwrap_or(0) == 0
+        {
+            self.error(
+                Rule::V042,
+                path,
+                "a regex extractor selector needs a capture group",
+            );
         }
     }
 
