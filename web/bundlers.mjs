@@ -1,6 +1,6 @@
 // The npm package built into a page by esbuild, Vite and webpack 5, each page loaded in headless
 // Chromium (Debian's, through playwright-core): the `.wasm` files are found with no hand copying and no
-// plugin, the CEL syntax module loads on demand, and the verdict is the README's (D-145). Vite and
+// plugin, the syntax module loads on demand, and the verdict is the README's (D-145). Vite and
 // webpack use the default entries (`new URL(…, import.meta.url)`); esbuild the inlined ones, bundled as
 // an IIFE (no top-level await). Also checks that the default entry under esbuild fails with the error
 // that names the fix. Needs `cargo xtask wasm` first; writes target/consumer/. CHROMIUM overrides
@@ -103,7 +103,7 @@ try {
     const result = JSON.parse(text);
     assert.deepEqual(result.rules, ['V-014'], `${name}: ${text}`);
     assert.equal(result.line, 7);
-    assert.equal(result.celLoaded, true);
+    assert.equal(result.syntaxLoaded, true);
     assert.equal(result.result, 'exploited');
     assert.equal(result.maxTier, 'boundary_breach');
     assert.match(result.version, /^\d+\.\d+\.\d+/);

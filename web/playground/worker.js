@@ -1,7 +1,7 @@
 // The SDK runs here, off the page's thread: a hostile document can only stall this worker, which the
 // page then replaces (main.js). Diagnostics as you type come from the small validation entry
-// (`oatf/validate`, whose CEL syntax module loads the first time a document has a CEL expression); the
-// full package, with the evaluation engine, is loaded the first time *Evaluate* is pressed (D-147).
+// (`oatf/validate`, whose syntax module loads the first time a document has a CEL expression, a
+// JSONPath selector, a regex extractor or a regex with a Unicode class); the full package, with the evaluation engine, is loaded the first time *Evaluate* is pressed (D-147).
 import { describe, validate, version } from '../../target/npm/validate-web.js';
 
 /** The full package, once asked for. */

@@ -18,7 +18,7 @@ if (!existsSync(join(PACKAGE, 'package.json'))) {
 export const oatf = await import(pathToFileURL(join(PACKAGE, 'node.js')).href);
 
 /** The validation entry `oatf/validate` (its `node` export), imported on demand: a test file that
- * checks when the CEL syntax module loads imports it before anything validates. */
+ * checks when the syntax module loads imports it before anything validates. */
 export const importValidateEntry = () => import(pathToFileURL(join(PACKAGE, 'validate-node.js')).href);
 
 /** A YAML file of the corpus as data (YAML 1.2 core schema, as the corpus is written). */

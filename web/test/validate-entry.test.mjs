@@ -1,6 +1,7 @@
-// The validation entry `oatf/validate` (D-140): the CEL syntax module loads only when a document has a
-// CEL expression, and every result equals the full package's (the corpus is compared in
-// conformance.test.mjs; here the examples, errors, bytes and the lazy module).
+// The validation entry `oatf/validate` (D-140, D-190): the syntax module loads only when a document has a
+// CEL expression, a JSONPath selector, a regex extractor or a regex with a Unicode class (a regex's syntax
+// tree is checked in the first module), and every result equals the full package's (the corpus is compared
+// in conformance.test.mjs; here the examples, errors, bytes and the lazy module).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -9,21 +10,32 @@ import { EXAMPLES, importValidateEntry, oatf } from './support.mjs';
 
 const small = await importValidateEntry();
 
-const NO_CEL = 'oatf: "0.1"\nattack:\n  execution: {mode: mcp_server, state: {tools: []}}\n  indicators:\n    - {surface: tools/call, target: arguments, pattern: {regex: "("}}\n';
-const BAD_CEL = 'oatf: "0.1"\nattack:\n  execution: {mode: mcp_server, state: {tools: []}}\n  indicators:\n    - surface: tools/call\n      target: arguments\n      expression: {cel: "size(arguments) >"}\n';
+const doc = (indicators) =>
+  `oatf: "0.1"\nattack:\n  execution: {mode: mcp_server, state: {tools: []}}\n  indicators:\n${indicators}`;
+const PLAIN = doc('    - {surface: tools/call, target: arguments, pattern: {contains: "x"}}\n    - {surface: tools/call, target: arguments, pattern: {regex: "^(id|key)=\\\\w+$"}}\n');
+const BAD_REGEX = doc('    - {surface: tools/call, target: arguments, pattern: {regex: "("}}\n    - {surface: tools/call, target: arguments, pattern: {regex: "(?<=a)b"}}\n');
+const UNICODE = doc('    - {surface: tools/call, target: arguments, pattern: {regex: "\\\\p{Greek}+"}}\n    - {surface: tools/call, target: arguments, pattern: {regex: "\\\\p{Nope}"}}\n');
+const BAD_CEL = doc('    - surface: tools/call\n      target: arguments\n      expression: {cel: "size(arguments) >"}\n');
+const BAD_PATHS = 'oatf: "0.1"\nattack:\n  execution:\n    mode: mcp_server\n    phases:\n      - name: one\n        state: {tools: []}\n        extractors:\n          - {name: a, source: request, type: regex, selector: "no group"}\n          - {name: b, source: request, type: json_path, selector: "$.["}\n          - {name: c, source: request, type: json_path, selector: "$.ok"}\n          - {name: d, source: request, type: regex, selector: "x(\\\\d+)"}\n        trigger: {event: tools/call}\n      - name: two\n';
 
-test('the CEL syntax module loads the first time a document has a CEL expression, not before', async () => {
+test('regex syntax trees are checked in the first module; the syntax module loads for the rest', async () => {
   // This file's process has not validated anything yet (node --test runs each file on its own).
-  assert.equal(small.celSyntaxLoaded(), false);
-  const regex = await small.validate(NO_CEL);
-  assert.deepEqual(regex.errors.map((e) => e.rule), ['V-013']);
-  assert.equal(small.celSyntaxLoaded(), false, 'a document without CEL loaded the CEL module');
+  assert.equal(small.syntaxChecksLoaded(), false);
+  for (const text of [PLAIN, BAD_REGEX]) assert.deepEqual(await small.validate(text), oatf.validate(text));
+  assert.deepEqual((await small.validate(BAD_REGEX)).errors.map((e) => e.rule), ['V-013', 'V-013']);
+  assert.equal(small.syntaxChecksLoaded(), false, 'a regex without a Unicode class loaded the syntax module');
+  const unicode = await small.validate(UNICODE);
+  assert.equal(small.syntaxChecksLoaded(), true);
+  assert.deepEqual(unicode, oatf.validate(UNICODE));
+  assert.deepEqual(unicode.errors.map((e) => e.path), ['attack.indicators[1].pattern.regex']);
   const cel = await small.validate(BAD_CEL);
-  assert.equal(small.celSyntaxLoaded(), true);
   assert.deepEqual(cel, oatf.validate(BAD_CEL));
   const v014 = cel.errors.find((e) => e.rule === 'V-014');
   assert.ok(v014, JSON.stringify(cel.errors));
   assert.equal(v014.line, 7);
+  const paths = await small.validate(BAD_PATHS);
+  assert.deepEqual(paths, oatf.validate(BAD_PATHS));
+  assert.deepEqual(paths.errors.map((e) => e.rule).sort(), ['V-015', 'V-042'], JSON.stringify(paths.errors));
 });
 
 test('every example validates, loads and normalizes as in the full package', async () => {

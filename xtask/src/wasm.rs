@@ -100,67 +100,93 @@ pub(crate) fn build_playground() -> bool {
     true
 }
 
+/// How the modules of one cargo profile are built, beyond Cargo.toml's `[profile.NAME]` (opt-level,
+/// LTO, codegen units, panic strategy): rustc flags, features of the standard library, `wasm-opt`'s
+/// arguments. Modules that share a profile share these (different flags on one profile would rebuild
+/// its dependencies on each build). docs/javascript.md ("Size") measures each choice (D-191).
+struct Build {
+    /// The cargo profile.
+    profile: &'static str,
+    /// Unstable rustc flags for every crate of the build; given only where the standard library is
+    /// built from source (Debian's toolchain, `RUSTC_BOOTSTRAP=1`), else left out.
+    unstable_rustflags: &'static [&'static str],
+    /// Features of the standard library built from source (`-Zbuild-std-features`), likewise.
+    std_features: &'static [&'static str],
+    /// Stable rustc flags for every crate of the build, on any toolchain (target features).
+    rustflags: &'static str,
+    /// The optimization arguments of `wasm-opt` (and the features it must be told beyond those every
+    /// module has).
+    wasm_opt: &'static [&'static str],
+}
+
+/// The full package: evaluation speed matters (`opt-level = "s"`; opt-level 3 made a warm instance
+/// faster but a fresh one slower, D-200). Compiled, the standard library included, with SIMD
+/// (`memchr`'s searches for line ends and literals), bulk memory (`memcpy` is one `memory.copy`
+/// instead of a loop) and non-trapping float-to-int conversions: Node 16.4, Chrome 91, Firefox 89
+/// and Safari 16.4 have them all (D-200).
+const FULL: Build = Build {
+    profile: "wasm",
+    unstable_rustflags: &[],
+    std_features: &[],
+    rustflags: "-Ctarget-feature=+simd128,+bulk-memory,+nontrapping-fptoint",
+    wasm_opt: &["-Os", "--enable-simd"],
+};
+
+/// The modules of `oatf/validate`: size first (`opt-level = "z"`); a panic, which no input may cause,
+/// aborts without formatting a message or a location nobody could read.
+const SMALL: Build = Build {
+    profile: "wasm-small",
+    unstable_rustflags: &["-Zlocation-detail=none"],
+    std_features: &["panic_immediate_abort", "optimize_for_size"],
+    rustflags: "",
+    wasm_opt: &["-Oz", "--converge"],
+};
+
 /// One WebAssembly module of the package (D-140): the crate's features, and the name wasm-bindgen
 /// writes it under (`<name>.js` and `<name>_bg.wasm`).
 struct Module {
     name: &'static str,
     features: &'static [&'static str],
-    /// The cargo profile (`wasm`, or `wasm-small` with `opt-level = "z"`).
-    profile: &'static str,
-    /// How it is optimized, for the size report (when `wasm-opt` ran).
-    optimized: &'static str,
+    build: &'static Build,
     /// What the module is, for the size report.
     what: &'static str,
+    /// Crates or modules (`crate::module`) none of whose functions the module may hold (checked in
+    /// its name section before `wasm-opt`): what another module answers for it (D-190).
+    absent: &'static [&'static str],
 }
 
 const MODULES: &[Module] = &[
     Module {
         name: "oatf_wasm",
         features: &[],
-        profile: "wasm",
-        optimized: "opt-level s, simd128, wasm-opt -Os",
+        build: &FULL,
         what: "`oatf`: the full package",
+        absent: &[],
     },
     Module {
         name: "oatf_validate",
         features: &["--no-default-features", "--features", "document"],
-        profile: "wasm-small",
-        optimized: "opt-level z, wasm-opt -Os",
+        build: &SMALL,
         what: "`oatf/validate`: its first module",
+        // The regex syntax tree is parsed here (most V-013 answers); translating it (Unicode tables,
+        // capture counts) is the syntax module's.
+        absent: &[
+            "regex_syntax::hir",
+            "regex_syntax::unicode",
+            "regex_automata",
+            "serde_json_path",
+            "antlr4rust",
+            "cel",
+        ],
     },
     Module {
-        name: "oatf_cel",
-        features: &["--no-default-features", "--features", "cel-syntax"],
-        profile: "wasm-small",
-        optimized: "opt-level z, wasm-opt -Os",
-        what: "`oatf/validate`: the CEL syntax module, loaded on demand",
+        name: "oatf_syntax",
+        features: &["--no-default-features", "--features", "syntax"],
+        build: &SMALL,
+        what: "`oatf/validate`: the syntax module (CEL, regex, JSONPath), loaded on demand",
+        absent: &[],
     },
 ];
-
-// ---- The FULL module's build settings (D-200): `oatf_wasm`, the `oatf` entry, which evaluates. ----
-// Only here; the two modules of `oatf/validate` keep the shared flags. Its opt-level stays its profile's
-// (`wasm`, "s"): opt-level 3 made a warm instance faster but a fresh one slower (D-200).
-
-/// The full module's name in [`MODULES`].
-const FULL_MODULE: &str = "oatf_wasm";
-/// WebAssembly features the full module is compiled with, the standard library included: SIMD
-/// (`memchr`'s searches for line ends and literals), bulk memory (`memcpy` is one `memory.copy`
-/// instead of a loop) and non-trapping float-to-int conversions. Node 16.4, Chrome 91, Firefox 89
-/// and Safari 16.4 have them all.
-const FULL_TARGET_FEATURES: &str = "-Ctarget-feature=+simd128,+bulk-memory,+nontrapping-fptoint";
-/// What `wasm-opt` must be told beyond the features every module has.
-const FULL_WASM_OPT: &[&str] = &["--enable-simd"];
-
-/// The extra rustflags and `wasm-opt` arguments of `module`: the full module's settings above,
-/// nothing for the others.
-fn module_settings(module: &Module) -> (&'static str, &'static [&'static str]) {
-    if module.name == FULL_MODULE {
-        (FULL_TARGET_FEATURES, FULL_WASM_OPT)
-    } else {
-        ("", &[])
-    }
-}
-// ---- end of the full module's build settings ----
 
 /// The package's own files, copied from crates/oatf-wasm/js.
 const SOURCES: &[&str] = &[
@@ -187,14 +213,15 @@ fn build() -> Result<(), String> {
     check_bindgen(&bindgen_version)?;
     let mut built = Vec::new();
     for module in MODULES {
-        compile(&toolchain, module)?;
+        compile(&toolchain, module.features, module.build)?;
         let wasm = Path::new(TARGET_DIR)
             .join(TARGET)
-            .join(module.profile)
+            .join(module.build.profile)
             .join("oatf_wasm.wasm");
         // Each build overwrites the crate's artifact: keep this one under the module's name.
         let kept = Path::new(TARGET_DIR).join(format!("{}.wasm", module.name));
         copy_if_changed(&wasm, &kept)?;
+        check_absent(&kept, module.absent)?;
         built.push(kept);
     }
     let out = Path::new(OUT_DIR);
@@ -206,10 +233,10 @@ fn build() -> Result<(), String> {
         // wasm-opt runs before wasm-bindgen: Debian's binaryen (108) turns the externref table that
         // wasm-bindgen adds into a funcref table, which fails at instantiation.
         let optimized = Path::new(TARGET_DIR).join(format!("{}.opt.wasm", module.name));
-        let (wasm, optimized_by) = if optimize(wasm, &optimized, module_settings(module).1) {
-            (optimized, module.optimized)
+        let (wasm, optimized_by) = if optimize(wasm, &optimized, module.build.wasm_opt) {
+            (optimized, describe(module.build, &toolchain))
         } else {
-            (wasm.clone(), "no wasm-opt")
+            (wasm.clone(), "no wasm-opt".to_owned())
         };
         let wasm_arg = wasm.to_string_lossy();
         if !run(
@@ -228,7 +255,7 @@ fn build() -> Result<(), String> {
             return Err(format!("wasm-bindgen failed on {}", module.name));
         }
         let module_path = out.join(format!("{}_bg.wasm", module.name));
-        sizes.push(report_size(&module_path, module.what, optimized_by));
+        sizes.push(report_size(&module_path, module.what, &optimized_by));
         write_inline(
             &module_path,
             &out.join(format!("{}_inline.js", module.name)),
@@ -242,6 +269,48 @@ fn build() -> Result<(), String> {
         "npm package written to {OUT_DIR}/ (`npm pack` there makes the tarball); sizes in {TARGET_DIR}/sizes.json"
     );
     Ok(())
+}
+
+/// Fails when the module holds a function of one of `paths` (crates or `crate::module`): its mangled
+/// name has `<len><segment>…` (`_ZN12regex_syntax3hir…`), or `crate..module` inside `<…>`, in the name
+/// section that `wasm-ld` writes; a module without names cannot be checked and passes.
+fn check_absent(module: &Path, paths: &[&str]) -> Result<(), String> {
+    if paths.is_empty() {
+        return Ok(());
+    }
+    let bytes =
+        std::fs::read(module).map_err(|e| format!("cannot read {}: {e}", module.display()))?;
+    let holds = |needle: &str| {
+        bytes
+            .windows(needle.len())
+            .any(|window| window == needle.as_bytes())
+    };
+    if !holds("9oatf_wasm") {
+        println!(
+            "{}: no name section, linked crates not checked",
+            module.display()
+        );
+        return Ok(());
+    }
+    let linked: Vec<&str> = paths
+        .iter()
+        .copied()
+        .filter(|path| {
+            let segments: Vec<&str> = path.split("::").collect();
+            let mangled: String = segments.iter().map(|s| format!("{}{s}", s.len())).collect();
+            holds(&mangled) || (segments.len() > 1 && holds(&segments.join("..")))
+        })
+        .collect();
+    if linked.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} links {} (D-190: these are answered by the syntax module; something now calls them, \
+             e.g. `ValidateOptions::new()` instead of `ValidateOptions::with_syntax_check`)",
+            module.display(),
+            linked.join(", ")
+        ))
+    }
 }
 
 /// The module as a JavaScript module whose default export is its base64 text (`oatf/inline`, D-145).
@@ -357,9 +426,22 @@ fn check_bindgen(version: &str) -> Result<(), String> {
     }
 }
 
-fn compile(toolchain: &Toolchain, module: &Module) -> Result<(), String> {
-    let (features, profile) = (module.features, module.profile);
-    let (rustflags, _) = module_settings(module);
+/// How a build was optimized, for the size report: its profile, flags and `wasm-opt` arguments.
+fn describe(build: &Build, toolchain: &Toolchain) -> String {
+    let mut parts = vec![format!("profile {}", build.profile)];
+    if !build.rustflags.is_empty() {
+        parts.push(build.rustflags.to_owned());
+    }
+    if matches!(toolchain, Toolchain::Debian { .. }) {
+        parts.extend(build.unstable_rustflags.iter().map(|f| (*f).to_owned()));
+        parts.extend(build.std_features.iter().map(|f| format!("std {f}")));
+    }
+    parts.push(format!("wasm-opt {}", build.wasm_opt.join(" ")));
+    parts.join(", ")
+}
+
+fn compile(toolchain: &Toolchain, features: &[&str], build: &Build) -> Result<(), String> {
+    let profile = build.profile;
     let mut command = Command::new(env!("CARGO"));
     command.args([
         "build",
@@ -373,11 +455,16 @@ fn compile(toolchain: &Toolchain, module: &Module) -> Result<(), String> {
         TARGET_DIR,
     ]);
     command.args(features);
-    command.env(
-        "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS",
-        format!("-Clink-arg=-zstack-size={STACK_BYTES} {rustflags}"),
-    );
-    if let Toolchain::Debian { rustc, wrap } = toolchain {
+    let mut rustflags = format!("-Clink-arg=-zstack-size={STACK_BYTES}");
+    if !build.rustflags.is_empty() {
+        rustflags.push(' ');
+        rustflags.push_str(build.rustflags);
+    }
+    if let Toolchain::Debian { rustc, .. } = toolchain {
+        for flag in build.unstable_rustflags {
+            rustflags.push(' ');
+            rustflags.push_str(flag);
+        }
         command
             .args(["-Zbuild-std=std,panic_abort"])
             .env("RUSTC_BOOTSTRAP", "1")
@@ -386,13 +473,20 @@ fn compile(toolchain: &Toolchain, module: &Module) -> Result<(), String> {
                 "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER",
                 "/usr/bin/wasm-ld",
             );
-        if *wrap {
-            let me = std::env::current_exe().map_err(|e| format!("cannot find xtask: {e}"))?;
-            command
-                .arg("--ignore-rust-version")
-                .env("RUSTC_WRAPPER", me)
-                .env("OATF_XTASK_RUSTC_WRAPPER", "1");
+        if !build.std_features.is_empty() {
+            command.arg(format!(
+                "-Zbuild-std-features={}",
+                build.std_features.join(",")
+            ));
         }
+    }
+    command.env("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS", rustflags);
+    if let Toolchain::Debian { wrap: true, .. } = toolchain {
+        let me = std::env::current_exe().map_err(|e| format!("cannot find xtask: {e}"))?;
+        command
+            .arg("--ignore-rust-version")
+            .env("RUSTC_WRAPPER", me)
+            .env("OATF_XTASK_RUSTC_WRAPPER", "1");
     }
     let ok = command.status().is_ok_and(|s| s.success());
     if ok {
@@ -402,33 +496,40 @@ fn compile(toolchain: &Toolchain, module: &Module) -> Result<(), String> {
     }
 }
 
-/// Runs `wasm-opt -Os` into `output` when binaryen is installed; the module works without it. An
-/// `output` newer than `module` is kept (wasm-opt takes a minute).
-fn optimize(module: &Path, output: &Path, extra: &[&str]) -> bool {
+/// Runs `wasm-opt` with `level` (its optimization arguments) into `output` when binaryen is
+/// installed; the module works without it. An `output` newer than `module` and made with the same
+/// arguments (kept beside it, `.args`) is kept (wasm-opt takes a minute).
+fn optimize(module: &Path, output: &Path, level: &[&str]) -> bool {
     let modified = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    let args_file = output.with_extension("args");
+    let args = level.join(" ");
     if let (Some(input), Some(existing)) = (modified(module), modified(output))
         && existing >= input
+        && std::fs::read_to_string(&args_file).is_ok_and(|made| made == args)
     {
         return true;
     }
     let path = module.to_string_lossy();
     let output = output.to_string_lossy();
     let ok = Command::new("wasm-opt")
+        .args(level)
         .args([
-            "-Os",
             "--enable-bulk-memory",
             "--enable-nontrapping-float-to-int",
             "--enable-sign-ext",
             "--enable-mutable-globals",
             "--enable-reference-types",
             "--enable-multivalue",
+            "-o",
+            &output,
+            &path,
         ])
-        .args(extra)
-        .args(["-o", &output, &path])
         .status()
         .is_ok_and(|s| s.success());
     if !ok {
         println!("wasm-opt not run (install binaryen for a smaller module)");
+    } else if std::fs::write(&args_file, args).is_err() {
+        println!("cannot write {}", args_file.display());
     }
     ok
 }
@@ -486,4 +587,30 @@ fn run_in(dir: &Path, program: &str, args: &[&str]) -> bool {
         .current_dir(dir)
         .status()
         .is_ok_and(|s| s.success())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_absent;
+
+    #[test]
+    fn a_module_that_links_what_it_must_not_fails() {
+        let dir = std::env::temp_dir().join(format!("oatf-xtask-absent-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temporary directory");
+        let module = dir.join("m.wasm");
+        let names = "_ZN9oatf_wasm4main _ZN12regex_syntax3ast5parse _ZN4core3fmt";
+        std::fs::write(&module, names).expect("write");
+        assert!(check_absent(&module, &["regex_syntax::hir", "cel"]).is_ok());
+        let error =
+            check_absent(&module, &["regex_syntax::ast", "cel"]).expect_err("links the parser");
+        assert!(error.contains("regex_syntax::ast"), "{error}");
+        std::fs::write(
+            &module,
+            "_ZN9oatf_wasm4main _$LT$regex_syntax..hir..Hir$GT$",
+        )
+        .expect("write");
+        assert!(check_absent(&module, &["regex_syntax::hir"]).is_err());
+        assert!(check_absent(&module, &["regex_automata"]).is_ok());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

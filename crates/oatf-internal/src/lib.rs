@@ -39,7 +39,7 @@ mod re2;
 mod suggest;
 mod template;
 
-pub use re2::{RegexSyntaxError, check_regex};
+pub use re2::{RegexSyntaxError, check_regex, check_regex_tree};
 pub use suggest::did_you_mean;
 pub use template::{TemplateToken, scan_template};
 

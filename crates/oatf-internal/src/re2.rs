@@ -39,20 +39,15 @@ impl std::error::Error for RegexSyntaxError {}
 /// (`[a&&b]`, `[a--b]`, `[a~~b]`) and nested classes (`[a[b]]`), and the word boundaries `\<`, `\>`,
 /// `\b{start}`, `\b{end}`, `\b{start-half}`, `\b{end-half}`.
 pub fn check_regex(pattern: &str) -> Result<(), RegexSyntaxError> {
-    let mut parser = regex_syntax::ast::parse::ParserBuilder::new()
-        .nest_limit(crate::REGEX_NEST_LIMIT)
-        .build();
-    let ast = parser.parse(pattern).map_err(|e| RegexSyntaxError {
-        message: explain(pattern, e.span().start.offset)
-            .map_or_else(|| e.kind().to_string(), str::to_owned),
-        span: e.span().start.offset..e.span().end.offset,
-    })?;
+    if let Some(answer) = check_regex_tree(pattern) {
+        return answer;
+    }
     // Unicode mode cannot be turned off (the `u` flag is rejected), so the only errors of the
     // translation to HIR are Unicode class names it does not know (`\p{Nope}`): translate only
     // patterns with a Unicode class, the rest are valid once the syntax tree is.
-    if !regex_syntax::ast::visit(&ast, Re2Only::default())? {
-        return Ok(());
-    }
+    let ast = parser()
+        .parse(pattern)
+        .map_err(|e| tree_error(pattern, &e))?;
     regex_syntax::hir::translate::Translator::new()
         .translate(pattern, &ast)
         .map(drop)
@@ -60,6 +55,45 @@ pub fn check_regex(pattern: &str) -> Result<(), RegexSyntaxError> {
             message: e.kind().to_string(),
             span: e.span().start.offset..e.span().end.offset,
         })
+}
+
+/// The first stage of [`check_regex`]: its answer when the syntax tree decides it (a syntax error, or
+/// a pattern without a Unicode class, which is then valid); `None` when only the translation of a
+/// Unicode class (`\p{…}`, `\P{…}`) can tell, the stage that needs `regex-syntax`'s Unicode tables.
+/// A build that calls only this links no Unicode table (the npm validation module, D-190).
+///
+/// ```
+/// use oatf_internal::check_regex_tree;
+/// assert_eq!(check_regex_tree("key=(\\w+)"), Some(Ok(())));
+/// assert!(check_regex_tree("(?=a)").is_some_and(|answer| answer.is_err()));
+/// assert_eq!(check_regex_tree("\\p{Greek}+"), None);
+/// ```
+pub fn check_regex_tree(pattern: &str) -> Option<Result<(), RegexSyntaxError>> {
+    let ast = match parser().parse(pattern) {
+        Ok(ast) => ast,
+        Err(e) => return Some(Err(tree_error(pattern, &e))),
+    };
+    match regex_syntax::ast::visit(&ast, Re2Only::default()) {
+        Err(e) => Some(Err(e)),
+        Ok(true) => None,
+        Ok(false) => Some(Ok(())),
+    }
+}
+
+/// The syntax-tree parser of [`check_regex`], under the SDK's nesting limit.
+fn parser() -> regex_syntax::ast::parse::Parser {
+    regex_syntax::ast::parse::ParserBuilder::new()
+        .nest_limit(crate::REGEX_NEST_LIMIT)
+        .build()
+}
+
+/// A parse error of the syntax tree, in words.
+fn tree_error(pattern: &str, e: &regex_syntax::ast::Error) -> RegexSyntaxError {
+    RegexSyntaxError {
+        message: explain(pattern, e.span().start.offset)
+            .map_or_else(|| e.kind().to_string(), str::to_owned),
+        span: e.span().start.offset..e.span().end.offset,
+    }
 }
 
 /// A clearer message for the constructs of other regex dialects the parser does not know, by what

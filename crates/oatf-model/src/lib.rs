@@ -132,7 +132,8 @@ pub use types::{
     Status, Surface, SynthesizeBlock, Tier, Trigger, UnknownVariant, Variables,
 };
 pub use validate::{
-    CEL_UNCHECKED, CelSyntaxCheck, CelSyntaxError, CelSyntaxErrorKind, Diagnostic, SourceLocation,
-    ValidateOptions, ValidationError, ValidationResult, is_known_surface, known_events,
-    known_modes, known_protocols, validate, validate_with,
+    BuiltInSyntax, CEL_UNCHECKED, CelSyntaxCheck, CelSyntaxError, CelSyntaxErrorKind, Diagnostic,
+    JsonPathSyntax, SourceLocation, SyntaxCheck, ValidateOptions, ValidationError,
+    ValidationResult, is_known_surface, known_events, known_modes, known_protocols, validate,
+    validate_with,
 };

@@ -222,6 +222,8 @@ pub mod model {
     pub use oatf_model::{parse_bytes, parse_bytes_with};
 }
 
+pub mod syntax;
+
 /// Evaluation beside the root's entry points: the compiled indicator and the SDK §4 functions on
 /// one indicator or a list of verdicts, the extension points [`EvalOptions`] installs (CEL, SDK
 /// §6.1, with the compiled program and its optional literal guard; semantic, SDK §6.2), the

@@ -1,7 +1,8 @@
 // Browser and bundler entry point of `oatf/validate`: fetches and instantiates the validation module
 // beside this file (top-level await; Vite and webpack 5 emit the `.wasm` they see in
-// `new URL(..., import.meta.url)`; esbuild does not: use `oatf/validate/inline` there, D-145). The CEL syntax module is fetched the first time a document has a
-// CEL expression (a dynamic import, which bundlers split into its own chunk).
+// `new URL(..., import.meta.url)`; esbuild does not: use `oatf/validate/inline` there, D-145). The syntax module is fetched the first time a document has a
+// CEL expression, a JSONPath selector, a regex extractor or a regex with a Unicode class (a dynamic import, which bundlers split into
+// its own chunk).
 import init from './oatf_validate.js';
 import { __ready } from './validate.js';
 import { fetchFailed } from './fetch-failed.js';
@@ -14,14 +15,14 @@ try {
 }
 __ready({
   load: async () => {
-    const celModule = await import('./oatf_cel.js');
-    const celUrl = new URL('./oatf_cel_bg.wasm', import.meta.url);
+    const syntaxModule = await import('./oatf_syntax.js');
+    const syntaxUrl = new URL('./oatf_syntax_bg.wasm', import.meta.url);
     try {
-      await celModule.default({ module_or_path: celUrl });
+      await syntaxModule.default({ module_or_path: syntaxUrl });
     } catch (e) {
-      throw fetchFailed(celUrl, e);
+      throw fetchFailed(syntaxUrl, e);
     }
-    return celModule;
+    return syntaxModule;
   },
 });
 

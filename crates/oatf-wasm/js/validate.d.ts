@@ -1,5 +1,5 @@
 // Types of `oatf/validate`: validation without the evaluation engine (a small WebAssembly module; the
-// CEL syntax check loads on demand).
+// syntax checks of CEL, regular expressions and JSONPath load on demand).
 import type { Diagnostic, Document, Source, ValidationResult } from './common.js';
 
 export type { Diagnostic, Document, Source, ValidationResult } from './common.js';
@@ -10,8 +10,8 @@ export declare const version: string;
 
 /** Validates a document (SDK §3.2); never rejects for a bad document. */
 export declare function validate(source: Source): Promise<ValidationResult>;
-/** `validate`, synchronously: in Node always; in a browser for a document without CEL expressions or
- * once `loadCelSyntax()` has resolved (else it throws). */
+/** `validate`, synchronously: in Node always; in a browser for a document without CEL expressions,
+ * regular expressions or JSONPath selectors, or once `loadSyntaxChecks()` has resolved (else it throws). */
 export declare function validateSync(source: Source): ValidationResult;
 /** Parses, validates and normalizes (SDK §3.5). Rejects with `OatfError`. */
 export declare function load(source: Source): Promise<Document>;
@@ -23,7 +23,8 @@ export declare function loadWithWarnings(source: Source): Promise<{ document: Do
 export declare function normalize(source: Source): string;
 /** A document object as canonical YAML (SDK §3.4). Throws `OatfError`. */
 export declare function serialize(document: Document): string;
-/** Loads the CEL syntax module now (otherwise loaded the first time a document has a CEL expression). */
-export declare function loadCelSyntax(): Promise<void>;
-/** Whether the CEL syntax module is loaded. */
-export declare function celSyntaxLoaded(): boolean;
+/** Loads the syntax module now (otherwise loaded the first time a document has a CEL expression, a
+ * regular expression or a JSONPath selector). */
+export declare function loadSyntaxChecks(): Promise<void>;
+/** Whether the syntax module is loaded. */
+export declare function syntaxChecksLoaded(): boolean;

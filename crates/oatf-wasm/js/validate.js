@@ -1,7 +1,7 @@
-// The validation entry of the npm package, `oatf/validate` (D-140): parse, validate, load, normalize and
-// serialize over a small WebAssembly module without the CEL engine or evaluation. The CEL syntax check
-// of V-014 is a second module, loaded the first time a document has a CEL expression; results are those
-// of the full package (`oatf`), the same Rust code.
+// The validation entry of the npm package, `oatf/validate` (D-140, D-190): parse, validate, load, normalize
+// and serialize over a small WebAssembly module without the evaluation engine, the CEL and JSONPath parsers
+// and the regex translator (it parses a regex's syntax tree only). Their checks (V-014; V-015; V-042 and
+// V-013 of Unicode classes) are a second module, loaded the first time a document needs one of them; results are those of the full package (`oatf`), the same Rust code.
 import * as wasm from './oatf_validate.js';
 import { OatfError, describe, toText, unwrap } from './common.js';
 
@@ -12,58 +12,78 @@ const text = (input) => toText(input, 'the document', wasm.decodeErrorsJson);
 /** The SDK version (set once the WebAssembly module is instantiated, before any importer runs). */
 export let version = '';
 
-/** How the CEL syntax module is loaded: `load()` (a Promise of its wasm-bindgen module) and, where
- * the host can instantiate it synchronously (Node), `sync()`. Set by the entry point. */
+/** How the syntax module is loaded: `load()` (a Promise of its wasm-bindgen module) and, where the host
+ * can instantiate it synchronously (Node), `sync()`. Set by the entry point. */
 let loader = null;
-/** The CEL syntax module once loaded (`celCheckJson`). */
-let cel = null;
+/** The syntax module once loaded (`syntaxCheckJson`). */
+let syntax = null;
 
 /** @internal Called by the entry points once the module is instantiated. */
-export function __ready(celLoader) {
+export function __ready(syntaxLoader) {
   version = wasm.version();
-  loader = celLoader;
+  loader = syntaxLoader;
 }
 
-/** Loads the CEL syntax module now (it is otherwise loaded the first time a document has a CEL
- * expression); after it, `validateSync` and `loadSync` work on every document in every host. */
-export async function loadCelSyntax() {
-  if (!cel) cel = await loader.load();
+/** Loads the syntax module now (it is otherwise loaded the first time a document has a CEL expression,
+ * a JSONPath selector, a regex extractor or a regex with a Unicode class); after it, `validateSync` and `loadSync` work on every
+ * document in every host. */
+export async function loadSyntaxChecks() {
+  if (!syntax) syntax = await loader.load();
 }
 
-/** Whether the CEL syntax module is loaded (in Node it is loaded synchronously when first needed). */
-export function celSyntaxLoaded() {
-  return cel !== null;
+/** Whether the syntax module is loaded (in Node it is loaded synchronously when first needed). */
+export function syntaxChecksLoaded() {
+  return syntax !== null;
 }
 
-/** Hands the validation module the CEL syntax answers of `pending` (expressions). */
+/** Hands the validation module the syntax module's answers to `pending` (`{ cel, regex, jsonpath }`,
+ * arrays of texts), one by one (the validation module parses no JSON, D-190). */
 function answer(pending) {
-  const list = JSON.stringify(pending);
-  if (!wasm.celRememberJson(list, cel.celCheckJson(list))) throw new Error('oatf: the CEL syntax answers do not fit');
+  const { cel = [], regex = [], jsonpath = [] } = pending;
+  const answers = JSON.parse(syntax.syntaxCheckJson(JSON.stringify({ cel, regex, jsonpath })));
+  if (!answers) throw new Error('oatf: the syntax module did not answer');
+  wasm.syntaxMakeRoom(cel.length + regex.length + jsonpath.length);
+  cel.forEach((expression, i) => {
+    const refusal = answers.cel[i];
+    wasm.rememberCel(expression, refusal?.kind === 'limit', refusal?.message);
+  });
+  regex.forEach((pattern, i) => wasm.rememberRegex(pattern, answers.regex[i].error ?? undefined, answers.regex[i].captures ?? undefined));
+  jsonpath.forEach((selector, i) =>
+    wasm.rememberJsonPath(selector, answers.jsonpath[i].error ?? undefined, answers.jsonpath[i].unchecked),
+  );
 }
+
+/** Passes of a call at most: the first asks every question of the document, the second has the answers. */
+const PASSES = 3;
 
 /** Runs `call` (a call into the validation module returning JSON) synchronously. */
 function runSync(call, name) {
-  const first = JSON.parse(call());
-  if (!first.celPending) return first;
-  if (!cel && loader.sync) cel = loader.sync();
-  if (!cel) {
-    throw new Error(
-      `${name}: this document has CEL expressions and the CEL syntax module is not loaded yet: ` +
-        `await ${name.replace('Sync', '')}(…) instead, or await loadCelSyntax() once before ${name}`,
-    );
+  for (let pass = 0; pass < PASSES; pass++) {
+    const result = JSON.parse(call());
+    if (!result.syntaxPending) return result;
+    if (!syntax && loader.sync) syntax = loader.sync();
+    if (!syntax) {
+      throw new Error(
+        `${name}: this document needs the syntax module (CEL, JSONPath, regex extractors or Unicode classes) and the ` +
+          `syntax module is not loaded yet: await ${name.replace('Sync', '')}(…) instead, or await ` +
+          `loadSyntaxChecks() once before ${name}`,
+      );
+    }
+    answer(result.syntaxPending);
   }
-  answer(first.celPending);
-  return JSON.parse(call());
+  throw new Error('oatf: the syntax answers did not settle');
 }
 
-/** Runs `call` (a call into the validation module returning JSON), loading the CEL syntax module when
- * the document needs it. */
+/** Runs `call` (a call into the validation module returning JSON), loading the syntax module when the
+ * document needs it. */
 async function run(call) {
-  const first = JSON.parse(call());
-  if (!first.celPending) return first;
-  await loadCelSyntax();
-  answer(first.celPending);
-  return JSON.parse(call());
+  for (let pass = 0; pass < PASSES; pass++) {
+    const result = JSON.parse(call());
+    if (!result.syntaxPending) return result;
+    await loadSyntaxChecks();
+    answer(result.syntaxPending);
+  }
+  throw new Error('oatf: the syntax answers did not settle');
 }
 
 function validationOf(source, runner) {

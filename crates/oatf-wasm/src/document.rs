@@ -1,7 +1,8 @@
 //! Parse, validate, load, normalize and serialize: the functions of the full module and of the
-//! validation module. Validation uses [`validate_options`]: the CEL engine in the full module, the
-//! answers JavaScript gave in the validation module (`cel.rs`), where a document whose CEL
-//! expressions have no answer yet gives `{ celPending: [expression, …] }` instead of a result.
+//! validation module. Validation uses [`validate_options`]: the SDK's checks in the full module, the
+//! answers JavaScript gave in the validation module (`syntax.rs`), where a document whose CEL
+//! expressions, regexes or JSONPath selectors have no answer yet gives `{ syntaxPending: { cel,
+//! regex, jsonpath } }` instead of a result.
 
 use oatf::model::Finding;
 use serde_json::{Value, json};
@@ -17,12 +18,12 @@ fn validate_options() -> oatf::ValidateOptions {
     }
     #[cfg(not(feature = "eval"))]
     {
-        crate::cel::validate_options()
+        crate::syntax::validate_options()
     }
 }
 
-/// `{ celPending }` as JSON when validation met CEL expressions without an answer (validation module
-/// only; the full module checks them itself).
+/// `{ syntaxPending }` as JSON when validation met syntax questions without an answer (validation
+/// module only; the full module checks them itself).
 fn pending() -> Option<String> {
     #[cfg(feature = "eval")]
     {
@@ -30,7 +31,8 @@ fn pending() -> Option<String> {
     }
     #[cfg(not(feature = "eval"))]
     {
-        crate::cel::take_pending().map(|list| json!({ "celPending": list }).to_string())
+        crate::syntax::take_pending()
+            .map(|questions| json!({ "syntaxPending": questions }).to_string())
     }
 }
 

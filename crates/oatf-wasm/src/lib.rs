@@ -8,21 +8,20 @@
 //!
 //! Three modules are built from this crate, by features (D-140): the full package (`eval`, the
 //! default), the validation module of `oatf/validate` (`document` alone: no CEL engine, no evaluation),
-//! and the CEL syntax module (`cel-syntax`) that the validation module's wrapper loads the first time a
-//! document has a CEL expression; its answers reach validation through `cel.rs`.
+//! and the syntax module (`syntax`) that the validation module's wrapper loads the first time a
+//! document has a CEL expression, a JSONPath selector, a regex extractor or a regex with a Unicode
+//! class (a regex's syntax tree is checked in the validation module); its answers reach
+//! validation through `syntax.rs` (D-190).
 #![forbid(unsafe_code)]
 
 #[cfg(feature = "eval")]
 mod attack;
-#[cfg(any(
-    feature = "cel-syntax",
-    all(feature = "document", not(feature = "eval"))
-))]
-mod cel;
 #[cfg(feature = "document")]
 mod diagnostics;
 #[cfg(feature = "document")]
 mod document;
+#[cfg(any(feature = "syntax", all(feature = "document", not(feature = "eval"))))]
+mod syntax;
 
 use wasm_bindgen::prelude::*;
 
@@ -30,12 +29,12 @@ use wasm_bindgen::prelude::*;
 pub use attack::{
     WasmAttack, WasmTraceEvaluator, judge_answer, judge_call, judge_questions_json, judge_record,
 };
-#[cfg(feature = "cel-syntax")]
-pub use cel::cel_check_json;
-#[cfg(all(feature = "document", not(feature = "eval")))]
-pub use cel::cel_remember_json;
 #[cfg(feature = "document")]
 pub use document::{decode_errors_json, load_json, normalize_json, serialize_json, validate_json};
+#[cfg(feature = "syntax")]
+pub use syntax::syntax_check_json;
+#[cfg(all(feature = "document", not(feature = "eval")))]
+pub use syntax::{remember_cel, remember_json_path, remember_regex, syntax_make_room};
 
 /// The SDK version (the workspace version of the crates built into this module).
 #[wasm_bindgen(js_name = version)]

@@ -1,5 +1,5 @@
 // What each bundled page runs (bundlers.mjs): the validation entry on a document with a CEL error (so
-// the CEL syntax module loads on demand), and the full package on the example and its trace.
+// the syntax module loads on demand), and the full package on the example and its trace.
 import example from './example.js';
 
 const BAD_CEL = 'oatf: "0.1"\nattack:\n  execution: {mode: mcp_server, state: {tools: []}}\n  indicators:\n    - surface: tools/call\n      target: arguments\n      expression: {cel: "size(arguments) >"}\n';
@@ -14,7 +14,7 @@ export async function run(validation, full, how) {
       version: validation.version,
       rules: bad.errors.map((e) => e.rule),
       line: bad.errors[0]?.line,
-      celLoaded: validation.celSyntaxLoaded(),
+      syntaxLoaded: validation.syntaxChecksLoaded(),
       result: report.result,
       maxTier: report.maxTier,
       file: report.trace.file,

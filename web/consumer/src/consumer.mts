@@ -72,8 +72,8 @@ async function later(): Promise<void> {
   const loaded: Document = await validation.load(yaml);
   const loadedNow: Document = validation.loadSync(bytes);
   const withWarnings = await validation.loadWithWarnings(yaml);
-  await validation.loadCelSyntax();
-  const ready: boolean = validation.celSyntaxLoaded();
+  await validation.loadSyntaxChecks();
+  const ready: boolean = validation.syntaxChecksLoaded();
   const yamlText: string = validation.normalize(yaml) + validation.serialize(loaded) + validation.describe(checked.errors[0]!);
   try {
     inline.compile(yaml);

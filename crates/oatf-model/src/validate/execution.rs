@@ -294,42 +294,43 @@ impl Validator<'_> {
             self.closed(&extractor.kind, key(&p, "type"));
             let selector = key(&p, "selector");
             match extractor.kind.known() {
-                Some(ExtractorType::JsonPath) => {
-                    // V-015
-                    #[cfg(feature = "jsonpath")]
-                    if let Err(e) = serde_json_path::JsonPath::parse(&extractor.selector) {
-                        self.error(
-                            Rule::V015,
-                            selector,
-                            format!("invalid jsonpath: {}", lower_first(&e.to_string())),
-                        );
-                    }
-                    // W-015: the parser was left out (D-130); say so rather than pass silently.
-                    #[cfg(not(feature = "jsonpath"))]
-                    self.warn(
-                        Rule::W015,
-                        selector,
-                        "jsonpath syntax not checked: this build of oatf-model has no `jsonpath` feature (V-015)",
-                    );
-                }
-                Some(ExtractorType::Regex) => {
-                    // V-013, then V-042
-                    if let Err(e) = check_regex(&extractor.selector) {
-                        self.error(
-                            Rule::V013,
-                            selector,
-                            format!("invalid regular expression: {e}"),
-                        );
-                    } else if capture_groups(&extractor.selector).unwrap_or(0) == 0 {
-                        self.error(
-                            Rule::V042,
-                            selector,
-                            "a regex extractor selector needs a capture group",
-                        );
-                    }
-                }
+                Some(ExtractorType::JsonPath) => self.json_path(&extractor.selector, selector),
+                Some(ExtractorType::Regex) => self.regex_extractor(&extractor.selector, selector),
                 None => {}
             }
+        }
+    }
+
+    /// V-015 of a `json_path` extractor's selector at `path` (W-015 when it could not be checked).
+    fn json_path(&mut self, selector: &str, path: String) {
+        match self.options.syntax.json_path(selector) {
+            JsonPathSyntax::Invalid(e) => {
+                self.error(
+                    Rule::V015,
+                    path,
+                    format!("invalid jsonpath: {}", lower_first(&e)),
+                );
+            }
+            // W-015: the parser was left out (D-130); say so rather than pass silently.
+            JsonPathSyntax::Unchecked => self.warn(
+                Rule::W015,
+                path,
+                "jsonpath syntax not checked: this build of oatf-model has no `jsonpath` feature (V-015)",
+            ),
+            _ => {}
+        }
+    }
+
+    /// V-013, then V-042, of a `regex` extractor's selector at `path`.
+    fn regex_extractor(&mut self, selector: &str, path: String) {
+        if self.regex(selector, path.clone())
+            && self.options.syntax.capture_groups(selector).unwrap_or(0) == 0
+        {
+            self.error(
+                Rule::V042,
+                path,
+                "a regex extractor selector needs a capture group",
+            );
         }
     }
 
@@ -451,13 +452,8 @@ impl Validator<'_> {
             }
             if let Condition::Match(m) = condition
                 && let Some(regex) = &m.regex
-                && let Err(e) = check_regex(regex)
             {
-                self.error(
-                    Rule::V013,
-                    key(&p, "regex"),
-                    format!("invalid regular expression: {e}"),
-                );
+                self.regex(regex, key(&p, "regex"));
             }
         }
     }

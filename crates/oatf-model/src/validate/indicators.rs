@@ -290,10 +290,15 @@ impl Validator<'_> {
         }
     }
 
-    /// V-013: a regular expression compiles.
-    fn regex(&mut self, regex: &str, path: String) {
-        if let Err(e) = check_regex(regex) {
-            self.error(Rule::V013, path, format!("invalid regular expression: {e}"));
+    /// V-013: a regular expression compiles (asked of the options' [`SyntaxCheck`](super::SyntaxCheck),
+    /// D-190). Whether it does.
+    pub(super) fn regex(&mut self, regex: &str, path: String) -> bool {
+        match self.options.syntax.regex(regex) {
+            Ok(()) => true,
+            Err(e) => {
+                self.error(Rule::V013, path, format!("invalid regular expression: {e}"));
+                false
+            }
         }
     }
 

@@ -10,22 +10,23 @@ mod registry;
 mod rest;
 mod result;
 mod state;
+mod syntax;
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
 
 use crate::path_check::{check_simple_path, check_wildcard_path};
-use oatf_internal::check_regex;
 use oatf_primitives::{Condition, MatchPredicate, extract_protocol, parse_duration};
 use serde_json::Value;
 
 use patterns::{
-    TemplateRef, capture_groups, duplicate_message, is_attack_id, is_cel_ident, is_lower_ident,
-    is_mode, shown, split_numbered, template_refs,
+    TemplateRef, duplicate_message, is_attack_id, is_cel_ident, is_lower_ident, is_mode, shown,
+    split_numbered, template_refs,
 };
 pub use registry::{is_known_surface, known_events, known_modes, known_protocols};
 pub use result::{Diagnostic, SourceLocation, ValidationError, ValidationResult};
+pub use syntax::{BuiltInSyntax, JsonPathSyntax, SyntaxCheck};
 
 use crate::rules::{DiagnosticSeverity, Rule};
 use crate::span::{SpanIndex, join_index as idx, join_key as key};
@@ -129,15 +130,13 @@ impl std::error::Error for CelSyntaxError {}
 #[derive(Clone)]
 pub struct ValidateOptions {
     cel: Option<Arc<dyn CelSyntaxCheck>>,
+    syntax: Arc<dyn SyntaxCheck>,
     binding_warnings: bool,
 }
 
 impl Default for ValidateOptions {
     fn default() -> Self {
-        ValidateOptions {
-            cel: None,
-            binding_warnings: true,
-        }
+        Self::with_syntax_check(Arc::new(BuiltInSyntax))
     }
 }
 
@@ -145,6 +144,7 @@ impl fmt::Debug for ValidateOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ValidateOptions")
             .field("cel", &self.cel.as_ref().map(|_| "installed"))
+            .field("syntax", &"installed")
             .field("binding_warnings", &self.binding_warnings)
             .finish()
     }
@@ -155,6 +155,46 @@ impl ValidateOptions {
     /// warnings on.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Options like [`new`](Self::new) whose regex and JSONPath syntax questions (V-013, V-042,
+    /// V-015) go to `check` instead of [`BuiltInSyntax`] (D-190). A build that never calls `new` or
+    /// `default` links none of the parsers: the npm validation module answers from its on-demand
+    /// module this way.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use oatf_model::{BuiltInSyntax, JsonPathSyntax, SyntaxCheck, ValidateOptions};
+    /// /// Every question answered by the built-in checks, counted.
+    /// #[derive(Default)]
+    /// struct Counting(std::sync::atomic::AtomicUsize);
+    /// impl SyntaxCheck for Counting {
+    ///     fn regex(&self, pattern: &str) -> Result<(), String> {
+    ///         self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    ///         BuiltInSyntax.regex(pattern)
+    ///     }
+    ///     fn capture_groups(&self, pattern: &str) -> Option<usize> {
+    ///         BuiltInSyntax.capture_groups(pattern)
+    ///     }
+    ///     fn json_path(&self, selector: &str) -> JsonPathSyntax {
+    ///         BuiltInSyntax.json_path(selector)
+    ///     }
+    /// }
+    /// let counting = Arc::new(Counting::default());
+    /// let options = ValidateOptions::with_syntax_check(counting.clone());
+    /// let document = oatf_model::Document::from_json_str(r#"{"oatf": "0.1", "attack": {"indicators": [
+    ///     {"surface": "tools/call", "pattern": {"regex": "(unclosed"}}]}}"#)?;
+    /// let result = oatf_model::validate_with(&document, &options);
+    /// assert!(result.errors().iter().any(|e| e.rule() == "V-013"));
+    /// assert_eq!(counting.0.load(std::sync::atomic::Ordering::Relaxed), 1);
+    /// # Ok::<(), oatf_model::ParseErrors>(())
+    /// ```
+    pub fn with_syntax_check(check: Arc<dyn SyntaxCheck>) -> Self {
+        ValidateOptions {
+            cel: None,
+            syntax: check,
+            binding_warnings: true,
+        }
     }
 
     /// Installs the CEL syntax checker used for V-014.
