@@ -65,7 +65,7 @@ pub(crate) fn foreign_crates(root: &Path) -> Vec<String> {
             continue;
         };
         let mut sources = Vec::new();
-        super::tidy::rust_files(&src, &mut sources);
+        crate::files::rust_files(&src, &mut sources);
         for file in sources {
             let Ok(text) = fs::read_to_string(&file) else {
                 continue;

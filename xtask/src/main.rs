@@ -17,6 +17,7 @@ use std::collections::BTreeSet;
 use std::process::{Command, ExitCode};
 
 mod doc_examples;
+mod files;
 mod format_doc;
 mod public_api;
 mod shared_sync;

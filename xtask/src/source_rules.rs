@@ -56,7 +56,7 @@ const DOWNWARD: &[&str] = &["crates/oatf-model"];
 pub(crate) fn check(root: &Path) -> Vec<String> {
     let mut files = Vec::new();
     for dir in ["crates", "xtask", "fuzz"] {
-        crate::tidy::rust_files(&root.join(dir), &mut files);
+        crate::files::rust_files(&root.join(dir), &mut files);
     }
     let mut problems = Vec::new();
     for krate in DOWNWARD {
@@ -115,7 +115,7 @@ pub(crate) fn check(root: &Path) -> Vec<String> {
     }
     // Documents are read by people who cannot look up an issue or a session either (D-150).
     let mut documents = Vec::new();
-    crate::tidy::markdown_files(root, &mut documents);
+    crate::files::markdown_files(root, &mut documents);
     for document in &documents {
         let Ok(text) = fs::read_to_string(document) else {
             continue;
@@ -159,7 +159,7 @@ fn downward_problems(root: &Path, krate: &str) -> Vec<String> {
     };
     let modules = declared_modules(&lib);
     let mut files = Vec::new();
-    crate::tidy::rust_files(&src, &mut files);
+    crate::files::rust_files(&src, &mut files);
     let mut problems = Vec::new();
     for file in files
         .iter()

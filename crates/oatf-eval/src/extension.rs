@@ -4,7 +4,7 @@
 use oatf_model::{SemanticExamples, SemanticIntentClass};
 use serde_json::Value;
 
-use crate::EvaluationError;
+use crate::error::EvaluationError;
 
 /// A CEL engine (SDK §6.1), split into compile and evaluate so that an indicator's program is compiled
 /// once and run against any number of messages.

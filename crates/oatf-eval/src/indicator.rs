@@ -14,10 +14,10 @@ use oatf_primitives::{
 };
 use serde_json::Value;
 
+use crate::error::{EvaluationError, EvaluationErrorKind as Kind};
 use crate::extension::{CelEvaluator, CelGuard, CompiledCel, SemanticEvaluator};
 use crate::texts::{MessageTexts, truncate, value_text};
 use crate::verdict::{IndicatorResult, IndicatorVerdict, generated_indicator_id};
-use crate::{EvaluationError, EvaluationErrorKind as Kind};
 
 /// The default semantic threshold when `semantic.threshold` is absent (format §6.4, SDK §4.4 step 1c).
 pub const DEFAULT_SEMANTIC_THRESHOLD: f64 = 0.7;

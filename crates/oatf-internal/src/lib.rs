@@ -39,13 +39,9 @@ mod re2;
 mod suggest;
 mod template;
 
-pub use re2::{RegexSyntaxError, check_regex, check_regex_tree};
+pub use re2::{REGEX_NEST_LIMIT, RegexSyntaxError, check_regex, check_regex_tree};
 pub use suggest::did_you_mean;
 pub use template::{TemplateToken, scan_template};
-
-/// The syntax nesting limit of regexes: the default of `oatf-primitives`' `RegexLimits::nest_limit`
-/// and the limit of [`check_regex`].
-pub const REGEX_NEST_LIMIT: u32 = 100;
 
 /// The plural ending of a count: `""` for one, `"s"` otherwise (for the messages of the CLI, the
 /// reports and the model's load errors).

@@ -3,6 +3,10 @@
 use std::fmt;
 use std::ops::Range;
 
+/// The syntax nesting limit of regexes: the default of `oatf-primitives`' `RegexLimits::nest_limit`
+/// and the limit of [`check_regex`].
+pub const REGEX_NEST_LIMIT: u32 = 100;
+
 /// Why a pattern is not a valid RE2 regular expression, with the byte span of the fault in the pattern.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RegexSyntaxError {
@@ -83,7 +87,7 @@ pub fn check_regex_tree(pattern: &str) -> Option<Result<(), RegexSyntaxError>> {
 /// The syntax-tree parser of [`check_regex`], under the SDK's nesting limit.
 fn parser() -> regex_syntax::ast::parse::Parser {
     regex_syntax::ast::parse::ParserBuilder::new()
-        .nest_limit(crate::REGEX_NEST_LIMIT)
+        .nest_limit(REGEX_NEST_LIMIT)
         .build()
 }
 

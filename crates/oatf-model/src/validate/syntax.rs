@@ -90,7 +90,8 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::{Document, ValidateOptions, validate_with};
+    use crate::types::Document;
+    use crate::validate::{ValidateOptions, validate_with};
 
     /// A regex at each place one is checked (an indicator's `regex` shorthand and its condition, a
     /// trigger's match predicate, a regex extractor) and a JSONPath extractor: all valid.
