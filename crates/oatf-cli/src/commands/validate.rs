@@ -6,7 +6,8 @@ use oatf::Diagnostic;
 use oatf::ValidateOptions;
 use oatf::ValidationError;
 use oatf::model::ParseError;
-use oatf::report::{Finding, ValidatedFile, validation_sarif};
+use oatf::model::Finding;
+use oatf::report::{ValidatedFile, validation_sarif};
 use serde_json::{Value, json};
 
 use crate::input::source::read_input;
@@ -315,11 +316,7 @@ fn not_a_document(
         Format::Sarif => {
             reports
                 .sarif
-                .push(ValidatedFile::new(name).with_findings([Finding::new(
-                    Finding::parse_rule_id(oatf::model::ParseErrorKind::Syntax),
-                    oatf::model::DiagnosticSeverity::Error,
-                    hint,
-                )]))
+                .push(ValidatedFile::new(name).with_findings([Finding::error(hint)]))
         }
         Format::Json => reports.json.push(json!({
             "file": name,
