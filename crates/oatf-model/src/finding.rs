@@ -197,7 +197,7 @@ impl Finding {
     /// # #[cfg(feature = "yaml")] {
     /// use oatf_model::Finding;
     ///
-    /// let errors = oatf_model::parse("oatf: \"0.1\"\nattack: [1]\n").expect_err("not an attack");
+    /// let errors = oatf_model::parse("oatf: \"0.1\"\nattack:\n  name: [1]\n").expect_err("a list");
     /// let finding = errors.iter().map(Finding::from).next().expect("one error");
     /// assert_eq!((finding.rule(), finding.rule_id()), (None, "parse/type_mismatch"));
     /// # }
@@ -342,9 +342,17 @@ mod tests {
         let warning = Finding::new("X-900", DiagnosticSeverity::Warning, "own")
             .with_path("attack.name")
             .with_location(3, 5);
-        check(&warning, r#""X-900" "attack.name" 3:5 "warning" "warning""#, "own");
+        check(
+            &warning,
+            r#""X-900" "attack.name" 3:5 "warning" "warning""#,
+            "own",
+        );
         let error = Finding::new("V-013", DiagnosticSeverity::Error, "bad regex");
-        check(&error, r#""V-013" null null:null "validation" "error""#, "bad regex");
+        check(
+            &error,
+            r#""V-013" null null:null "validation" "error""#,
+            "bad regex",
+        );
         assert_eq!(error.rule_id(), "V-013");
     }
 
