@@ -332,7 +332,7 @@ mod tests {
             assert_eq!(finding.kind(), FindingKind::Parse);
         }
         let mut error = ParseError::new(ParseErrorKind::Syntax, "anchor");
-        error.rule = Some(crate::Rule::V020);
+        error.rule = Some(crate::rules::Rule::V020);
         assert_eq!(Finding::from(&error).rule_id(), "V-020");
         assert_eq!(Finding::error("bad bytes").rule_id(), "parse/syntax");
     }
