@@ -5,7 +5,7 @@ use std::fmt;
 
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
-use crate::error::ParseError;
+use crate::error::{ParseError, ParseErrorKind};
 use crate::rules::DiagnosticSeverity;
 use crate::validate::{Diagnostic, ValidationError};
 
@@ -42,7 +42,8 @@ impl fmt::Display for FindingKind {
 /// warning ([`Diagnostic`]), with the fields they share. It is what a binding reports for each: the
 /// Python package's `oatf.Diagnostic` and the npm package's diagnostic objects are this type, and
 /// it serializes as their JSON, `{rule, path, line, column, message, kind, severity}` (`kind` and
-/// `severity` as their [`as_str`](FindingKind::as_str) names; absent values as `null`).
+/// `severity` as their [`as_str`](FindingKind::as_str) names; absent values as `null`). The SARIF
+/// log of `oatf validate` reports the same findings, each under its [`rule_id`](Finding::rule_id).
 ///
 /// ```
 /// # #[cfg(feature = "yaml")] {
@@ -69,26 +70,104 @@ impl fmt::Display for FindingKind {
 pub struct Finding {
     severity: DiagnosticSeverity,
     kind: FindingKind,
-    rule: Option<String>,
+    rule: RuleId,
     path: Option<String>,
     message: String,
     line: Option<usize>,
     column: Option<usize>,
 }
 
+/// What a finding is reported under: its rule, or the kind of a parse error without one (D-177).
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum RuleId {
+    Rule(String),
+    Parse(ParseErrorKind),
+}
+
+impl RuleId {
+    fn of(rule: Option<&str>, kind: ParseErrorKind) -> Self {
+        rule.map_or(RuleId::Parse(kind), |rule| RuleId::Rule(rule.to_owned()))
+    }
+}
+
+/// `parse/<kind>`: the id a report gives a parse error without a rule (SDK §7.1, D-86).
+fn parse_rule_id(kind: ParseErrorKind) -> &'static str {
+    match kind {
+        ParseErrorKind::Syntax => "parse/syntax",
+        ParseErrorKind::TypeMismatch => "parse/type_mismatch",
+        ParseErrorKind::UnknownVariant => "parse/unknown_variant",
+    }
+}
+
 impl Finding {
-    /// An error with neither rule nor place, of kind [`FindingKind::Parse`]: what a binding reports
-    /// when the input never reached the parser's rules (for example bytes it could not decode).
+    /// An error with neither rule nor place, of kind [`FindingKind::Parse`] (a syntax error, reported
+    /// under `parse/syntax`): what a tool reports when the input never reached the parser's rules
+    /// (bytes it could not decode, a file that is not a document at all).
+    ///
+    /// ```
+    /// use oatf_model::{Finding, FindingKind};
+    ///
+    /// let finding = Finding::error("the input is not valid UTF-8");
+    /// assert_eq!((finding.kind(), finding.rule()), (FindingKind::Parse, None));
+    /// assert_eq!(finding.rule_id(), "parse/syntax");
+    /// ```
     pub fn error(message: impl Into<String>) -> Self {
         Finding {
             severity: DiagnosticSeverity::Error,
             kind: FindingKind::Parse,
-            rule: None,
+            rule: RuleId::Parse(ParseErrorKind::Syntax),
             path: None,
             message: message.into(),
             line: None,
             column: None,
         }
+    }
+
+    /// A finding of a tool's own under `rule` (a rule id of [`Rule`](crate::Rule), or a code of the
+    /// tool, SDK §7.0), without path or place (add them with [`with_path`](Finding::with_path) and
+    /// [`with_location`](Finding::with_location)). Its kind follows its severity: a
+    /// [`Warning`](FindingKind::Warning) for a warning, else a [`Validation`](FindingKind::Validation)
+    /// error.
+    ///
+    /// ```
+    /// use oatf_model::{DiagnosticSeverity, Finding, FindingKind};
+    ///
+    /// let finding = Finding::new("X-900", DiagnosticSeverity::Warning, "a tool's own warning")
+    ///     .with_path("attack.name")
+    ///     .with_location(4, 9);
+    /// assert_eq!(finding.kind(), FindingKind::Warning);
+    /// assert_eq!((finding.rule_id(), finding.path()), ("X-900", Some("attack.name")));
+    /// assert_eq!((finding.line(), finding.column()), (Some(4), Some(9)));
+    /// ```
+    pub fn new(
+        rule: impl Into<String>,
+        severity: DiagnosticSeverity,
+        message: impl Into<String>,
+    ) -> Self {
+        Finding {
+            severity,
+            kind: match severity {
+                DiagnosticSeverity::Warning => FindingKind::Warning,
+                DiagnosticSeverity::Error => FindingKind::Validation,
+            },
+            rule: RuleId::Rule(rule.into()),
+            path: None,
+            message: message.into(),
+            line: None,
+            column: None,
+        }
+    }
+
+    /// The finding about the field at the dot-path `path`.
+    pub fn with_path(mut self, path: impl Into<String>) -> Self {
+        self.path = Some(path.into());
+        self
+    }
+
+    /// The finding at 1-based `line` and `column` (in characters) of the YAML source.
+    pub fn with_location(mut self, line: usize, column: usize) -> Self {
+        (self.line, self.column) = (Some(line), Some(column));
+        self
     }
 
     /// `error` or `warning` (a parse or validation error is an error; a warning has its rule's).
@@ -103,7 +182,31 @@ impl Finding {
 
     /// The rule (`V-020`, `W-001`, …), when the finding has one.
     pub fn rule(&self) -> Option<&str> {
-        self.rule.as_deref()
+        match &self.rule {
+            RuleId::Rule(rule) => Some(rule),
+            RuleId::Parse(_) => None,
+        }
+    }
+
+    /// What a report files the finding under: its [`rule`](Finding::rule), or for a parse error
+    /// without one `parse/<kind>` of its [`ParseErrorKind`] (`parse/syntax`,
+    /// `parse/type_mismatch`, `parse/unknown_variant`; SDK §7.1, D-86). The `ruleId` of its result
+    /// in the SARIF log of `oatf validate`.
+    ///
+    /// ```
+    /// # #[cfg(feature = "yaml")] {
+    /// use oatf_model::Finding;
+    ///
+    /// let errors = oatf_model::parse("oatf: \"0.1\"\nattack:\n  name: [1]\n").expect_err("a list");
+    /// let finding = errors.iter().map(Finding::from).next().expect("one error");
+    /// assert_eq!((finding.rule(), finding.rule_id()), (None, "parse/type_mismatch"));
+    /// # }
+    /// ```
+    pub fn rule_id(&self) -> &str {
+        match &self.rule {
+            RuleId::Rule(rule) => rule,
+            RuleId::Parse(kind) => parse_rule_id(*kind),
+        }
     }
 
     /// The dot-path of the offending field, when there is one.
@@ -132,7 +235,7 @@ impl From<&ParseError> for Finding {
         Finding {
             severity: DiagnosticSeverity::Error,
             kind: FindingKind::Parse,
-            rule: error.rule().map(str::to_owned),
+            rule: RuleId::of(error.rule(), error.kind()),
             path: error.path().map(str::to_owned),
             message: error.message().to_owned(),
             line: error.line(),
@@ -146,7 +249,7 @@ impl From<&ValidationError> for Finding {
         Finding {
             severity: DiagnosticSeverity::Error,
             kind: FindingKind::Validation,
-            rule: Some(error.rule().to_owned()),
+            rule: RuleId::Rule(error.rule().to_owned()),
             path: Some(error.path().to_owned()),
             message: error.message().to_owned(),
             line: error.location().map(|l| l.line),
@@ -160,7 +263,7 @@ impl From<&Diagnostic> for Finding {
         Finding {
             severity: warning.severity(),
             kind: FindingKind::Warning,
-            rule: Some(warning.code().to_owned()),
+            rule: RuleId::Rule(warning.code().to_owned()),
             path: warning.path().map(str::to_owned),
             message: warning.message().to_owned(),
             line: warning.location().map(|l| l.line),
@@ -172,7 +275,7 @@ impl From<&Diagnostic> for Finding {
 impl Serialize for Finding {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = serializer.serialize_struct("Finding", 7)?;
-        out.serialize_field("rule", &self.rule)?;
+        out.serialize_field("rule", &self.rule())?;
         out.serialize_field("path", &self.path)?;
         out.serialize_field("line", &self.line)?;
         out.serialize_field("column", &self.column)?;
@@ -214,6 +317,43 @@ mod tests {
             json,
             r#"{"rule":null,"path":null,"line":null,"column":null,"message":"bad bytes","kind":"parse","severity":"error"}"#,
         );
+    }
+
+    #[test]
+    fn a_parse_error_without_a_rule_is_filed_under_its_kind() {
+        for kind in [
+            ParseErrorKind::Syntax,
+            ParseErrorKind::TypeMismatch,
+            ParseErrorKind::UnknownVariant,
+        ] {
+            let finding = Finding::from(&ParseError::new(kind, "bad"));
+            assert_eq!(finding.rule(), None);
+            assert_eq!(finding.rule_id(), format!("parse/{kind}"));
+            assert_eq!(finding.kind(), FindingKind::Parse);
+        }
+        let mut error = ParseError::new(ParseErrorKind::Syntax, "anchor");
+        error.rule = Some(crate::rules::Rule::V020);
+        assert_eq!(Finding::from(&error).rule_id(), "V-020");
+        assert_eq!(Finding::error("bad bytes").rule_id(), "parse/syntax");
+    }
+
+    #[test]
+    fn a_tools_own_finding_takes_its_kind_from_its_severity_and_keeps_its_place() {
+        let warning = Finding::new("X-900", DiagnosticSeverity::Warning, "own")
+            .with_path("attack.name")
+            .with_location(3, 5);
+        check(
+            &warning,
+            r#""X-900" "attack.name" 3:5 "warning" "warning""#,
+            "own",
+        );
+        let error = Finding::new("V-013", DiagnosticSeverity::Error, "bad regex");
+        check(
+            &error,
+            r#""V-013" null null:null "validation" "error""#,
+            "bad regex",
+        );
+        assert_eq!(error.rule_id(), "V-013");
     }
 
     #[cfg(feature = "yaml")]

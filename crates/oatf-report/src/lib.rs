@@ -61,4 +61,4 @@ pub use junit::{junit, junit_suite};
 pub use run::{FinishedRun, MAX_KEPT_MALFORMED, MalformedEntry, ReadStep, TraceRun};
 pub use sarif::{CampaignRun, campaign_sarif, sarif};
 pub use stats::{TraceStats, silent_actor_warning, warnings};
-pub use validation::{Finding, ValidatedFile, validation_sarif};
+pub use validation::{ValidatedFile, validation_sarif};

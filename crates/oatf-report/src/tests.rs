@@ -290,11 +290,12 @@ fn a_trace_run_fed_by_position_and_an_io_error() {
 
 #[test]
 fn validation_sarif_orders_rules_by_the_table_and_describes_other_codes() {
-    use crate::{Finding, ValidatedFile, validation_sarif};
+    use crate::{ValidatedFile, validation_sarif};
     use oatf_model::DiagnosticSeverity::{Error, Warning};
-    let mut located = Finding::new("V-013", Error, "bad regex");
-    located.path = Some("attack.indicators[0].pattern.regex".into());
-    (located.line, located.column) = (Some(7), Some(3));
+    use oatf_model::Finding;
+    let located = Finding::new("V-013", Error, "bad regex")
+        .with_path("attack.indicators[0].pattern.regex")
+        .with_location(7, 3);
     let files = [
         ValidatedFile::new("<stdin>").with_findings([
             Finding::new("X-900", Warning, "a tool's own warning"),

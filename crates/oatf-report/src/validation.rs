@@ -2,14 +2,13 @@
 //! its rule described from the rule table ([`Rule`]), so that CI pipelines that lint a threat library
 //! show the findings in GitHub code scanning. A parse error without a rule is reported under
 //! `parse/<kind>` (`parse/syntax`, `parse/type_mismatch`, `parse/unknown_variant`; SDK §7.1,
-//! decision D-86).
+//! decision D-86). The findings are [`oatf_model::Finding`]s, the one diagnostic view of the
+//! workspace (D-177); [`Finding::rule_id`] owns those ids.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use oatf_model::{
-    Diagnostic, DiagnosticSeverity, ParseError, ParseErrorKind, Rule, ValidationError,
-};
+use oatf_model::{DiagnosticSeverity, Finding, Rule};
 use serde::Serialize;
 
 use crate::artifact::{SRCROOT, file_uri, relative_to_cwd};
@@ -17,104 +16,6 @@ use crate::sarif::{
     Artifact, ArtifactLocation, Help, Id, Invocation, Level, Location, Notification,
     OriginalUriBaseIds, OwnedText, PhysicalLocation, Region, Text, UriBase,
 };
-
-/// One diagnostic of `validate` about a document: a parse error, a validation error or a warning.
-///
-/// ```
-/// use oatf_model::{DiagnosticSeverity, Document, validate};
-/// use oatf_report::Finding;
-///
-/// let document: Document = serde_json::from_value(serde_json::json!({"oatf": "0.1", "attack": {
-///     "execution": {"mode": "mcp_server", "state": {"tools": []}}, "indicators": []}}))?;
-/// let result = validate(&document);
-/// let finding = Finding::from(&result.errors()[0]);
-/// assert_eq!(finding.rule_id, "V-006");
-/// assert_eq!(finding.severity, DiagnosticSeverity::Error);
-/// assert_eq!(finding.path.as_deref(), Some("attack.indicators"));
-/// // A document read from YAML also gives the line and column.
-/// assert_eq!(finding.line, None);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Finding {
-    /// The rule: a V- or W- id of [`Rule`], or `parse/<kind>` for a parse error without one.
-    pub rule_id: String,
-    /// `error` or `warning`.
-    pub severity: DiagnosticSeverity,
-    /// What was found.
-    pub message: String,
-    /// The dot-path of the field it is about, when there is one.
-    pub path: Option<String>,
-    /// 1-based line in the YAML, when known.
-    pub line: Option<usize>,
-    /// 1-based column in the YAML, in characters, when known.
-    pub column: Option<usize>,
-}
-
-impl Finding {
-    /// A finding of `rule_id` without path or location (give them with the fields).
-    pub fn new(
-        rule_id: impl Into<String>,
-        severity: DiagnosticSeverity,
-        message: impl Into<String>,
-    ) -> Self {
-        Finding {
-            rule_id: rule_id.into(),
-            severity,
-            message: message.into(),
-            path: None,
-            line: None,
-            column: None,
-        }
-    }
-
-    /// The rule id of a parse error without a rule of the table: `parse/<kind>`.
-    pub fn parse_rule_id(kind: ParseErrorKind) -> String {
-        format!("parse/{}", kind.as_str())
-    }
-}
-
-impl From<&ParseError> for Finding {
-    fn from(error: &ParseError) -> Self {
-        Finding {
-            rule_id: error
-                .rule()
-                .map_or_else(|| Finding::parse_rule_id(error.kind()), str::to_owned),
-            severity: DiagnosticSeverity::Error,
-            message: error.message().to_owned(),
-            path: error.path().map(str::to_owned),
-            line: error.line(),
-            column: error.column(),
-        }
-    }
-}
-
-impl From<&ValidationError> for Finding {
-    fn from(error: &ValidationError) -> Self {
-        Finding {
-            rule_id: error.rule().to_owned(),
-            severity: error.rule_kind().severity(),
-            message: error.message().to_owned(),
-            path: Some(error.path().to_owned()),
-            line: error.location().map(|l| l.line),
-            column: error.location().map(|l| l.column),
-        }
-    }
-}
-
-impl From<&Diagnostic> for Finding {
-    fn from(diagnostic: &Diagnostic) -> Self {
-        Finding {
-            rule_id: diagnostic.code().to_owned(),
-            severity: diagnostic.severity(),
-            message: diagnostic.message().to_owned(),
-            path: diagnostic.path().map(str::to_owned),
-            line: diagnostic.location().map(|l| l.line),
-            column: diagnostic.location().map(|l| l.column),
-        }
-    }
-}
 
 /// A file `oatf validate` checked: its findings, or why it could not be read.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -332,9 +233,9 @@ fn descriptor(id: &str, severity: DiagnosticSeverity) -> Descriptor {
 
 /// The message of a result: what was found and, when known, the dot-path it is about.
 fn message_text(finding: &Finding) -> String {
-    match finding.path.as_deref().filter(|p| !p.is_empty()) {
-        Some(path) => format!("{} (at `{path}`)", finding.message),
-        None => finding.message.clone(),
+    match finding.path().filter(|p| !p.is_empty()) {
+        Some(path) => format!("{} (at `{path}`)", finding.message()),
+        None => finding.message().to_owned(),
     }
 }
 
@@ -354,13 +255,12 @@ fn uri_of(file: &str) -> String {
 /// `%SRCROOT%` and columns count characters (`columnKind: unicodeCodePoints`).
 ///
 /// ```
-/// use oatf_model::DiagnosticSeverity;
-/// use oatf_report::{Finding, ValidatedFile, validation_sarif};
+/// use oatf_model::{DiagnosticSeverity, Finding};
+/// use oatf_report::{ValidatedFile, validation_sarif};
 ///
 /// let mut file = ValidatedFile::new("library/attack.yaml");
-/// let mut finding = Finding::new("V-013", DiagnosticSeverity::Error, "invalid regex");
-/// (finding.line, finding.column) = (Some(12), Some(20));
-/// file.findings.push(finding);
+/// let finding = Finding::new("V-013", DiagnosticSeverity::Error, "invalid regex");
+/// file.findings.push(finding.with_location(12, 20));
 /// let sarif: serde_json::Value = serde_json::from_str(&validation_sarif(&[file]))?;
 /// let run = &sarif["runs"][0];
 /// assert_eq!(run["results"][0]["ruleId"], "V-013");
@@ -373,11 +273,11 @@ pub fn validation_sarif(files: &[ValidatedFile]) -> String {
     // Rules in table order (V- before W-), then the others by id; each once.
     let mut used: BTreeMap<(usize, &str), DiagnosticSeverity> = BTreeMap::new();
     for finding in files.iter().flat_map(|f| &f.findings) {
-        let order = Rule::from_id(&finding.rule_id)
+        let order = Rule::from_id(finding.rule_id())
             .and_then(|rule| Rule::ALL.iter().position(|r| *r == rule))
             .unwrap_or(Rule::ALL.len());
-        used.entry((order, finding.rule_id.as_str()))
-            .or_insert(finding.severity);
+        used.entry((order, finding.rule_id()))
+            .or_insert(finding.severity());
     }
     let index: BTreeMap<&str, usize> = used
         .keys()
@@ -413,16 +313,15 @@ pub fn validation_sarif(files: &[ValidatedFile]) -> String {
         }
         for finding in &file.findings {
             let at = finding
-                .path
-                .as_deref()
+                .path()
                 .filter(|p| !p.is_empty())
                 .map(str::to_owned)
-                .or_else(|| finding.line.map(|l| format!("line {l}")))
-                .unwrap_or_else(|| finding.message.clone());
+                .or_else(|| finding.line().map(|l| format!("line {l}")))
+                .unwrap_or_else(|| finding.message().to_owned());
             results.push(SarifResult {
-                rule_id: &finding.rule_id,
-                rule_index: index.get(finding.rule_id.as_str()).copied().unwrap_or(0),
-                level: level(finding.severity),
+                rule_id: finding.rule_id(),
+                rule_index: index.get(finding.rule_id()).copied().unwrap_or(0),
+                level: level(finding.severity()),
                 message: OwnedText {
                     text: message_text(finding),
                 },
@@ -433,14 +332,13 @@ pub fn validation_sarif(files: &[ValidatedFile]) -> String {
                             uri_base_id: SRCROOT,
                             index: Some(artifact),
                         },
-                        region: finding.line.map(|line| Region {
+                        region: finding.line().map(|line| Region {
                             start_line: line as u64,
-                            start_column: finding.column.map(|c| c as u64),
+                            start_column: finding.column().map(|c| c as u64),
                         }),
                     },
                     logical_locations: finding
-                        .path
-                        .as_deref()
+                        .path()
                         .filter(|p| !p.is_empty())
                         .map(|path| LogicalLocation {
                             fully_qualified_name: path,
@@ -452,7 +350,7 @@ pub fn validation_sarif(files: &[ValidatedFile]) -> String {
                 // Stable while the finding stays: the rule, the file and the field (else its line,
                 // else its message).
                 partial_fingerprints: Fingerprints {
-                    oatf_diagnostic_v1: format!("{}/{uri}/{at}", finding.rule_id),
+                    oatf_diagnostic_v1: format!("{}/{uri}/{at}", finding.rule_id()),
                 },
             });
         }

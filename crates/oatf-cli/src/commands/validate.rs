@@ -5,8 +5,9 @@ use std::path::PathBuf;
 use oatf::Diagnostic;
 use oatf::ValidateOptions;
 use oatf::ValidationError;
+use oatf::model::Finding;
 use oatf::model::ParseError;
-use oatf::report::{Finding, ValidatedFile, validation_sarif};
+use oatf::report::{ValidatedFile, validation_sarif};
 use serde_json::{Value, json};
 
 use crate::input::source::read_input;
@@ -312,15 +313,9 @@ fn not_a_document(
             crate::render::safe_text::escape(hint),
             crate::render::safe_text::escape(name)
         )),
-        Format::Sarif => {
-            reports
-                .sarif
-                .push(ValidatedFile::new(name).with_findings([Finding::new(
-                    Finding::parse_rule_id(oatf::model::ParseErrorKind::Syntax),
-                    oatf::model::DiagnosticSeverity::Error,
-                    hint,
-                )]))
-        }
+        Format::Sarif => reports
+            .sarif
+            .push(ValidatedFile::new(name).with_findings([Finding::error(hint)])),
         Format::Json => reports.json.push(json!({
             "file": name,
             "valid": false,
