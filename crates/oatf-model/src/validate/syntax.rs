@@ -169,8 +169,15 @@ mod tests {
     /// Every regex and JSONPath question goes to the installed checker: none is answered beside it.
     #[test]
     fn every_question_goes_to_the_installed_check() {
-        assert_eq!(findings(&ValidateOptions::new()), Vec::<String>::new());
         let p = "attack.execution.phases[0]";
+        // The built-in checker: everything valid; without the `jsonpath` feature it checks no JSONPath
+        // and says so (W-015, D-130).
+        let built_in: Vec<String> = if cfg!(feature = "jsonpath") {
+            Vec::new()
+        } else {
+            vec![format!("W-015 {p}.extractors[1].selector")]
+        };
+        assert_eq!(findings(&ValidateOptions::new()), built_in);
         assert_eq!(
             findings(&ValidateOptions::with_syntax_check(Arc::new(Refusing))),
             [
