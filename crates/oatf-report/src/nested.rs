@@ -36,20 +36,38 @@ struct PrettyAt {
     has_value: bool,
 }
 
-impl Formatter for PrettyAt {
-    fn begin_array<W: ?Sized + Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+impl PrettyAt {
+    /// Opens an array or an object with `open`: one level deeper, nothing in it yet.
+    fn begin<W: ?Sized + Write>(&mut self, writer: &mut W, open: &[u8]) -> std::io::Result<()> {
         self.depth += 1;
         self.has_value = false;
-        writer.write_all(b"[")
+        writer.write_all(open)
     }
 
-    fn end_array<W: ?Sized + Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+    /// Closes an array or an object with `close`, on a line of its own when it holds something.
+    fn end<W: ?Sized + Write>(&mut self, writer: &mut W, close: &[u8]) -> std::io::Result<()> {
         self.depth -= 1;
         if self.has_value {
             writer.write_all(b"\n")?;
             indent(writer, self.depth)?;
         }
-        writer.write_all(b"]")
+        writer.write_all(close)
+    }
+
+    /// Starts an item of an array or a key of an object on a line of its own.
+    fn item<W: ?Sized + Write>(&mut self, writer: &mut W, first: bool) -> std::io::Result<()> {
+        writer.write_all(if first { b"\n" } else { b",\n" })?;
+        indent(writer, self.depth)
+    }
+}
+
+impl Formatter for PrettyAt {
+    fn begin_array<W: ?Sized + Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.begin(writer, b"[")
+    }
+
+    fn end_array<W: ?Sized + Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.end(writer, b"]")
     }
 
     fn begin_array_value<W: ?Sized + Write>(
@@ -57,8 +75,7 @@ impl Formatter for PrettyAt {
         writer: &mut W,
         first: bool,
     ) -> std::io::Result<()> {
-        writer.write_all(if first { b"\n" } else { b",\n" })?;
-        indent(writer, self.depth)
+        self.item(writer, first)
     }
 
     fn end_array_value<W: ?Sized + Write>(&mut self, _: &mut W) -> std::io::Result<()> {
@@ -67,18 +84,11 @@ impl Formatter for PrettyAt {
     }
 
     fn begin_object<W: ?Sized + Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
-        self.depth += 1;
-        self.has_value = false;
-        writer.write_all(b"{")
+        self.begin(writer, b"{")
     }
 
     fn end_object<W: ?Sized + Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
-        self.depth -= 1;
-        if self.has_value {
-            writer.write_all(b"\n")?;
-            indent(writer, self.depth)?;
-        }
-        writer.write_all(b"}")
+        self.end(writer, b"}")
     }
 
     fn begin_object_key<W: ?Sized + Write>(
@@ -86,8 +96,7 @@ impl Formatter for PrettyAt {
         writer: &mut W,
         first: bool,
     ) -> std::io::Result<()> {
-        writer.write_all(if first { b"\n" } else { b",\n" })?;
-        indent(writer, self.depth)
+        self.item(writer, first)
     }
 
     fn begin_object_value<W: ?Sized + Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
