@@ -40,3 +40,11 @@ pub(crate) fn files(dir: &Path, extensions: &[&str], out: &mut Vec<PathBuf>) {
         }
     }
 }
+
+/// `path` relative to `root`, with `/` between its parts, as the checks print it.
+pub(crate) fn relative(root: &Path, path: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .replace('\\', "/")
+}

@@ -69,11 +69,7 @@ pub(crate) fn check(root: &Path) -> Vec<String> {
         let Ok(text) = fs::read_to_string(file) else {
             continue;
         };
-        let rel = file
-            .strip_prefix(root)
-            .unwrap_or(file)
-            .to_string_lossy()
-            .replace('\\', "/");
+        let rel = crate::files::relative(root, file);
         if rel == SELF {
             continue;
         }
@@ -121,11 +117,7 @@ pub(crate) fn check(root: &Path) -> Vec<String> {
             continue;
         };
         if let Some(line) = history_line(&text) {
-            let rel = document
-                .strip_prefix(root)
-                .unwrap_or(document)
-                .to_string_lossy()
-                .replace('\\', "/");
+            let rel = crate::files::relative(root, document);
             problems.push(format!(
                 "{rel}:{line}: cites an issue or session; cite the decision (D-n) or nothing (D-150)"
             ));
@@ -169,11 +161,7 @@ fn downward_problems(root: &Path, krate: &str) -> Vec<String> {
             continue;
         };
         if let Some((line, name)) = through_root(&modules, &text) {
-            let rel = file
-                .strip_prefix(root)
-                .unwrap_or(file)
-                .to_string_lossy()
-                .replace('\\', "/");
+            let rel = crate::files::relative(root, file);
             problems.push(format!(
                 "{rel}:{line}: names `crate::{name}` through lib.rs; import it from the module that defines it (D-176)"
             ));
