@@ -113,7 +113,8 @@ fn evaluate_indicator_uses_its_cel_evaluator() {
     );
 }
 
-/// Scores a text by what it says: `high` 0.9, `nan` NaN, anything else 0.1.
+/// Scores a text by what it says: `high` 0.9, `nan` NaN, `over` 1.5, `under` -0.1, `one` 1.0,
+/// `zero` 0.0, anything else 0.1.
 struct ByText;
 
 impl SemanticEvaluator for ByText {
@@ -128,6 +129,10 @@ impl SemanticEvaluator for ByText {
         Ok(match text {
             "high" => 0.9,
             "nan" => f64::NAN,
+            "over" => 1.5,
+            "under" => -0.1,
+            "one" => 1.0,
+            "zero" => 0.0,
             _ => 0.1,
         })
     }
@@ -160,6 +165,12 @@ fn a_semantic_indicator_matches_on_any_text_over_the_threshold() {
     assert_eq!(on(json!(["low", "low"])), IndicatorResult::NotMatched);
     // NaN is an error of the evaluator, not a score.
     assert_eq!(on(json!(["nan"])), IndicatorResult::Error);
+    // So is a number outside the contract's range (SDK §6.2, D-250), even one over the threshold;
+    // the range's ends are scores.
+    assert_eq!(on(json!(["over"])), IndicatorResult::Error);
+    assert_eq!(on(json!(["low", "under"])), IndicatorResult::Error);
+    assert_eq!(on(json!(["one"])), IndicatorResult::Matched);
+    assert_eq!(on(json!(["zero"])), IndicatorResult::NotMatched);
 }
 
 #[test]

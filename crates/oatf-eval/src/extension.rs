@@ -138,6 +138,9 @@ impl std::fmt::Debug for CelGuard {
 pub trait SemanticEvaluator: Send + Sync {
     /// Scores how well `text` matches `intent`, between 0.0 and 1.0.
     ///
+    /// A score outside that range, NaN included, is not a score: the indicator's evaluation
+    /// reports it as an error of kind `semantic_error` (D-250).
+    ///
     /// Failures (model unavailable, timeout, malformed response) are returned as an
     /// [`EvaluationError`] of kind `semantic_error`, never as a panic.
     fn evaluate(

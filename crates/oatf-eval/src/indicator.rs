@@ -592,10 +592,14 @@ impl CompiledSemantic {
                 self.threshold,
                 self.examples.as_ref(),
             ) {
-                Ok(score) if score.is_nan() => {
+                // The contract's range (SDK §6.2), checked here once for every evaluator, the
+                // bindings' judges included (D-250): NaN and out-of-range scores are errors.
+                Ok(score) if !(0.0..=1.0).contains(&score) => {
                     failure = Some(EvaluationError::new(
                         Kind::SemanticError,
-                        "the semantic evaluator returned NaN",
+                        format!(
+                            "the semantic evaluator returned {score}, not a score between 0.0 and 1.0"
+                        ),
                     ));
                     ControlFlow::Break(())
                 }
