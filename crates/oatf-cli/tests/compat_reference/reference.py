@@ -13,7 +13,8 @@ TIERS = ["ingested", "local_action", "boundary_breach"]
 TIER_LEVEL = {None: 0, "ingested": 1, "local_action": 2, "boundary_breach": 3}
 STRING_OPERATORS = ("contains", "starts_with", "ends_with", "regex")
 OPERATORS = STRING_OPERATORS + ("any_of", "gt", "lt", "gte", "lte", "exists")
-# ThoughtJack skips an entry whose JSON nests deeper than this (the line's own object is level 1).
+# ThoughtJack skips an entry whose JSON nests deeper than this: the entry's own object is level 1, its content
+# level 2; fields that ThoughtJack's entry does not have are ignored, as every reader of a trace ignores them.
 MAX_ENTRY_DEPTH = 64
 # Indicators on exactly these targets see only incoming calls in context mode (point 4).
 ARGUMENT_TARGETS = ("arguments", "request.params.arguments")
@@ -27,8 +28,79 @@ CONTEXT = "thoughtjack-context"
 
 
 def compact_json(value, sort_keys):
-    """Compact JSON text: no whitespace, non-ASCII as is, control characters escaped (serde_json's form)."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, sort_keys=sort_keys, allow_nan=False)
+    """Compact JSON text as serde_json writes it: no whitespace, non-ASCII as is, control characters escaped,
+    floats in the shortest form that reads back (`1e+16`, `0.00001`, `1e-6`, `100.0`)."""
+    parts = []
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _Text):
+            parts.append(node)
+        elif isinstance(node, dict):
+            keys = sorted(node) if sort_keys else list(node)
+            items = [_Text("{")]
+            for i, key in enumerate(keys):
+                items += [_Text("," if i else ""), _Text(json.dumps(key, ensure_ascii=False) + ":"), node[key]]
+            items.append(_Text("}"))
+            stack.extend(reversed(items))
+        elif isinstance(node, list):
+            items = [_Text("[")]
+            for i, item in enumerate(node):
+                items += [_Text("," if i else ""), item]
+            items.append(_Text("]"))
+            stack.extend(reversed(items))
+        elif isinstance(node, float):
+            parts.append(float_text(node))
+        else:
+            parts.append(json.dumps(node, ensure_ascii=False))
+    return "".join(parts)
+
+
+class _Text(str):
+    """Text already written, on compact_json's stack."""
+
+
+def float_text(number):
+    """serde_json's (ryu's) form of a finite float, from Python's shortest repr, which has the same digits."""
+    text = repr(number)
+    if "e" not in text:
+        return text
+    mantissa, exponent = text.split("e")
+    exponent = int(exponent)
+    if exponent == -5:  # ryu writes 1e-5 .. 9.99e-5 in positional form
+        sign = "-" if mantissa.startswith("-") else ""
+        return f"{sign}0.0000{mantissa.lstrip('-').replace('.', '')}"
+    return f"{mantissa}e{'+' if exponent >= 0 else '-'}{abs(exponent)}"
+
+
+def parse_line(line):
+    """A trace line as serde_json reads it: integers in i64/u64 stay integers, other numbers are floats (`-0` is
+    -0.0), a number out of range, `NaN`/`Infinity` or nesting of 128 levels is an error (None)."""
+
+    def integer(text):
+        if text == "-0":
+            return -0.0
+        value = int(text)
+        if -(2**63) <= value < 2**64:
+            return value
+        return finite(text)
+
+    def finite(text):
+        value = float(text)
+        if value in (float("inf"), float("-inf")):
+            raise ValueError("number out of range")
+        return value
+
+    def constant(text):
+        raise ValueError(f"not JSON: {text}")
+
+    try:
+        record = json.loads(line, parse_int=integer, parse_float=finite, parse_constant=constant)
+    except (ValueError, RecursionError):
+        return None
+    if depth(record) >= 128:
+        return None
+    return record
 
 
 def depth(value):
@@ -187,13 +259,10 @@ def read_trace(lines, actors, compat):
     for line in lines:
         if not line.strip():
             continue
-        try:
-            record = json.loads(line)
-        except (ValueError, RecursionError):
-            continue
+        record = parse_line(line)
         if not isinstance(record, dict) or record.get("direction") not in ("incoming", "outgoing"):
             continue
-        if compat == CONTEXT and depth(record) > MAX_ENTRY_DEPTH:
+        if compat == CONTEXT and 1 + depth(record.get("content")) > MAX_ENTRY_DEPTH:
             continue
         actor = record.get("actor")
         if actor is None and only_actor is not None:
@@ -252,9 +321,9 @@ def sees(indicator, entry, actors, compat):
     wanted = indicator["protocol"]
     mode = actors.get(entry.actor)
     if compat == CONTEXT:
-        if mode is None:
-            return False  # context mode knows only the document's actors
-        relaxed = wanted == "mcp" and protocol_of(mode) == "ag_ui"
+        # An entry of an actor the document does not declare keeps the trace's `protocol` (decision D-100: entries
+        # are attributed as in the default profile); it is not an AG-UI actor's, so never relaxed or derived from.
+        relaxed = wanted == "mcp" and mode is not None and protocol_of(mode) == "ag_ui"
         if protocol != wanted and not relaxed:
             return False
         if indicator["target"] in ARGUMENT_TARGETS and not (
