@@ -39,6 +39,10 @@ class Check:
         self.oatf = oatf
         self.work = work
         self.failures = []
+        self.stats = {}  # what the cases exercised, so that a run shows it tested something
+
+    def count(self, name, n=1):
+        self.stats[name] = self.stats.get(name, 0) + n
 
     def fail(self, message):
         self.failures.append(message)
@@ -91,6 +95,7 @@ class Check:
                 continue
             seen += 1
             got = run["verdict"]
+            self.count(f"{run['group']} {want['result']}")
             by_trace.setdefault(name, {})[run["group"]] = got
             if (got["result"], got.get("max_tier")) != (want["result"], want["max_tier"]):
                 self.fail(
@@ -119,6 +124,8 @@ class Check:
                 continue
             kinds = {w["kind"] for w in default.get("warnings", [])}
             differs = (default["result"], default.get("max_tier")) != (context["result"], context["max_tier"])
+            self.count("verdicts the profile changes", differs)
+            self.count("compat_would_change warnings", "compat_would_change" in kinds)
             warned = "compat_would_change" in kinds
             looks = reference.looks_like_context_mode(document, lines) and "unresolved_target" in kinds
             if warned and not (differs and looks):
@@ -138,9 +145,12 @@ class Check:
             doc.write_text(json.dumps(document, ensure_ascii=False))
             for g in range(groups):
                 group = None if g == groups - 1 and a % 2 else f"model-{g}"
+                candidates = [gen.trace(document) for _ in range(8)]
+                hits = [t for t in candidates if reference.score(document, t, reference.CONTEXT)["result"] != "not_exploited"]
+                pool = hits[:2] + candidates[:1]
                 for _ in range(rng.randint(1, repeats)):
                     number += 1
-                    lines = gen.trace(document)
+                    lines = rng.choice(pool)
                     trace = self.work / "traces" / f"case-{number:06d}.jsonl"
                     trace.write_text("".join(line + "\n" for line in lines))
                     run = {"document": f"docs/{doc.name}", "trace": f"traces/{trace.name}"}
@@ -174,6 +184,9 @@ class Check:
         got_cells = {(c["attack_id"], c["group"]): c for c in report["matrix"]["cells"]}
         if list(want_cells) != list(got_cells):
             self.fail(f"matrix: cells {list(got_cells)[:6]}..., reference {list(want_cells)[:6]}...")
+        self.count("matrix cells", len(want_cells))
+        self.count("matrix cells typical at a tier", sum(c["typical_tier"] is not None for c in want_cells.values()))
+        self.count("matrix cells not consistent", sum(c["consistency"] < 1 for c in want_cells.values()))
         for key, want in want_cells.items():
             got = got_cells.get(key)
             if got is None:
@@ -200,11 +213,9 @@ class Check:
         new = [r for r in new if rng.random() > 0.03]
         for r in new:
             r["group"] = rng.choice(["model-a", "model-b", None])
-            if rng.random() < 0.2:
-                r["trace"] = rng.choice(["./", "traces/../"]) + r["trace"]
-        for cases in ([], old), (old, new):
-            pass
-        cases = [(old, new), (new, old), (old, old)]
+            if rng.random() < 0.2:  # the same file, spelt another way (D-106 normalizes lexically)
+                r["trace"] = r["trace"].replace("/traces/", rng.choice(["/traces/./", "/docs/../traces/", "//traces/"]))
+        cases = [(old, new), (new, old), (old, old), ([], new)]
         for index, (before, after) in enumerate(cases):
             self.diff_one(index, before, after)
 
@@ -220,6 +231,9 @@ class Check:
             for r in runs
         ]
         want = reference.diff(flat(before), flat(after))
+        for field in ("changed", "added", "removed"):
+            self.count(f"diff {field}", len(want[field]))
+        self.count("diff worse", sum(c["worse"] for c in want["changed"]))
         done = subprocess.run([self.oatf, "diff", str(paths[0]), str(paths[1]), "--format", "json"],
                               capture_output=True, text=True)
         if done.returncode not in (0, 1):
@@ -281,7 +295,7 @@ def main():
     check = Check(args.oatf, work)
     rng = random.Random(args.seed)
     report = check.scoring(rng, args.cases)
-    check.matrix(rng, attacks=12, groups=4, repeats=6)
+    check.matrix(rng, attacks=16, groups=4, repeats=7)
     check.diff(rng, report)
     if check.failures:
         for failure in check.failures[:60]:
@@ -291,6 +305,7 @@ def main():
         return 1
     print(f"oatf agrees with the reference: {args.cases} cases x {len(MODES)} profiles, the matrix and oatf diff "
           f"(seed {args.seed})")
+    print("; ".join(f"{name}: {n}" for name, n in sorted(check.stats.items())))
     if not args.keep:
         shutil.rmtree(work)
     return 0
