@@ -398,7 +398,7 @@ impl ContextState {
                 format!(
                     "this trace looks like ThoughtJack's context mode (AG-UI text_message_content \
                      entries beside server actors, and a target that never resolved): scored as \
-                     ThoughtJack scores context mode, the verdict would be {then}, not {now}; \
+                     ThoughtJack scores context mode, the verdict would be {then} instead of {now}; \
                      re-score it with --compat thoughtjack-context (Python: \
                      compat=\"thoughtjack-context\"; JavaScript: {{compat: \"thoughtjack-context\"}})"
                 ),

@@ -535,7 +535,7 @@ fn the_default_profile_warns_when_the_context_profile_would_change_the_verdict()
         "{message}"
     );
     assert!(
-        message.contains("would be exploited (ingested), not not_exploited"),
+        message.contains("would be exploited (ingested) instead of not_exploited;"),
         "{message}"
     );
     assert!(
@@ -556,6 +556,33 @@ fn the_default_profile_warns_when_the_context_profile_would_change_the_verdict()
             .warnings
             .iter()
             .any(|w| w.kind == TraceWarningKind::CompatWouldChange)
+    );
+    // Only the tier changes: the message says which verdict it replaces (D-101), not "not exploited".
+    let tiered = json!([{"id": "UI", "protocol": "ag_ui", "target": "response.content",
+                         "tier": "ingested", "pattern": {"contains": "payload"}},
+                        {"id": "CALL", "protocol": "mcp", "target": "arguments",
+                         "pattern": {"contains": "payload"}}]);
+    let call = TraceMessage::new(
+        TraceDirection::Incoming,
+        "tools/call",
+        json!({"name": "t", "arguments": {"path": "payload"}}),
+    )
+    .with_actor("tools")
+    .with_seq(2);
+    let (exact, context) = both(tiered, &[text(1, json!("payload accepted")), call]);
+    assert_eq!(
+        (exact.max_tier, context.max_tier),
+        (None, Some(Tier::Ingested))
+    );
+    let message = exact
+        .warnings
+        .iter()
+        .find(|w| w.kind == TraceWarningKind::CompatWouldChange)
+        .map(|w| w.message.as_str())
+        .unwrap_or_default();
+    assert!(
+        message.contains("would be exploited (ingested) instead of exploited;"),
+        "{message}"
     );
     // A target that resolves: the trace does not look like context mode.
     let resolving = json!([{"id": "MCP", "protocol": "mcp", "target": "delta",
