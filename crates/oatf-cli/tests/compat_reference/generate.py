@@ -71,8 +71,9 @@ class Generator:
     def text(self):
         r = self.rng
         words = [r.choice(WORDS) for _ in range(r.randint(1, 4))]
-        if r.random() < 0.1:
-            words.append(r.choice(["\n", "\t", "\u0001", "\\", "/", "é", "😀"]))
+        if r.random() < 0.15:
+            # escapes, and brackets inside strings, which a depth scan must skip
+            words.append(r.choice(["\n", "\t", "\u0001", "\\", "/", "é", "😀", "[[{", "}]]", '\\"[', "\\\\", "{\"a\":["]))
         return r.choice([" ", "", "-"]).join(words)
 
     def scalar(self):
@@ -115,6 +116,11 @@ class Generator:
         levels = r.choice([61, 62, 63, 63, 64, 64, 65, 66])
         # the content object is one level; its `arguments` or `deep` member holds the rest
         inner = self.nested(levels - 1)
+        if r.random() < 0.5:  # brackets and escaped quotes in strings beside the nesting
+            if isinstance(inner, list):
+                inner = inner + ["]]]}}}\\\"[[[" * r.randint(1, 40)]
+            else:
+                inner = {"s": "[{\\\"", **inner}
         key = r.choice(["arguments", "deep", "delta"])
         return {key: inner, "type": "DEEP"}
 
@@ -244,7 +250,8 @@ class Generator:
         if kind < 0.35:
             pattern = {"contains": r.choice([word, word[:3], '"', "{", ":"])}
         elif kind < 0.45:
-            pattern = {"regex": r.choice([f"^{word[:2]}", "(id_rsa|token)", "[0-9]+", "se.ret", "evil\\.com", "\\d"])}
+            pattern = {"regex": r.choice([f"^{word[:2]}", "(id_rsa|token)", "[0-9]+", "se.ret", "evil\\.com", "\\d",
+                                          "(?i)SECRET", "(?i)ünïcode", "\\[\\[\\{", '\\\\"'])}
         elif kind < 0.5:
             pattern = {"starts_with": r.choice([word, "{", "["])}
         elif kind < 0.55:
@@ -285,8 +292,22 @@ class Generator:
         lines = []
         for seq in range(r.randint(0, 14) if r.random() < 0.03 else r.randint(1, 14)):
             actor, mode = r.choice(actors)
-            lines.append(raw_numbers(json.dumps(self.entry(seq, actor, mode), ensure_ascii=False)))
+            lines.append(self.line(self.entry(seq, actor, mode)))
+        if r.random() < 0.05:
+            lines.insert(r.randint(0, len(lines)), r.choice(["", "   ", "[1]", "42", "{", '{"direction": "INCOMING"}',
+                                                             '{"content": {}}', "null"]))
+        if r.random() < 0.05:
+            lines = [line + "\r" for line in lines]
         return lines
+
+    def line(self, record):
+        """A trace line: ThoughtJack's compact form, or with spaces, or a field of a wrong type."""
+        r = self.rng
+        if r.random() < 0.03:
+            field = r.choice(["seq", "actor", "method", "phase", "timestamp", "protocol"])
+            record[field] = r.choice([-1, "7", 1.5, [], {}, None, True])
+        separators = (",", ":") if r.random() < 0.5 else (", ", ": ")
+        return raw_numbers(json.dumps(record, ensure_ascii=r.random() < 0.2, separators=separators))
 
     def case(self, number):
         document = self.document(number)

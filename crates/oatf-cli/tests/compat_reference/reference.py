@@ -262,6 +262,8 @@ def read_trace(lines, actors, compat):
         record = parse_line(line)
         if not isinstance(record, dict) or record.get("direction") not in ("incoming", "outgoing"):
             continue
+        if not well_typed(record):
+            continue
         if compat == CONTEXT and 1 + depth(record.get("content")) > MAX_ENTRY_DEPTH:
             continue
         actor = record.get("actor")
@@ -271,6 +273,17 @@ def read_trace(lines, actors, compat):
         entry.protocol_field = record.get("protocol")
         entries.append(entry)
     return entries
+
+
+def well_typed(record):
+    """The fields of a trace entry have their types (docs/trace-format.md); `null` is an absent field."""
+    seq = record.get("seq")
+    if seq is not None and not (isinstance(seq, int) and not isinstance(seq, bool) and 0 <= seq < 2**64):
+        return False
+    return all(
+        record.get(field) is None or isinstance(record[field], str)
+        for field in ("actor", "method", "phase", "timestamp", "protocol")
+    )
 
 
 def entry_protocol(entry, actors):
