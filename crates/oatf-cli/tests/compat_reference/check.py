@@ -47,9 +47,9 @@ class Check:
     def fail(self, message):
         self.failures.append(message)
 
-    def evaluate(self, manifest):
+    def evaluate(self, manifest, *options):
         done = subprocess.run(
-            [self.oatf, "evaluate", "--manifest", str(manifest), "--format", "json", "--quiet"],
+            [self.oatf, "evaluate", "--manifest", str(manifest), "--format", "json", "--quiet", *options],
             capture_output=True,
             text=True,
         )
@@ -75,11 +75,15 @@ class Check:
             doc, trace = self.write_case(number, document, lines)
             for mode in MODES:
                 expected[(trace.name, mode)] = (document, lines, reference.score(document, lines, mode))
-                runs.append({"document": f"docs/{doc.name}", "trace": f"traces/{trace.name}", "compat": mode,
-                             "group": mode})
+                run = {"document": f"docs/{doc.name}", "trace": f"traces/{trace.name}", "group": mode}
+                if mode == reference.SPEC_EXACT:
+                    run["compat"] = mode
+                runs.append(run)
+        # The profile as a manifest names it: at the top level for the runs that name none, a run's own
+        # `compat:` winning, and `--compat` only for runs whose manifest names none (D-100).
         manifest = self.work / "scoring.json"
-        manifest.write_text(json.dumps({"runs": runs}))
-        report = self.evaluate(manifest)
+        manifest.write_text(json.dumps({"compat": reference.CONTEXT, "runs": runs}))
+        report = self.evaluate(manifest, "--compat", reference.SPEC_EXACT)
         seen = 0
         by_trace = {}
         for run in report["runs"]:
@@ -96,6 +100,9 @@ class Check:
             seen += 1
             got = run["verdict"]
             self.count(f"{run['group']} {want['result']}")
+            named = got["trace"].get("compat") or reference.SPEC_EXACT  # the report names a profile other than the default
+            if named != run["group"]:
+                self.fail(f"{where}: scored with {named}")
             by_trace.setdefault(name, {})[run["group"]] = got
             if (got["result"], got.get("max_tier")) != (want["result"], want["max_tier"]):
                 self.fail(
@@ -218,10 +225,51 @@ class Check:
         cases = [(old, new), (new, old), (old, old), ([], new)]
         for index, (before, after) in enumerate(cases):
             self.diff_one(index, before, after)
+        # The old report as CSV (D-106: columns by name, the same runs as its JSON)
+        csv_old = self.csv_report(old[: len(old) // 3], "diff-csv-old")
+        self.diff_one(len(cases), old[: len(old) // 3], new, old_path=csv_old)
+        # One evaluation's JSON on each side
+        exact = {r["trace"]: r for r in runs if r["group"] == reference.SPEC_EXACT and "verdict" in r}
+        pairs = [(exact[r["trace"]], r) for r in runs if r["group"] == reference.CONTEXT and r["trace"] in exact]
+        outcome = lambda r: (r["verdict"]["result"], r["verdict"].get("max_tier"))  # noqa: E731
+        changed = [p for p in pairs if outcome(p[0]) != outcome(p[1])]
+        for index, (a, b) in enumerate(changed[:5] + pairs[:2]):
+            self.diff_one(f"single-{index}", [a], [b], single=True)
+        # Not a report: exit 2
+        bad = self.work / "not-a-report.json"
+        bad.write_text('{"oatf": "0.1"}')
+        done = subprocess.run([self.oatf, "diff", str(bad), str(bad)], capture_output=True, text=True)
+        if done.returncode != 2:
+            self.fail(f"diff of a file that is not a report: exit {done.returncode}, expected 2")
 
-    def diff_one(self, index, before, after):
+    def csv_report(self, runs, name):
+        """The CSV report of `oatf evaluate` for the scoring runs `runs` (their documents, traces and profiles)."""
+        manifest = self.work / f"{name}.json"
+        entries = [{"document": r["document"], "trace": r["trace"], "compat": r["group"]} for r in runs]
+        manifest.write_text(json.dumps({"runs": entries}))
+        done = subprocess.run([self.oatf, "evaluate", "--manifest", str(manifest), "--format", "csv", "--quiet"],
+                              capture_output=True, text=True, cwd=self.work)
+        path = self.work / f"{name}.csv"
+        path.write_text(done.stdout)
+        return path
+
+    def single_report(self, run, name):
+        """The JSON of one `oatf evaluate DOC TRACE` for the scoring run `run`."""
+        done = subprocess.run([self.oatf, "evaluate", run["document"], run["trace"], "--format", "json",
+                               "--compat", run["group"]], capture_output=True, text=True, cwd=self.work)
+        path = self.work / f"{name}.json"
+        path.write_text(done.stdout)
+        return path
+
+    def diff_one(self, index, before, after, old_path=None, single=False):
         paths = []
         for side, runs in (("old", before), ("new", after)):
+            if side == "old" and old_path is not None:
+                paths.append(old_path)
+                continue
+            if single:
+                paths.append(self.single_report(runs[0], f"diff-{index}-{side}"))
+                continue
             path = self.work / f"diff-{index}-{side}.json"
             path.write_text(json.dumps({"runs": runs}))
             paths.append(path)
@@ -230,7 +278,11 @@ class Check:
              "result": r["verdict"]["result"], "max_tier": r["verdict"].get("max_tier")}
             for r in runs
         ]
-        want = reference.diff(flat(before), flat(after))
+        old_runs, new_runs = flat(before), flat(after)
+        if old_path is not None or single:  # these reports have no group
+            for r in old_runs + (new_runs if single else []):
+                r["group"] = None
+        want = reference.diff(old_runs, new_runs)
         for field in ("changed", "added", "removed"):
             self.count(f"diff {field}", len(want[field]))
         self.count("diff worse", sum(c["worse"] for c in want["changed"]))
