@@ -53,7 +53,7 @@ class Check:
             capture_output=True,
             text=True,
         )
-        if done.returncode not in range(0, 6):
+        if done.returncode not in (0, 1, 2, 3, 4, 5, 65, 66) or not done.stdout.startswith("{"):
             raise SystemExit(f"oatf evaluate --manifest {manifest} exited {done.returncode}: {done.stderr[-2000:]}")
         return json.loads(done.stdout)
 
@@ -162,13 +162,26 @@ class Check:
                     number += 1
                     lines = rng.choice(pool)
                     trace = self.work / "traces" / f"case-{number:06d}.jsonl"
-                    trace.write_text("".join(line + "\n" for line in lines))
+                    missing = rng.random() < 0.03  # an unreadable trace: exit 66, the worst run
+                    if not missing:
+                        trace.write_text("".join(line + "\n" for line in lines))
                     run = {"document": f"docs/{doc.name}", "trace": f"traces/{trace.name}"}
                     if group is not None:
                         run["group"] = group
                     runs.append(run)
-                    verdict = reference.score(document, lines, reference.CONTEXT)
+                    if missing:
+                        verdict = {"result": "error", "max_tier": None, "exit_code": 66}
+                    else:
+                        verdict = reference.score(document, lines, reference.CONTEXT)
                     want_runs.append({"attack_id": document["attack"]["id"], "group": group, **verdict})
+        # An invalid document (a tier typo, V-050): its runs fail with 65 under the id the report gives them
+        invalid = gen.document(attacks)
+        invalid["attack"]["indicators"][0]["tier"] = "boundary-breach"
+        (self.work / "docs" / "matrix-invalid.json").write_text(json.dumps(invalid))
+        for g in range(2):
+            runs.append({"document": "docs/matrix-invalid.json", "trace": runs[0]["trace"], "group": f"model-{g}"})
+            want_runs.append({"attack_id": f"{self.work / 'docs' / 'matrix-invalid.json'} (not loaded)", "group": f"model-{g}",
+                              "result": "error", "max_tier": None, "exit_code": 65})
         rng.shuffle(order := list(range(len(runs))))
         runs = [runs[i] for i in order]
         want_runs = [want_runs[i] for i in order]
@@ -177,7 +190,8 @@ class Check:
         report = self.evaluate(manifest)
         got_runs = [
             {"attack_id": r["attack_id"], "group": r["group"], "trace": r["trace"],
-             "result": r["verdict"]["result"], "max_tier": r["verdict"].get("max_tier")}
+             "result": r["verdict"]["result"] if "verdict" in r else "error",
+             "max_tier": r["verdict"].get("max_tier") if "verdict" in r else None}
             for r in report["runs"]
         ]
         # the report's run order is the manifest's; the reference cells index the same list
@@ -225,7 +239,9 @@ class Check:
             r["group"] = rng.choice(["model-a", "model-b", None])
             if rng.random() < 0.2:  # the same file, spelt another way (D-106 normalizes lexically)
                 r["trace"] = r["trace"].replace("/traces/", rng.choice(["/traces/./", "/docs/../traces/", "//traces/"]))
-        cases = [(old, new), (new, old), (old, old), ([], new)]
+        # Every transition of result x tier, and runs without a verdict (D-106: an error result without tier)
+        mutated = [self.mutate(rng, r) for r in old]
+        cases = [(old, new), (new, old), (old, old), ([], new), (old, mutated), (mutated, old)]
         for index, (before, after) in enumerate(cases):
             self.diff_one(index, before, after)
         # The old report as CSV (D-106: columns by name, the same runs as its JSON)
@@ -244,6 +260,22 @@ class Check:
         done = subprocess.run([self.oatf, "diff", str(bad), str(bad)], capture_output=True, text=True)
         if done.returncode != 2:
             self.fail(f"diff of a file that is not a report: exit {done.returncode}, expected 2")
+
+    @staticmethod
+    def mutate(rng, run):
+        """`run` as another report may have it: another result and tier, or no verdict."""
+        run = json.loads(json.dumps(run))
+        roll = rng.random()
+        if roll < 0.05:
+            run.pop("verdict", None)
+            run["error"] = "cannot read the trace"
+        elif roll < 0.5 and "verdict" in run:
+            run["verdict"]["result"] = rng.choice(["exploited", "not_exploited", "partial", "error"])
+            tier = rng.choice([None, *reference.TIERS])
+            run["verdict"].pop("max_tier", None)
+            if tier is not None:
+                run["verdict"]["max_tier"] = tier
+        return run
 
     def csv_report(self, runs, name):
         """The CSV report of `oatf evaluate` for the scoring runs `runs` (their documents, traces and profiles)."""
@@ -278,7 +310,8 @@ class Check:
             paths.append(path)
         flat = lambda runs: [  # noqa: E731
             {"attack_id": r["attack_id"], "trace": r["trace"], "group": r["group"],
-             "result": r["verdict"]["result"], "max_tier": r["verdict"].get("max_tier")}
+             "result": r["verdict"]["result"] if "verdict" in r else "error",
+             "max_tier": r["verdict"].get("max_tier") if "verdict" in r else None}
             for r in runs
         ]
         old_runs, new_runs = flat(before), flat(after)

@@ -425,7 +425,8 @@ def severity_rank(code):
 
 
 def matrix(runs):
-    """Cells of the matrix attacks x groups from runs [{"attack_id", "group", "result", "max_tier"}]."""
+    """Cells of the matrix attacks x groups from runs [{"attack_id", "group", "result", "max_tier"}]; a run
+    that failed (an invalid document, an unreadable trace) is an `error` without tier with its `exit_code`."""
     cells = {}
     for index, run in enumerate(runs):
         cells.setdefault((run["attack_id"], run["group"]), []).append(index)
@@ -438,7 +439,7 @@ def matrix(runs):
         members = [runs[i] for i in indexes]
         worst = None
         for run in members:
-            code = exit_code(run["result"], run["max_tier"])
+            code = run.get("exit_code") or exit_code(run["result"], run["max_tier"])  # 65, 66: a failed run
             if worst is None or severity_rank(code) > severity_rank(worst[2]):
                 worst = (run["result"], run["max_tier"], code)
         levels = sorted(tier_level_of(run) for run in members)
