@@ -103,7 +103,8 @@ class Check:
             seen += 1
             got = run["verdict"]
             self.count(f"{run['group']} {want['result']}")
-            named = got["trace"].get("compat") or reference.SPEC_EXACT  # the report names a profile other than the default
+            # the report names the profile when it is not the default
+            named = got["trace"].get("compat") or reference.SPEC_EXACT
             if named != run["group"]:
                 self.fail(f"{where}: scored with {named}")
             by_trace.setdefault(name, {})[run["group"]] = got
@@ -156,7 +157,10 @@ class Check:
             for g in range(groups):
                 group = None if g == groups - 1 and a % 2 else f"model-{g}"
                 candidates = [gen.trace(document) for _ in range(8)]
-                hits = [t for t in candidates if reference.score(document, t, reference.CONTEXT)["result"] != "not_exploited"]
+                hits = [
+                    t for t in candidates
+                    if reference.score(document, t, reference.CONTEXT)["result"] != "not_exploited"
+                ]
                 pool = hits[:2] + candidates[:1]
                 for _ in range(rng.randint(1, repeats)):
                     number += 1
@@ -180,7 +184,8 @@ class Check:
         (self.work / "docs" / "matrix-invalid.json").write_text(json.dumps(invalid))
         for g in range(2):
             runs.append({"document": "docs/matrix-invalid.json", "trace": runs[0]["trace"], "group": f"model-{g}"})
-            want_runs.append({"attack_id": f"{self.work / 'docs' / 'matrix-invalid.json'} (not loaded)", "group": f"model-{g}",
+            want_runs.append({"attack_id": f"{self.work / 'docs' / 'matrix-invalid.json'} (not loaded)",
+                              "group": f"model-{g}",
                               "result": "error", "max_tier": None, "exit_code": 65})
         rng.shuffle(order := list(range(len(runs))))
         runs = [runs[i] for i in order]

@@ -40,7 +40,9 @@ TARGETS = [
 # Targets that the derivation or the protocol's own entries feed, picked more often.
 LIKELY_TARGETS = {
     "ag_ui": ["response.content", "delta", "content", "body", "arguments", ""],
-    "mcp": ["arguments", "request.params.arguments", "response.content", "content[*].text", "body", "arguments.message"],
+    "mcp": [
+        "arguments", "request.params.arguments", "response.content", "content[*].text", "body", "arguments.message"
+    ],
     "a2a": ["a2a.task.message", "arguments", "response.content", "message.parts[*].text", "request.params.arguments"],
 }
 METHODS = {
@@ -73,7 +75,9 @@ class Generator:
         words = [r.choice(WORDS) for _ in range(r.randint(1, 4))]
         if r.random() < 0.15:
             # escapes, and brackets inside strings, which a depth scan must skip
-            words.append(r.choice(["\n", "\t", "\u0001", "\\", "/", "é", "😀", "[[{", "}]]", '\\"[', "\\\\", "{\"a\":["]))
+            words.append(r.choice(
+                ["\n", "\t", "\u0001", "\\", "/", "é", "😀", "[[{", "}]]", '\\"[', "\\\\", "{\"a\":["]
+            ))
         return r.choice([" ", "", "-"]).join(words)
 
     def scalar(self):

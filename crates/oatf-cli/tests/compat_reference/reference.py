@@ -182,7 +182,8 @@ def operator_holds(operator, operand, value):
     if operator in ("gt", "lt", "gte", "lte"):
         if not is_number(value):
             return False
-        return {"gt": value > operand, "lt": value < operand, "gte": value >= operand, "lte": value <= operand}[operator]
+        holds = {"gt": value > operand, "lt": value < operand, "gte": value >= operand, "lte": value <= operand}
+        return holds[operator]
     if operator == "exists":
         return operand  # against a resolved value (spec-decisions 14)
     raise ValueError(f"unknown operator {operator}")
