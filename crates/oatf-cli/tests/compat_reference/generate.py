@@ -16,6 +16,8 @@ NUMBER_LITERALS = ["1e16", "1E2", "1.50", "-0", "-0.0", "1e-5", "1.5e-5", "1e-6"
                    "100000000000000000000", "18446744073709551615", "-9223372036854775809", "123456789.125"]
 RAW = "\u0000raw:"
 WORDS = ["id_rsa", "secret", "hello", "evil.com", "BEGIN KEY", "notes", "42", "token", "ok", "Ünïcode", 'q"uote']
+# Case variants, some of which only Unicode case folding equates (`ſ` folds to `s`, the Kelvin sign `K` to `k`)
+CASED = ["SeCrEt", "ſecret", "ÜNÏCODE", "\u212atoken", "TOKEN"]
 PROTOCOL_MODES = {
     "ag_ui": ["ag_ui_client"],
     "mcp": ["mcp_server", "mcp_client"],
@@ -72,7 +74,7 @@ class Generator:
 
     def text(self):
         r = self.rng
-        words = [r.choice(WORDS) for _ in range(r.randint(1, 4))]
+        words = [r.choice(WORDS) if r.random() < 0.9 else r.choice(CASED) for _ in range(r.randint(1, 4))]
         if r.random() < 0.15:
             # escapes, and brackets inside strings, which a depth scan must skip
             words.append(r.choice(
@@ -252,10 +254,11 @@ class Generator:
         word = r.choice(WORDS)
         kind = r.random()
         if kind < 0.35:
-            pattern = {"contains": r.choice([word, word[:3], '"', "{", ":"])}
+            pattern = {"contains": r.choice([word, word[:3], '"', "{", ":", "", r.choice(CASED)])}
         elif kind < 0.45:
             pattern = {"regex": r.choice([f"^{word[:2]}", "(id_rsa|token)", "[0-9]+", "se.ret", "evil\\.com", "\\d",
-                                          "(?i)SECRET", "(?i)ünïcode", "\\[\\[\\{", '\\\\"'])}
+                                          "(?i)SECRET", "(?i)ünïcode", "\\[\\[\\{", '\\\\"', "(?i)ktoken",
+                                          "(?i)^se", "(?i)(token|secret)x?|^ok", "(?i)s.cret"])}
         elif kind < 0.5:
             pattern = {"starts_with": r.choice([word, "{", "["])}
         elif kind < 0.55:
@@ -263,7 +266,7 @@ class Generator:
         elif kind < 0.65:
             pattern = {"condition": {"exists": r.random() < 0.75}}
         elif kind < 0.75:
-            pattern = {"condition": r.choice(WORDS + [42, 1.5, True, None])}
+            pattern = {"condition": r.choice(WORDS + [42, 1.5, True, None, 0, -0.0, 100])}
         elif kind < 0.8:
             pattern = {"condition": {"any_of": [r.choice(WORDS), 42, None]}}
         elif kind < 0.85:
