@@ -4,9 +4,9 @@
     python3 crates/oatf-cli/tests/compat_reference/check.py [--oatf target/debug/oatf] [--seed N] [--cases N]
 
 1. Scoring: every generated case (generate.py) is a run of one campaign, scored spec-exact and with
-   `--compat thoughtjack-context` (a manifest's per-run `compat:`); each verdict's result, `max_tier` and every
-   indicator's result must equal the reference's, and a spec-exact run has the `compat_would_change` warning only
-   when the profile's verdict differs (decision D-101).
+   `--compat thoughtjack-context` (a manifest's top-level and per-run `compat:`, and `--compat`); each verdict's
+   result, `max_tier`, every indicator's result and the trace line of each match must equal the reference's, and
+   a spec-exact run has the `compat_would_change` warning only when the profile's verdict differs (decision D-101).
 2. The matrix (D-105): a campaign of attacks x groups x repeated runs; each cell's runs, worst run, typical tier
    and consistency must equal the reference's, computed from the reference verdicts.
 3. `oatf diff` (D-106): the spec-exact and the context-mode reports of one campaign, with runs left out on either
@@ -113,6 +113,8 @@ class Check:
                     f"{where}: verdict {got['result']} ({got.get('max_tier')}), "
                     f"reference {want['result']} ({want['max_tier']})"
                 )
+            if got["trace"].get("matched_lines", {}) != want["lines"]:
+                self.fail(f"{where}: matched lines {got['trace'].get('matched_lines')}, reference {want['lines']}")
             for iv in got["indicator_verdicts"]:
                 expected_result = want["indicators"].get(iv["indicator_id"])
                 if expected_result is not None and iv["result"] != expected_result:

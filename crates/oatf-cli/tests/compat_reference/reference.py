@@ -243,12 +243,13 @@ def perspective(role, direction):
 class Entry:
     """A trace entry as the filters see it."""
 
-    def __init__(self, actor, direction, method, content, derived=False):
+    def __init__(self, actor, direction, method, content, derived=False, line=None):
         self.actor = actor
         self.direction = direction
         self.method = method
         self.content = content
         self.derived = derived
+        self.line = line  # of the trace file, from 1; a derived entry has its original's
 
 
 def read_trace(lines, actors, compat):
@@ -257,7 +258,7 @@ def read_trace(lines, actors, compat):
     64 levels are left out too."""
     entries = []
     only_actor = next(iter(actors)) if len(actors) == 1 else None
-    for line in lines:
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         record = parse_line(line)
@@ -268,10 +269,11 @@ def read_trace(lines, actors, compat):
         if compat == CONTEXT and 1 + depth(record.get("content")) > MAX_ENTRY_DEPTH:
             continue
         actor = record.get("actor")
-        if actor is None and only_actor is not None:
-            actor = only_actor
-        entry = Entry(actor, record["direction"], record.get("method"), record.get("content"))
-        entry.protocol_field = record.get("protocol")
+        protocol = record.get("protocol")
+        if actor is None and only_actor is not None and protocol in (None, protocol_of(actors[only_actor])):
+            actor = only_actor  # the document's only actor, when the entry's `protocol` does not say otherwise
+        entry = Entry(actor, record["direction"], record.get("method"), record.get("content"), line=number)
+        entry.protocol_field = protocol
         entries.append(entry)
     return entries
 
@@ -307,8 +309,8 @@ def derive(entries, actors):
             if isinstance(content, dict) and isinstance(content.get("delta"), str):
                 text = content["delta"]
                 for server in servers:
-                    derived.append(Entry(server, "outgoing", entry.method, response_of(text), derived=True))
-                derived.append(Entry(entry.actor, entry.direction, entry.method, response_of(text), derived=True))
+                    derived.append(Entry(server, "outgoing", entry.method, response_of(text), True, entry.line))
+                derived.append(Entry(entry.actor, entry.direction, entry.method, response_of(text), True, entry.line))
         if (
             protocol == "a2a"
             and entry.method == "tools/call"
@@ -358,21 +360,30 @@ def sees(indicator, entry, actors, compat):
 
 
 def score(document, lines, compat=SPEC_EXACT):
-    """The verdict of a trace: {"result", "max_tier", "indicators": {id: result}}."""
+    """The verdict of a trace: {"result", "max_tier", "indicators": {id: result}, "lines": {id: line}}, `lines`
+    naming the trace line of the first message (in evaluation order: the trace's, then the derived ones) that
+    matched each matched indicator."""
     attack = document["attack"]
     actors = {actor["name"]: actor["mode"] for actor in attack["execution"]["actors"]}
     entries = read_trace(lines, actors, compat)
     if not entries:
-        return {"result": "error", "max_tier": None, "indicators": {}}
+        return {"result": "error", "max_tier": None, "indicators": {}, "lines": {}}
     if compat == CONTEXT:
         entries = entries + derive(entries, actors)
-    results = {}
+    results, first = {}, {}
     for indicator in attack["indicators"]:
-        matched = any(
-            evaluate_pattern(indicator, entry.content) for entry in entries if sees(indicator, entry, actors, compat)
+        match = next(
+            (
+                entry
+                for entry in entries
+                if sees(indicator, entry, actors, compat) and evaluate_pattern(indicator, entry.content)
+            ),
+            None,
         )
-        results[indicator["id"]] = "matched" if matched else "not_matched"
-    return verdict(attack, results)
+        results[indicator["id"]] = "matched" if match else "not_matched"
+        if match:
+            first[indicator["id"]] = match.line
+    return {**verdict(attack, results), "lines": first}
 
 
 def verdict(attack, results):
