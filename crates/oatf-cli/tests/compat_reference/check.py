@@ -387,7 +387,9 @@ def main():
     work = pathlib.Path(args.keep) if args.keep else pathlib.Path(tempfile.mkdtemp(prefix="oatf-compat-ref-"))
     (work / "docs").mkdir(parents=True, exist_ok=True)
     (work / "traces").mkdir(parents=True, exist_ok=True)
-    check = Check(args.oatf, work)
+    # some commands run in the work directory: a path to the binary is made absolute, a bare name is found on PATH
+    oatf = str(pathlib.Path(args.oatf).resolve()) if "/" in args.oatf else args.oatf
+    check = Check(oatf, work)
     rng = random.Random(args.seed)
     report = check.scoring(rng, args.cases)
     check.matrix(rng, attacks=16, groups=4, repeats=7)
