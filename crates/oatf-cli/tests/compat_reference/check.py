@@ -7,8 +7,9 @@
    `--compat thoughtjack-context` (a manifest's top-level and per-run `compat:`, and `--compat`); each verdict's
    result, `max_tier`, every indicator's result and the trace line of each match must equal the reference's, and
    a spec-exact run has the `compat_would_change` warning only when the profile's verdict differs (decision D-101).
-2. The matrix (D-105): a campaign of attacks x groups x repeated runs; each cell's runs, worst run, typical tier
-   and consistency must equal the reference's, computed from the reference verdicts.
+2. The matrix (D-105): a campaign of attacks x groups x repeated runs, failed runs among them; each cell's runs,
+   worst run, typical tier and consistency must equal the reference's, computed from the reference verdicts, in
+   the JSON and the human report, and the CSV's rows their runs with `group` last.
 3. `oatf diff` (D-106): the spec-exact and the context-mode reports of one campaign, with runs left out on either
    side and trace paths spelt differently; `changed` (with worse/better), `added`, `removed`, the summary and the
    exit codes (with and without `--fail-on worse`) must equal the reference's.
@@ -17,6 +18,8 @@ failure). Needs only Python 3.9+ and the binary; reads nothing outside this dire
 """
 
 import argparse
+import csv
+import io
 import json
 import pathlib
 import random
@@ -227,11 +230,39 @@ class Check:
                     self.fail(f"matrix cell {key}: {field} {got[field]}, reference {want[field]}")
             if abs(got["consistency"] - want["consistency"]) > 1e-9:
                 self.fail(f"matrix cell {key}: consistency {got['consistency']}, reference {want['consistency']}")
+        self.matrix_text(manifest, want_runs, list(want_cells.values()))
         attacks_seen = list(dict.fromkeys(r["attack_id"] for r in want_runs))
         groups_seen = list(dict.fromkeys(r["group"] for r in want_runs))
         if report["matrix"]["attacks"] != attacks_seen or report["matrix"]["groups"] != groups_seen:
             self.fail(f"matrix: attacks/groups {report['matrix']['attacks']} {report['matrix']['groups']}, "
                       f"reference {attacks_seen} {groups_seen}")
+
+    def matrix_text(self, manifest, want_runs, cells):
+        """The same campaign as CSV (a row per run, `group` the last column) and as the human report's matrix."""
+        done = subprocess.run([self.oatf, "evaluate", "--manifest", str(manifest), "--format", "csv", "--quiet"],
+                              capture_output=True, text=True)
+        rows = list(csv.DictReader(io.StringIO(done.stdout)))
+        got = [(r["attack_id"], r["group"] or None, r["result"], r["max_tier"] or None) for r in rows]
+        want = [(r["attack_id"], r["group"], r["result"], r["max_tier"]) for r in want_runs]
+        if got != want or list(rows[0])[-1] != "group":
+            self.fail(f"matrix CSV: rows {got[:3]}..., reference {want[:3]}...")
+        done = subprocess.run([self.oatf, "evaluate", "--manifest", str(manifest), "--quiet", "--color", "never"],
+                              capture_output=True, text=True)
+        lines = done.stdout.splitlines()
+        start = next((i for i, line in enumerate(lines) if line.startswith("matrix (attack x group)")), None)
+        if start is None:
+            self.fail("matrix: the human report has no matrix")
+            return
+        for line, cell in zip(lines[start + 2 :], cells):
+            worst = cell["worst"]
+            if worst["exit_code"] in (65, 66):
+                shown = f"no verdict (exit {worst['exit_code']})"
+            else:
+                shown = worst["result"] + (f" ({worst['max_tier']})" if worst["max_tier"] else "")
+            want_line = [cell["attack_id"], cell["group"] or "(no group)", str(cell["runs"]), shown,
+                         cell["typical_tier"] or "none", f"{round(cell['consistency'] * 100)}%"]
+            if line.split() != " ".join(want_line).split():
+                self.fail(f"matrix, human report: {line.strip()!r}, reference {' '.join(want_line)!r}")
 
     # --- 3. oatf diff -----------------------------------------------------------------------------------------------
 
