@@ -218,7 +218,8 @@ class Generator:
         r = self.rng
         modes = []
         if r.random() < 0.85:
-            modes.append("ag_ui_client")
+            # an AG-UI server (W-002, unknown mode) gets a derived response both as a server and as itself
+            modes.append("ag_ui_client" if r.random() < 0.92 else "ag_ui_server")
             if r.random() < 0.1:
                 modes.append("ag_ui_client")
         for _ in range(r.choice([0, 1, 1, 1, 2])):
