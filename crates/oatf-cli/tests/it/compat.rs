@@ -60,7 +60,7 @@ fn the_profile_scores_a_context_mode_trace_as_thoughtjack_does() {
         warning["message"]
             .as_str()
             .is_some_and(|m| m.contains("--compat thoughtjack-context")
-                && m.contains("would be exploited (ingested), not not_exploited")),
+                && m.contains("would be exploited (ingested) instead of not_exploited")),
         "{warning}"
     );
     // `spec-exact` is the default, by name.

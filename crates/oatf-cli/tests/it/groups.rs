@@ -191,6 +191,43 @@ fn the_matrix_of_a_benchmark() {
     assert!(rows[4].ends_with(",model-b"), "{stdout}");
 }
 
+/// A cell whose worst run has no verdict (an unreadable trace, an invalid document) says so in the
+/// human matrix as the table of attacks does, not as an `error` verdict (D-105).
+#[test]
+fn a_cell_whose_worst_run_failed_says_no_verdict() {
+    let dir = TempDir::new("groups", "failed");
+    dir.write("k.yaml", &document("KEY-001", "KEY", "local_action"))
+        .write("bad.yaml", &document("BAD-001", "KEY", "boundary-breach"))
+        .write("a.jsonl", &trace("KEY"))
+        .write(
+            "manifest.yaml",
+            "runs:\n  - document: k.yaml\n    group: model-a\n    traces: [a.jsonl, missing.jsonl]\n\
+             \x20 - document: bad.yaml\n    group: model-b\n    trace: a.jsonl\n",
+        );
+    let (code, stdout, _) = oatf(dir.path(), &["evaluate", "--manifest", "manifest.yaml"]);
+    assert_eq!(code, 65);
+    let cell_lines: Vec<Vec<&str>> = stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("matrix (attack x group)"))
+        .skip(2)
+        .take(2)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(
+        cell_lines,
+        [
+            vec![
+                "KEY-001", "model-a", "2", "no", "verdict", "(exit", "66)", "none", "50%"
+            ],
+            vec![
+                "bad.yaml", "(not", "loaded)", "model-b", "1", "no", "verdict", "(exit", "65)",
+                "none", "100%"
+            ],
+        ],
+        "{stdout}"
+    );
+}
+
 #[test]
 fn runs_without_groups_have_no_matrix_in_the_human_report() {
     let dir = TempDir::new("groups", "none");

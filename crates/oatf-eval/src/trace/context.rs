@@ -229,7 +229,8 @@ pub(super) struct ContextState {
     pub(super) useful: bool,
     /// The declared `_server` actors (indexes, document order), which derived messages go to.
     pub(super) servers: Vec<usize>,
-    /// AG-UI `text_message_content` entries seen (the trace looks like context mode).
+    /// AG-UI `text_message_content` entries seen, those skipped for their depth included (the
+    /// trace looks like context mode, D-101).
     pub(super) sources: u64,
     /// Entries kept for derivation (their number never decreases).
     pub(super) kept: u64,
@@ -309,7 +310,6 @@ impl ContextState {
     ) -> Option<Value> {
         let (index, compiled) = actor?;
         if Self::is_source(actor, head) {
-            self.sources += 1;
             if let Body::Parsed(content) = body
                 && self.useful
                 && undecided > 0
@@ -398,7 +398,7 @@ impl ContextState {
                 format!(
                     "this trace looks like ThoughtJack's context mode (AG-UI text_message_content \
                      entries beside server actors, and a target that never resolved): scored as \
-                     ThoughtJack scores context mode, the verdict would be {then}, not {now}; \
+                     ThoughtJack scores context mode, the verdict would be {then} instead of {now}; \
                      re-score it with --compat thoughtjack-context (Python: \
                      compat=\"thoughtjack-context\"; JavaScript: {{compat: \"thoughtjack-context\"}})"
                 ),

@@ -464,6 +464,44 @@ fn entries_deeper_than_64_levels_are_skipped() {
     assert_eq!(context.result, AttackResult::Error);
 }
 
+/// D-101 counts an AG-UI text entry that the profile skips for its depth: the trace has it, so it
+/// looks like context mode, and when the skip changes the verdict the default profile says so.
+#[test]
+fn a_text_entry_skipped_for_its_depth_still_makes_a_trace_look_like_context_mode() {
+    let indicators = json!([{"id": "DELTA", "protocol": "ag_ui", "target": "delta",
+                             "tier": "boundary_breach", "pattern": {"condition": {"exists": true}}},
+                            {"id": "UI", "protocol": "ag_ui", "target": "response.content",
+                             "pattern": {"contains": "never"}}]);
+    // The content object is level 2, its `delta` level 3: `MAX_ENTRY_DEPTH - 1` more is too deep.
+    let finished = message(
+        2,
+        "ui",
+        TraceDirection::Incoming,
+        "run_finished",
+        json!({"type": "RUN_FINISHED"}),
+    );
+    let trace = [text(1, nested(MAX_ENTRY_DEPTH - 1)), finished];
+    let (exact, context) = both(indicators, &trace);
+    assert_eq!(
+        (exact.result, exact.max_tier, context.result),
+        (
+            AttackResult::Exploited,
+            Some(Tier::BoundaryBreach),
+            AttackResult::NotExploited
+        )
+    );
+    assert!(
+        exact
+            .warnings
+            .iter()
+            .any(|w| w.kind == TraceWarningKind::CompatWouldChange
+                && w.message
+                    .contains("would be not_exploited instead of exploited (boundary_breach)")),
+        "{:?}",
+        exact.warnings
+    );
+}
+
 /// The profile is a no-op on traces of documents without AG-UI or A2A actors whose indicators do
 /// not target `arguments`: the verdicts of both profiles are the same, message for message.
 #[test]
@@ -535,7 +573,7 @@ fn the_default_profile_warns_when_the_context_profile_would_change_the_verdict()
         "{message}"
     );
     assert!(
-        message.contains("would be exploited (ingested), not not_exploited"),
+        message.contains("would be exploited (ingested) instead of not_exploited;"),
         "{message}"
     );
     assert!(
@@ -556,6 +594,33 @@ fn the_default_profile_warns_when_the_context_profile_would_change_the_verdict()
             .warnings
             .iter()
             .any(|w| w.kind == TraceWarningKind::CompatWouldChange)
+    );
+    // Only the tier changes: the message says which verdict it replaces (D-101), not "not exploited".
+    let tiered = json!([{"id": "UI", "protocol": "ag_ui", "target": "response.content",
+                         "tier": "ingested", "pattern": {"contains": "payload"}},
+                        {"id": "CALL", "protocol": "mcp", "target": "arguments",
+                         "pattern": {"contains": "payload"}}]);
+    let call = TraceMessage::new(
+        TraceDirection::Incoming,
+        "tools/call",
+        json!({"name": "t", "arguments": {"path": "payload"}}),
+    )
+    .with_actor("tools")
+    .with_seq(2);
+    let (exact, context) = both(tiered, &[text(1, json!("payload accepted")), call]);
+    assert_eq!(
+        (exact.max_tier, context.max_tier),
+        (None, Some(Tier::Ingested))
+    );
+    let message = exact
+        .warnings
+        .iter()
+        .find(|w| w.kind == TraceWarningKind::CompatWouldChange)
+        .map(|w| w.message.as_str())
+        .unwrap_or_default();
+    assert!(
+        message.contains("would be exploited (ingested) instead of exploited;"),
+        "{message}"
     );
     // A target that resolves: the trace does not look like context mode.
     let resolving = json!([{"id": "MCP", "protocol": "mcp", "target": "delta",

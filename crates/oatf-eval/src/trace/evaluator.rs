@@ -308,6 +308,11 @@ impl<'a> TraceEvaluator<'a> {
     ) {
         let aliased = match (&mut self.context, derived) {
             (Some(context), None) => {
+                // Counted before the depth check: the trace has the entry even when ThoughtJack
+                // skips it, and it makes the trace look like context mode (D-101).
+                if ContextState::is_source(route.actor, head) {
+                    context.sources += 1;
+                }
                 let too_deep = match body {
                     Body::Parsed(content) => context::content_too_deep(content),
                     Body::Unread { too_deep } => too_deep,

@@ -1,18 +1,25 @@
 //! The matrix attacks × groups of a campaign report (`oatf::report::matrix`, D-105) as the human
 //! report shows it: one line per cell, since a benchmark may have many groups.
 
-use oatf::report::matrix::Matrix;
+use oatf::report::matrix::{Matrix, MatrixCell};
 
-use super::trace::one_line;
+use super::trace::{EXIT_INVALID_DOCUMENT, EXIT_NO_INPUT, one_line};
 
 /// The label of the runs without a group.
 const NO_GROUP: &str = "(no group)";
 
-/// A cell's verdict as people read it: `exploited (local_action)`, or the bare result.
-fn verdict(result: &str, tier: Option<&str>) -> String {
-    match tier {
-        Some(tier) => format!("{result} ({tier})"),
-        None => result.to_owned(),
+/// A cell's worst run as people read it: `exploited (local_action)`, the bare result, or, for a
+/// run that has no verdict (an invalid document, an unreadable trace), `no verdict (exit 66)` as
+/// the table of attacks says it.
+fn worst(cell: &MatrixCell) -> String {
+    let code = cell.worst_exit_code();
+    if code == EXIT_INVALID_DOCUMENT || code == EXIT_NO_INPUT {
+        return format!("no verdict (exit {code})");
+    }
+    let result = cell.worst_result();
+    match cell.worst_tier() {
+        Some(tier) => format!("{} ({})", result.as_str(), tier.as_str()),
+        None => result.as_str().to_owned(),
     }
 }
 
@@ -29,10 +36,7 @@ pub(super) fn human(matrix: &Matrix) -> String {
                 one_line(&matrix.attacks()[cell.attack()]),
                 group,
                 cell.runs().len().to_string(),
-                verdict(
-                    cell.worst_result().as_str(),
-                    cell.worst_tier().map(|t| t.as_str()),
-                ),
+                worst(cell),
                 cell.typical_tier()
                     .map_or_else(|| "none".to_owned(), |t| t.as_str().to_owned()),
                 format!("{:.0}%", cell.consistency() * 100.0),
