@@ -2,11 +2,14 @@
 //! entries as the campaign has runs, and reading 100,000 entries on one thread took a third of
 //! the campaign's time on 16 cores.
 //!
-//! Only the plain shape is split: comment or blank lines, then `runs:` at the start of a line, then
-//! lines that are blank, comments, or indented, the entries starting with `- ` at one indentation.
-//! Each part is `runs:` and a run of whole entries, read as a manifest of its own; the caller
+//! Only the plain shape is split: comment, blank or unindented lines (top-level keys on one line,
+//! such as `compat: thoughtjack-context`), then `runs:` at the start of a line, then lines that are
+//! blank, comments, or indented, the entries starting with `- ` at one indentation. Each part is
+//! those first lines, `runs:` and a run of whole entries, read as a manifest of its own; the caller
 //! keeps the parts only when every one reads, and otherwise reads the whole text, so that an error
 //! is the one the whole text gives, at its own line.
+//!
+//! A manifest is as large as its campaign: its YAML budget grows with its size ([`options`], D-251).
 
 /// Manifests shorter than this are read whole: splitting would not pay.
 pub(super) const SPLIT_FROM_BYTES: usize = 256 * 1024;
@@ -24,16 +27,24 @@ pub(super) fn split_runs(source: &str, parts: usize) -> Option<Vec<String>> {
     let mut body = None;
     for line in source.split_inclusive('\n') {
         let text = line.trim_end_matches(['\n', '\r']);
-        offset += line.len();
         if text == "runs:" {
             body = Some(offset);
             break;
         }
-        if !(text.trim().is_empty() || text.starts_with('#')) {
+        offset += line.len();
+        // Before `runs:`, other top-level keys on one line each (an indented line may continue a
+        // value over several lines: read whole); no document or directive markers.
+        if !(text.trim().is_empty() || text.starts_with('#'))
+            && (text.starts_with([' ', '\t', '-', '%']) || text.starts_with("..."))
+        {
             return None;
         }
     }
-    let body = &source[body?..];
+    // `head` ends with `runs:`'s line; every part repeats it.
+    let runs_line = body?;
+    let head_end = runs_line + source[runs_line..].find('\n')? + 1;
+    let head = &source[..head_end];
+    let body = &source[head_end..];
     // The entries' indentation: that of the first `- ` line.
     let first = body
         .split('\n')
@@ -57,13 +68,29 @@ pub(super) fn split_runs(source: &str, parts: usize) -> Option<Vec<String>> {
             && line.as_bytes()[..indent].iter().all(|b| *b == b' ')
             && line[indent..].starts_with("- ");
         if entry && at - start >= target {
-            chunks.push(format!("runs:\n{}", &body[start..at]));
+            chunks.push(format!("{head}{}", &body[start..at]));
             start = at;
         }
         at += line.len();
     }
-    chunks.push(format!("runs:\n{}", &body[start..]));
+    chunks.push(format!("{head}{}", &body[start..]));
     (chunks.len() > 1).then_some(chunks)
+}
+
+/// How a manifest of `source` is read: serde-saphyr's defaults, with the limits that count what
+/// a document holds (events, nodes, scalar text) raised to what `source` itself can hold, so that
+/// a manifest of any number of runs reads while an alias can at most double it (D-251). The
+/// defaults stop at 250,000 nodes: a manifest of about 35,000 runs.
+pub(super) fn options(source: &str) -> serde_saphyr::Options {
+    let mut options = serde_saphyr::Options::default();
+    let budget = options.budget.get_or_insert_with(Default::default);
+    // An event, a node, a byte of scalar text: each takes at least a byte of the text, but for
+    // the empty scalars of `key:` and the ends of collections (two events for `a:`).
+    let size = source.len().saturating_mul(2).saturating_add(64);
+    budget.max_events = budget.max_events.max(size);
+    budget.max_nodes = budget.max_nodes.max(size);
+    budget.max_total_scalar_bytes = budget.max_total_scalar_bytes.max(source.len());
+    options
 }
 
 #[cfg(test)]
@@ -86,14 +113,67 @@ mod tests {
         let text = manifest(20_000);
         let parts = split_runs(&text, 8).unwrap_or_default();
         assert!(parts.len() >= 2, "{}", parts.len());
+        let head = "# generated\n\nruns:\n";
         let joined: String = parts
             .iter()
-            .map(|p| p.strip_prefix("runs:\n").unwrap_or("?"))
+            .map(|p| p.strip_prefix(head).unwrap_or("?"))
             .collect();
-        assert_eq!(format!("# generated\n\nruns:\n{joined}"), text);
+        assert_eq!(format!("{head}{joined}"), text);
         for part in &parts {
-            assert!(part.starts_with("runs:\n  - document: "), "{}", &part[..40]);
+            assert!(
+                part.starts_with("# generated\n\nruns:\n  - document: "),
+                "{}",
+                &part[..40]
+            );
         }
+    }
+
+    #[test]
+    fn top_level_keys_before_the_runs_are_in_every_part() {
+        let text = manifest(20_000).replacen(
+            "\nruns:\n",
+            "\ncompat: thoughtjack-context # all\n\nruns:\n",
+            1,
+        );
+        let parts = split_runs(&text, 8).unwrap_or_default();
+        assert!(parts.len() >= 2, "{}", parts.len());
+        let head = "# generated\n\ncompat: thoughtjack-context # all\n\nruns:\n";
+        let joined: String = parts
+            .iter()
+            .map(|p| p.strip_prefix(head).unwrap_or("?"))
+            .collect();
+        assert_eq!(format!("{head}{joined}"), text);
+    }
+
+    #[test]
+    fn the_budget_grows_with_the_manifest() {
+        // 200,000 runs in 25,000 entries: more than serde-saphyr's default of 250,000 nodes.
+        let mut text = String::from("runs:\n");
+        for i in 0..25_000 {
+            text.push_str(&format!(
+                "  - document: d.yaml\n    traces: [{i}a, {i}b, {i}c, {i}d, "
+            ));
+            text.push_str(&format!("{i}e, {i}f, {i}g, {i}h]\n    group: m{i}\n"));
+        }
+        let read: Result<serde_json::Value, _> =
+            serde_saphyr::from_str_with_options(&text, options(&text));
+        assert!(read.is_ok(), "{:?}", read.err());
+        let default: Result<serde_json::Value, _> = serde_saphyr::from_str(&text);
+        assert!(
+            default.is_err(),
+            "the default budget no longer stops it: test another size"
+        );
+        // An alias bomb is still stopped.
+        let mut bomb = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..9 {
+            bomb.push_str(&format!(
+                "a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n",
+                p = i - 1
+            ));
+        }
+        let read: Result<serde_json::Value, _> =
+            serde_saphyr::from_str_with_options(&bomb, options(&bomb));
+        assert!(read.is_err());
     }
 
     #[test]
@@ -107,6 +187,8 @@ mod tests {
             text.replacen("runs:", "runs: # all", 1),
             text.replacen("    traces:", "\ttraces:", 1),
             text.replace("\nruns:\n", "\nruns: [\n") + "]\n",
+            text.replacen("\nruns:\n", "\ncompat:\n  thoughtjack-context\nruns:\n", 1),
+            text.replacen("\nruns:\n", "\n--- \nruns:\n", 1),
         ] {
             assert_eq!(split_runs(&other, 8), None);
         }

@@ -190,15 +190,23 @@ fn parse_manifest(source: &str) -> Result<Manifest, serde_saphyr::Error> {
     if let Some(parts) = manifest_parts::split_runs(source, rayon::current_num_threads() * 4) {
         let read: Vec<Result<Manifest, serde_saphyr::Error>> = parts
             .par_iter()
-            .map(|part| serde_saphyr::from_str(part))
+            .map(|part| serde_saphyr::from_str_with_options(part, manifest_parts::options(part)))
             .collect();
         if read.iter().all(Result::is_ok) {
-            let runs = read.into_iter().flatten().flat_map(|m| m.runs).collect();
-            // The plain shape has no top-level key but `runs` (manifest_parts), so no `compat`.
-            return Ok(Manifest { runs, compat: None });
+            // Every part repeats the keys before `runs:` (manifest_parts): the first part's are
+            // the manifest's.
+            let mut compat = None;
+            let mut runs = Vec::new();
+            for (index, manifest) in read.into_iter().flatten().enumerate() {
+                if index == 0 {
+                    compat = manifest.compat;
+                }
+                runs.extend(manifest.runs);
+            }
+            return Ok(Manifest { runs, compat });
         }
     }
-    serde_saphyr::from_str(source)
+    serde_saphyr::from_str_with_options(source, manifest_parts::options(source))
 }
 
 pub(super) fn plan_from_manifest(path: &PathBuf, compat: Compat) -> Result<Plan, String> {
@@ -268,18 +276,34 @@ mod tests {
     fn a_large_manifest_read_in_parts_reads_as_a_whole() {
         let text = big_manifest();
         assert!(manifest_parts::split_runs(&text, 8).is_some_and(|p| p.len() > 1));
-        let whole: Result<Manifest, _> = serde_saphyr::from_str(&text);
+        let whole: Result<Manifest, _> =
+            serde_saphyr::from_str_with_options(&text, manifest_parts::options(&text));
         let parts = parse_manifest(&text);
         assert_eq!(format!("{parts:?}"), format!("{whole:?}"));
         assert_eq!(parts.map(|m| m.runs.len()).ok(), Some(12_000));
         // An error in one part is the error of the whole text, at its own line.
         let broken = text.replacen("    trace: t/009000.jsonl", "    trace: [t/009000.jsonl", 1);
-        let whole: Result<Manifest, _> = serde_saphyr::from_str(&broken);
+        let whole: Result<Manifest, _> =
+            serde_saphyr::from_str_with_options(&broken, manifest_parts::options(&broken));
         let parts = parse_manifest(&broken);
         assert!(whole.is_err());
         assert_eq!(
             parts.err().map(|e| e.to_string()),
             whole.err().map(|e| e.to_string())
+        );
+        // A top-level `compat:` before the runs is read from the parts too (D-251).
+        let text = format!("compat: thoughtjack-context\n{text}");
+        assert!(manifest_parts::split_runs(&text, 8).is_some_and(|p| p.len() > 1));
+        let parts = parse_manifest(&text);
+        assert!(
+            matches!(
+                parts
+                    .as_ref()
+                    .map(|m| (m.runs.len(), m.compat.map(|c| c.0))),
+                Ok((12_000, Some(Compat::ThoughtjackContext)))
+            ),
+            "{:?}",
+            parts.map(|m| m.compat)
         );
     }
 }
