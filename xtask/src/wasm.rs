@@ -125,11 +125,11 @@ struct Build {
 /// instead of a loop) and non-trapping float-to-int conversions: Node 16.4, Chrome 91, Firefox 89
 /// and Safari 16.4 have them all (D-200).
 const FULL: Build = Build {
-    profile: "wasm",
+    profile: "wasm-eval",
     unstable_rustflags: &[],
     std_features: &[],
     rustflags: "-Ctarget-feature=+simd128,+bulk-memory,+nontrapping-fptoint",
-    wasm_opt: &["-Os", "--enable-simd"],
+    wasm_opt: &["-Os", "--enable-simd", "--one-caller-inline-max-function-size=0"],
 };
 
 /// The modules of `oatf/validate`: size first (`opt-level = "z"`); a panic, which no input may cause,
