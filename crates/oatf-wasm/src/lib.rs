@@ -25,6 +25,12 @@ mod syntax;
 
 use wasm_bindgen::prelude::*;
 
+/// The full module's allocator: talc instead of the standard library's dlmalloc, which took about
+/// a sixth of a long trace's evaluation (D-233). The small modules keep dlmalloc.
+#[cfg(all(feature = "eval", target_family = "wasm", not(target_feature = "atomics")))]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
 #[cfg(feature = "eval")]
 pub use attack::{
     WasmAttack, WasmTraceEvaluator, judge_answer, judge_call, judge_questions_json, judge_record,
