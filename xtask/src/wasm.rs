@@ -132,7 +132,11 @@ const FULL: Build = Build {
     unstable_rustflags: &[],
     std_features: &[],
     rustflags: "-Ctarget-feature=+simd128,+bulk-memory,+nontrapping-fptoint",
-    wasm_opt: &["-Os", "--enable-simd", "--one-caller-inline-max-function-size=0"],
+    wasm_opt: &[
+        "-Os",
+        "--enable-simd",
+        "--one-caller-inline-max-function-size=0",
+    ],
 };
 
 /// The modules of `oatf/validate`: size first (`opt-level = "z"`); a panic, which no input may cause,
