@@ -119,17 +119,24 @@ struct Build {
     wasm_opt: &'static [&'static str],
 }
 
-/// The full package: evaluation speed matters (`opt-level = "s"`; opt-level 3 made a warm instance
-/// faster but a fresh one slower, D-200). Compiled, the standard library included, with SIMD
-/// (`memchr`'s searches for line ends and literals), bulk memory (`memcpy` is one `memory.copy`
-/// instead of a loop) and non-trapping float-to-int conversions: Node 16.4, Chrome 91, Firefox 89
-/// and Safari 16.4 have them all (D-200).
+/// The full package: evaluation speed matters. Its profile, `wasm-eval`, is `wasm`'s
+/// (`opt-level = "s"`) with the crates a trace's evaluation runs in at `opt-level = 3` (D-230: the
+/// whole module at 3 made a warm call as fast but compiled the YAML reader's code for longer and
+/// weighed more). `wasm-opt` does not inline a function into its only caller: that made functions
+/// of 30 to 76 KB, which V8 compiled again, optimized, at a cost that grows faster than their size
+/// (D-231). Compiled, the standard library included, with SIMD (`memchr`'s searches for line ends
+/// and literals), bulk memory (`memcpy` is one `memory.copy` instead of a loop) and non-trapping
+/// float-to-int conversions: Node 16.4, Chrome 91, Firefox 89 and Safari 16.4 have them all (D-200).
 const FULL: Build = Build {
-    profile: "wasm",
+    profile: "wasm-eval",
     unstable_rustflags: &[],
     std_features: &[],
     rustflags: "-Ctarget-feature=+simd128,+bulk-memory,+nontrapping-fptoint",
-    wasm_opt: &["-Os", "--enable-simd"],
+    wasm_opt: &[
+        "-Os",
+        "--enable-simd",
+        "--one-caller-inline-max-function-size=0",
+    ],
 };
 
 /// The modules of `oatf/validate`: size first (`opt-level = "z"`); a panic, which no input may cause,
