@@ -15,9 +15,15 @@ use crate::span::{Location, join_index, join_key};
 use crate::types::Document;
 use crate::types::collect::{self, CollectGuard};
 
-/// A deserialization error, located by the innermost node that saw it.
+/// A deserialization error, located by the innermost node that saw it. Boxed: every value read
+/// returns a `Result<T, DeError>` through code instantiated once per type, where a pointer moves in
+/// less code than the error would (D-220).
 #[derive(Debug)]
-pub(crate) struct DeError {
+pub(crate) struct DeError(Box<ErrorInner>);
+
+/// What a [`DeError`] holds.
+#[derive(Debug)]
+pub(crate) struct ErrorInner {
     kind: ParseErrorKind,
     message: String,
     pub(crate) missing_field: Option<&'static str>,
@@ -28,16 +34,30 @@ pub(crate) struct DeError {
     pub(crate) located: Option<(String, Option<Location>)>,
 }
 
+impl std::ops::Deref for DeError {
+    type Target = ErrorInner;
+
+    fn deref(&self) -> &ErrorInner {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for DeError {
+    fn deref_mut(&mut self) -> &mut ErrorInner {
+        &mut self.0
+    }
+}
+
 impl DeError {
     fn new(kind: ParseErrorKind, message: String) -> Self {
-        DeError {
+        DeError(Box::new(ErrorInner {
             kind,
             message,
             missing_field: None,
             key_fault: false,
             recorded: false,
             located: None,
-        }
+        }))
     }
 
     /// Whether the collector of `parse` already holds this error.
@@ -309,9 +329,14 @@ impl<N> TreeDe<'static, N> {
 /// Attaches the place of the node at `path` (at `location` in the source, when known) to an error
 /// that has none yet: a missing field at its would-be path, an error about a key (unknown,
 /// duplicate) at the key read last.
+///
+/// This and the other error paths of the deserializer are functions of their own, never inlined:
+/// the deserializer is instantiated once per type it reads, and only its calls to the visitor need
+/// to be (D-220).
+#[inline(never)]
 fn locate(
     path: &Path<'_>,
-    location: Option<Location>,
+    location: Option<&Location>,
     mut error: DeError,
     last_key: Option<TreeKey<'_>>,
 ) -> DeError {
@@ -319,13 +344,58 @@ fn locate(
         return error;
     }
     error.located = Some(if let Some(field) = error.missing_field {
-        (join_key(&path.render(), field), location)
+        (join_key(&path.render(), field), location.cloned())
     } else if let (true, Some(key)) = (error.key_fault, last_key) {
         (join_key(&path.render(), key.text), key.location.cloned())
     } else {
-        (path.render(), location)
+        (path.render(), location.cloned())
     });
     error
+}
+
+/// Closes the frame of a mapping read at `path` (`types::collect`).
+#[inline(never)]
+fn map_read(path: &Path<'_>) {
+    collect::leave_map(true, || path.render());
+}
+
+/// Closes the frame of a mapping that failed at `path` and locates its error.
+#[inline(never)]
+fn map_failed(
+    path: &Path<'_>,
+    location: Option<&Location>,
+    error: DeError,
+    last_key: Option<TreeKey<'_>>,
+) -> DeError {
+    collect::leave_map(false, || path.render());
+    locate(path, location, error, last_key)
+}
+
+/// Locates and records (while `parse` collects) the error of the value of `key` read at `path`.
+#[inline(never)]
+fn value_failed(
+    mut e: DeError,
+    path: &Path<'_>,
+    location: Option<Location>,
+    key: TreeKey<'_>,
+) -> DeError {
+    // The path is written out only on failure.
+    let path = path.render();
+    // An unknown key is reported by a seed that never reads its value: locate it at the key.
+    if e.located.is_none() {
+        let location = if e.key_fault {
+            key.location.cloned()
+        } else {
+            location
+        };
+        e.located = Some((path.clone(), location));
+    }
+    if collect::collecting() {
+        let fresh = (!e.recorded).then(|| e.to_parse_error());
+        e.recorded = true;
+        collect::record(fresh, &path);
+    }
+    e
 }
 
 impl<'de, 'a, N: TreeNode<'a>> de::Deserializer<'de> for TreeDe<'_, N> {
@@ -357,11 +427,13 @@ impl<'de, 'a, N: TreeNode<'a>> de::Deserializer<'de> for TreeDe<'_, N> {
                     path: &path,
                     last_key: &last_key,
                 });
-                collect::leave_map(result.is_ok(), || path.render());
-                return result.map_err(|e| locate(&path, location.cloned(), e, last_key.get()));
+                if result.is_ok() {
+                    map_read(&path);
+                }
+                return result.map_err(|e| map_failed(&path, location, e, last_key.get()));
             }
         };
-        result.map_err(|e| locate(&path, location.cloned(), e, None))
+        result.map_err(|e| locate(&path, location, e, None))
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
@@ -443,25 +515,8 @@ impl<'de, 'a, N: TreeNode<'a>> MapAccess<'de> for MapDe<'a, '_, N> {
         };
         let location = node.location();
         let path = Path::Key(self.path, key.text);
-        seed.deserialize(TreeDe { node, path }).map_err(|mut e| {
-            // The path is written out only on failure.
-            let path = path.render();
-            // An unknown key is reported by a seed that never reads its value: locate it at the key.
-            if e.located.is_none() {
-                let location = if e.key_fault {
-                    key.location.cloned()
-                } else {
-                    location
-                };
-                e.located = Some((path.clone(), location));
-            }
-            if collect::collecting() {
-                let fresh = (!e.recorded).then(|| e.to_parse_error());
-                e.recorded = true;
-                collect::record(fresh, &path);
-            }
-            e
-        })
+        seed.deserialize(TreeDe { node, path })
+            .map_err(|e| value_failed(e, &path, location, key))
     }
 
     fn size_hint(&self) -> Option<usize> {
