@@ -25,6 +25,28 @@ mod syntax;
 
 use wasm_bindgen::prelude::*;
 
+/// The SDK's API as the bindings use it: the facade (`oatf`) where the module has it, and in the
+/// validation module, which has neither evaluation nor CEL, the model's items it re-exports under the
+/// same paths (D-221).
+#[cfg(any(feature = "eval", feature = "syntax"))]
+use oatf as sdk;
+
+#[cfg(all(feature = "document", not(any(feature = "eval", feature = "syntax"))))]
+mod sdk {
+    pub(crate) use oatf_model::{LoadError, Loaded, ValidateOptions, load_with, parse, validate_with};
+
+    pub(crate) mod model {
+        pub(crate) use oatf_model::{
+            CelSyntaxCheck, CelSyntaxError, CelSyntaxErrorKind, Finding, normalize, parse_bytes,
+            serialize,
+        };
+    }
+
+    pub(crate) mod syntax {
+        pub(crate) use oatf_model::{BuiltInSyntax, JsonPathSyntax, SyntaxCheck};
+    }
+}
+
 #[cfg(feature = "eval")]
 pub use attack::{
     WasmAttack, WasmTraceEvaluator, judge_answer, judge_call, judge_questions_json, judge_record,
