@@ -12,6 +12,12 @@ pub fn did_you_mean<'a>(
     input: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
+    closest(input, &mut candidates.into_iter())
+}
+
+/// [`did_you_mean`] over any iterator: compiled once, not once per caller's iterator type (the
+/// validation module of the npm package counts its bytes, D-220).
+fn closest<'a>(input: &str, candidates: &mut dyn Iterator<Item = &'a str>) -> Option<&'a str> {
     if input.is_empty() || input.chars().count() > MAX_LEN {
         return None;
     }
