@@ -101,7 +101,9 @@ pub(crate) fn load(text: &str) -> Result<crate::sdk::Loaded, Vec<Finding>> {
                 .chain(rest.errors().iter().map(Finding::from))
                 .collect())
         }
-        Err(crate::sdk::LoadError::Invalid(errors)) => Err(errors.iter().map(Finding::from).collect()),
+        Err(crate::sdk::LoadError::Invalid(errors)) => {
+            Err(errors.iter().map(Finding::from).collect())
+        }
         Err(other) => Err(vec![Finding::error(other.to_string())]),
     }
 }

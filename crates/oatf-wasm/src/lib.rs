@@ -33,7 +33,9 @@ use oatf as sdk;
 
 #[cfg(all(feature = "document", not(any(feature = "eval", feature = "syntax"))))]
 mod sdk {
-    pub(crate) use oatf_model::{LoadError, Loaded, ValidateOptions, load_with, parse, validate_with};
+    pub(crate) use oatf_model::{
+        LoadError, Loaded, ValidateOptions, load_with, parse, validate_with,
+    };
 
     pub(crate) mod model {
         pub(crate) use oatf_model::{

@@ -228,7 +228,8 @@ mod answers {
     /// The options of this module: every syntax question to the cache.
     pub(crate) fn validate_options() -> crate::sdk::ValidateOptions {
         PENDING.with(|pending| *pending.borrow_mut() = Questions::default());
-        crate::sdk::ValidateOptions::with_syntax_check(Arc::new(Cached)).with_cel_check(Arc::new(Cached))
+        crate::sdk::ValidateOptions::with_syntax_check(Arc::new(Cached))
+            .with_cel_check(Arc::new(Cached))
     }
 
     /// The questions met without an answer since [`validate_options`] as JSON (each text once), if any.
@@ -399,7 +400,8 @@ mod tests {
         answer(&first["syntaxPending"]);
         let answered: Value = serde_json::from_str(&crate::validate_json(DOCUMENT)).expect("JSON");
         let document = crate::sdk::parse(DOCUMENT).expect("parses");
-        let built_in = crate::sdk::validate_with(&document, &crate::sdk::default_validate_options());
+        let built_in =
+            crate::sdk::validate_with(&document, &crate::sdk::default_validate_options());
         let messages: Vec<String> = answered["errors"]
             .as_array()
             .expect("errors")
