@@ -10,7 +10,7 @@ import { extname, join, normalize } from 'node:path';
 import { chromium } from 'playwright-core';
 
 const repo = new URL('../..', import.meta.url).pathname;
-const npm = join(repo, 'target/npm');
+const npm = process.env.OATF_NPM_DIR ?? join(repo, 'target/npm');
 const example = readFileSync(join(repo, 'examples/mcp-tool-poisoning.yaml'), 'utf8');
 const page = (entry) => `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script type="module">
 const text = ${JSON.stringify(example)};
