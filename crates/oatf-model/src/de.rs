@@ -398,6 +398,65 @@ fn value_failed(
     e
 }
 
+/// Reads a sequence node with `visitor`.
+fn visit_seq<'de, 'a, N: TreeNode<'a>, V: Visitor<'de>>(
+    items: N::Items,
+    path: &Path<'_>,
+    visitor: V,
+) -> Result<V::Value, DeError> {
+    visitor.visit_seq(SeqDe::<N> {
+        items,
+        index: 0,
+        path,
+    })
+}
+
+/// Reads a mapping node with `visitor`, in a frame of `types::collect`; an error is located at the
+/// mapping, or at its key read last when it is about a key.
+fn visit_map<'de, 'a, N: TreeNode<'a>, V: Visitor<'de>>(
+    entries: N::Entries,
+    path: &Path<'_>,
+    location: Option<&Location>,
+    visitor: V,
+) -> Result<V::Value, DeError> {
+    let last_key = Cell::new(None);
+    collect::enter_map();
+    let result = visitor.visit_map(MapDe::<N> {
+        entries,
+        value: None,
+        path,
+        last_key: &last_key,
+    });
+    if result.is_ok() {
+        map_read(path);
+    }
+    result.map_err(|e| map_failed(path, location, e, last_key.get()))
+}
+
+/// The located error of a node that is not what `expected` asks for: serde's `invalid type` with
+/// what the node is, as the default `visit_*` methods give it (`Invalid` says what is wrong itself).
+fn not_a<'a, N: TreeNode<'a>>(
+    found: TreeValue<'a, N>,
+    expected: &dyn de::Expected,
+    path: &Path<'_>,
+    location: Option<&Location>,
+) -> DeError {
+    let found = match &found {
+        TreeValue::Null => de::Unexpected::Unit,
+        TreeValue::Bool(b) => de::Unexpected::Bool(*b),
+        TreeValue::Int(i) => de::Unexpected::Signed(*i),
+        TreeValue::UInt(u) => de::Unexpected::Unsigned(*u),
+        TreeValue::Float(f) => de::Unexpected::Float(*f),
+        TreeValue::Str(s) => de::Unexpected::Str(s),
+        TreeValue::Seq(_) => de::Unexpected::Seq,
+        TreeValue::Map(_) => de::Unexpected::Map,
+        TreeValue::Invalid(what) => {
+            return locate(path, location, de::Error::custom(what), None);
+        }
+    };
+    locate(path, location, de::Error::invalid_type(found, expected), None)
+}
+
 impl<'de, 'a, N: TreeNode<'a>> de::Deserializer<'de> for TreeDe<'_, N> {
     type Error = DeError;
 
@@ -413,25 +472,45 @@ impl<'de, 'a, N: TreeNode<'a>> de::Deserializer<'de> for TreeDe<'_, N> {
             TreeValue::Str(Cow::Owned(s)) => visitor.visit_string(s),
             TreeValue::Str(Cow::Borrowed(s)) => visitor.visit_str(s),
             TreeValue::Invalid(what) => Err(de::Error::custom(what)),
-            TreeValue::Seq(items) => visitor.visit_seq(SeqDe::<N> {
-                items,
-                index: 0,
-                path: &path,
-            }),
-            TreeValue::Map(entries) => {
-                let last_key = Cell::new(None);
-                collect::enter_map();
-                let result = visitor.visit_map(MapDe::<N> {
-                    entries,
-                    value: None,
-                    path: &path,
-                    last_key: &last_key,
-                });
-                if result.is_ok() {
-                    map_read(&path);
-                }
-                return result.map_err(|e| map_failed(&path, location, e, last_key.get()));
-            }
+            TreeValue::Seq(items) => visit_seq::<N, V>(items, &path, visitor),
+            TreeValue::Map(entries) => return visit_map::<N, V>(entries, &path, location, visitor),
+        };
+        result.map_err(|e| locate(&path, location, e, None))
+    }
+
+    // A type that asks for a mapping, a list or a string gets it, or the error serde's default
+    // `visit_*` methods would give for anything else (what serde_json's own deserializer does): those
+    // methods are then not compiled once per type read (D-220). No visitor the model reads this way
+    // accepts anything else.
+
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        let TreeDe { node, path } = self;
+        match node.into_parts() {
+            (location, TreeValue::Map(entries)) => visit_map::<N, V>(entries, &path, location, visitor),
+            (location, other) => Err(not_a(other, &visitor, &path, location)),
+        }
+    }
+
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        let TreeDe { node, path } = self;
+        match node.into_parts() {
+            (location, TreeValue::Seq(items)) => visit_seq::<N, V>(items, &path, visitor)
+                .map_err(|e| locate(&path, location, e, None)),
+            (location, other) => Err(not_a(other, &visitor, &path, location)),
+        }
+    }
+
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        self.deserialize_string(visitor)
+    }
+
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        let TreeDe { node, path } = self;
+        let (location, value) = node.into_parts();
+        let result = match value {
+            TreeValue::Str(Cow::Owned(s)) => visitor.visit_string(s),
+            TreeValue::Str(Cow::Borrowed(s)) => visitor.visit_str(s),
+            other => return Err(not_a(other, &visitor, &path, location)),
         };
         result.map_err(|e| locate(&path, location, e, None))
     }
@@ -453,9 +532,9 @@ impl<'de, 'a, N: TreeNode<'a>> de::Deserializer<'de> for TreeDe<'_, N> {
     }
 
     serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        bytes byte_buf unit unit_struct seq tuple
-        tuple_struct map struct enum identifier ignored_any
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char
+        bytes byte_buf unit unit_struct tuple
+        tuple_struct struct enum identifier ignored_any
     }
 }
 
