@@ -454,7 +454,12 @@ fn not_a<'a, N: TreeNode<'a>>(
             return locate(path, location, de::Error::custom(what), None);
         }
     };
-    locate(path, location, de::Error::invalid_type(found, expected), None)
+    locate(
+        path,
+        location,
+        de::Error::invalid_type(found, expected),
+        None,
+    )
 }
 
 impl<'de, 'a, N: TreeNode<'a>> de::Deserializer<'de> for TreeDe<'_, N> {
@@ -486,7 +491,9 @@ impl<'de, 'a, N: TreeNode<'a>> de::Deserializer<'de> for TreeDe<'_, N> {
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
         let TreeDe { node, path } = self;
         match node.into_parts() {
-            (location, TreeValue::Map(entries)) => visit_map::<N, V>(entries, &path, location, visitor),
+            (location, TreeValue::Map(entries)) => {
+                visit_map::<N, V>(entries, &path, location, visitor)
+            }
             (location, other) => Err(not_a(other, &visitor, &path, location)),
         }
     }
