@@ -137,6 +137,20 @@ const RULES: &[(&str, &[&str], &[&str])] = &[
             "rayon",
         ],
     ),
+    // The validation module of `oatf/validate` is built on the model alone: the facade's evaluator
+    // turns on serde_json's `raw_value`, which links the JSON parser into every `Value` read (D-221).
+    (
+        "oatf-wasm",
+        &["--no-default-features", "--features", "document"],
+        &[
+            "oatf-sdk",
+            "oatf-eval",
+            "oatf-runtime",
+            "oatf-cel",
+            "js-sys",
+            "serde_json_path",
+        ],
+    ),
     (
         "oatf-sdk",
         &["--no-default-features"],

@@ -12,12 +12,19 @@ pub fn did_you_mean<'a>(
     input: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
+    let candidates: Vec<&'a str> = candidates.into_iter().collect();
+    closest(input, &candidates)
+}
+
+/// [`did_you_mean`] over a list: compiled once, not once per caller's iterator type (the validation
+/// module of the npm package counts its bytes, D-220).
+fn closest<'a>(input: &str, candidates: &[&'a str]) -> Option<&'a str> {
     if input.is_empty() || input.chars().count() > MAX_LEN {
         return None;
     }
     let input: Vec<char> = input.to_lowercase().chars().collect();
     let mut best: Option<(usize, &'a str)> = None;
-    for candidate in candidates {
+    for &candidate in candidates {
         let lowered: Vec<char> = candidate.to_lowercase().chars().collect();
         if lowered.len() > MAX_LEN {
             continue;

@@ -15,9 +15,15 @@ use crate::span::{Location, join_index, join_key};
 use crate::types::Document;
 use crate::types::collect::{self, CollectGuard};
 
-/// A deserialization error, located by the innermost node that saw it.
+/// A deserialization error, located by the innermost node that saw it. Boxed: every value read
+/// returns a `Result<T, DeError>` through code instantiated once per type, where a pointer moves in
+/// less code than the error would (D-220).
 #[derive(Debug)]
-pub(crate) struct DeError {
+pub(crate) struct DeError(Box<ErrorInner>);
+
+/// What a [`DeError`] holds.
+#[derive(Debug)]
+pub(crate) struct ErrorInner {
     kind: ParseErrorKind,
     message: String,
     pub(crate) missing_field: Option<&'static str>,
@@ -28,16 +34,30 @@ pub(crate) struct DeError {
     pub(crate) located: Option<(String, Option<Location>)>,
 }
 
+impl std::ops::Deref for DeError {
+    type Target = ErrorInner;
+
+    fn deref(&self) -> &ErrorInner {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for DeError {
+    fn deref_mut(&mut self) -> &mut ErrorInner {
+        &mut self.0
+    }
+}
+
 impl DeError {
     fn new(kind: ParseErrorKind, message: String) -> Self {
-        DeError {
+        DeError(Box::new(ErrorInner {
             kind,
             message,
             missing_field: None,
             key_fault: false,
             recorded: false,
             located: None,
-        }
+        }))
     }
 
     /// Whether the collector of `parse` already holds this error.
@@ -309,9 +329,14 @@ impl<N> TreeDe<'static, N> {
 /// Attaches the place of the node at `path` (at `location` in the source, when known) to an error
 /// that has none yet: a missing field at its would-be path, an error about a key (unknown,
 /// duplicate) at the key read last.
+///
+/// This and the other error paths of the deserializer are functions of their own, never inlined:
+/// the deserializer is instantiated once per type it reads, and only its calls to the visitor need
+/// to be (D-220).
+#[inline(never)]
 fn locate(
     path: &Path<'_>,
-    location: Option<Location>,
+    location: Option<&Location>,
     mut error: DeError,
     last_key: Option<TreeKey<'_>>,
 ) -> DeError {
@@ -319,13 +344,122 @@ fn locate(
         return error;
     }
     error.located = Some(if let Some(field) = error.missing_field {
-        (join_key(&path.render(), field), location)
+        (join_key(&path.render(), field), location.cloned())
     } else if let (true, Some(key)) = (error.key_fault, last_key) {
         (join_key(&path.render(), key.text), key.location.cloned())
     } else {
-        (path.render(), location)
+        (path.render(), location.cloned())
     });
     error
+}
+
+/// Closes the frame of a mapping read at `path` (`types::collect`).
+#[inline(never)]
+fn map_read(path: &Path<'_>) {
+    collect::leave_map(true, || path.render());
+}
+
+/// Closes the frame of a mapping that failed at `path` and locates its error.
+#[inline(never)]
+fn map_failed(
+    path: &Path<'_>,
+    location: Option<&Location>,
+    error: DeError,
+    last_key: Option<TreeKey<'_>>,
+) -> DeError {
+    collect::leave_map(false, || path.render());
+    locate(path, location, error, last_key)
+}
+
+/// Locates and records (while `parse` collects) the error of the value of `key` read at `path`.
+#[inline(never)]
+fn value_failed(
+    mut e: DeError,
+    path: &Path<'_>,
+    location: Option<Location>,
+    key: TreeKey<'_>,
+) -> DeError {
+    // The path is written out only on failure.
+    let path = path.render();
+    // An unknown key is reported by a seed that never reads its value: locate it at the key.
+    if e.located.is_none() {
+        let location = if e.key_fault {
+            key.location.cloned()
+        } else {
+            location
+        };
+        e.located = Some((path.clone(), location));
+    }
+    if collect::collecting() {
+        let fresh = (!e.recorded).then(|| e.to_parse_error());
+        e.recorded = true;
+        collect::record(fresh, &path);
+    }
+    e
+}
+
+/// Reads a sequence node with `visitor`.
+fn visit_seq<'de, 'a, N: TreeNode<'a>, V: Visitor<'de>>(
+    items: N::Items,
+    path: &Path<'_>,
+    visitor: V,
+) -> Result<V::Value, DeError> {
+    visitor.visit_seq(SeqDe::<N> {
+        items,
+        index: 0,
+        path,
+    })
+}
+
+/// Reads a mapping node with `visitor`, in a frame of `types::collect`; an error is located at the
+/// mapping, or at its key read last when it is about a key.
+fn visit_map<'de, 'a, N: TreeNode<'a>, V: Visitor<'de>>(
+    entries: N::Entries,
+    path: &Path<'_>,
+    location: Option<&Location>,
+    visitor: V,
+) -> Result<V::Value, DeError> {
+    let last_key = Cell::new(None);
+    collect::enter_map();
+    let result = visitor.visit_map(MapDe::<N> {
+        entries,
+        value: None,
+        path,
+        last_key: &last_key,
+    });
+    if result.is_ok() {
+        map_read(path);
+    }
+    result.map_err(|e| map_failed(path, location, e, last_key.get()))
+}
+
+/// The located error of a node that is not what `expected` asks for: serde's `invalid type` with
+/// what the node is, as the default `visit_*` methods give it (`Invalid` says what is wrong itself).
+fn not_a<'a, N: TreeNode<'a>>(
+    found: TreeValue<'a, N>,
+    expected: &dyn de::Expected,
+    path: &Path<'_>,
+    location: Option<&Location>,
+) -> DeError {
+    let found = match &found {
+        TreeValue::Null => de::Unexpected::Unit,
+        TreeValue::Bool(b) => de::Unexpected::Bool(*b),
+        TreeValue::Int(i) => de::Unexpected::Signed(*i),
+        TreeValue::UInt(u) => de::Unexpected::Unsigned(*u),
+        TreeValue::Float(f) => de::Unexpected::Float(*f),
+        TreeValue::Str(s) => de::Unexpected::Str(s),
+        TreeValue::Seq(_) => de::Unexpected::Seq,
+        TreeValue::Map(_) => de::Unexpected::Map,
+        TreeValue::Invalid(what) => {
+            return locate(path, location, de::Error::custom(what), None);
+        }
+    };
+    locate(
+        path,
+        location,
+        de::Error::invalid_type(found, expected),
+        None,
+    )
 }
 
 impl<'de, 'a, N: TreeNode<'a>> de::Deserializer<'de> for TreeDe<'_, N> {
@@ -343,25 +477,49 @@ impl<'de, 'a, N: TreeNode<'a>> de::Deserializer<'de> for TreeDe<'_, N> {
             TreeValue::Str(Cow::Owned(s)) => visitor.visit_string(s),
             TreeValue::Str(Cow::Borrowed(s)) => visitor.visit_str(s),
             TreeValue::Invalid(what) => Err(de::Error::custom(what)),
-            TreeValue::Seq(items) => visitor.visit_seq(SeqDe::<N> {
-                items,
-                index: 0,
-                path: &path,
-            }),
-            TreeValue::Map(entries) => {
-                let last_key = Cell::new(None);
-                collect::enter_map();
-                let result = visitor.visit_map(MapDe::<N> {
-                    entries,
-                    value: None,
-                    path: &path,
-                    last_key: &last_key,
-                });
-                collect::leave_map(result.is_ok(), || path.render());
-                return result.map_err(|e| locate(&path, location.cloned(), e, last_key.get()));
-            }
+            TreeValue::Seq(items) => visit_seq::<N, V>(items, &path, visitor),
+            TreeValue::Map(entries) => return visit_map::<N, V>(entries, &path, location, visitor),
         };
-        result.map_err(|e| locate(&path, location.cloned(), e, None))
+        result.map_err(|e| locate(&path, location, e, None))
+    }
+
+    // A type that asks for a mapping, a list or a string gets it, or the error serde's default
+    // `visit_*` methods would give for anything else (what serde_json's own deserializer does): those
+    // methods are then not compiled once per type read (D-220). No visitor the model reads this way
+    // accepts anything else.
+
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        let TreeDe { node, path } = self;
+        match node.into_parts() {
+            (location, TreeValue::Map(entries)) => {
+                visit_map::<N, V>(entries, &path, location, visitor)
+            }
+            (location, other) => Err(not_a(other, &visitor, &path, location)),
+        }
+    }
+
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        let TreeDe { node, path } = self;
+        match node.into_parts() {
+            (location, TreeValue::Seq(items)) => visit_seq::<N, V>(items, &path, visitor)
+                .map_err(|e| locate(&path, location, e, None)),
+            (location, other) => Err(not_a(other, &visitor, &path, location)),
+        }
+    }
+
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        self.deserialize_string(visitor)
+    }
+
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        let TreeDe { node, path } = self;
+        let (location, value) = node.into_parts();
+        let result = match value {
+            TreeValue::Str(Cow::Owned(s)) => visitor.visit_string(s),
+            TreeValue::Str(Cow::Borrowed(s)) => visitor.visit_str(s),
+            other => return Err(not_a(other, &visitor, &path, location)),
+        };
+        result.map_err(|e| locate(&path, location, e, None))
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
@@ -381,9 +539,9 @@ impl<'de, 'a, N: TreeNode<'a>> de::Deserializer<'de> for TreeDe<'_, N> {
     }
 
     serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        bytes byte_buf unit unit_struct seq tuple
-        tuple_struct map struct enum identifier ignored_any
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char
+        bytes byte_buf unit unit_struct tuple
+        tuple_struct struct enum identifier ignored_any
     }
 }
 
@@ -443,25 +601,8 @@ impl<'de, 'a, N: TreeNode<'a>> MapAccess<'de> for MapDe<'a, '_, N> {
         };
         let location = node.location();
         let path = Path::Key(self.path, key.text);
-        seed.deserialize(TreeDe { node, path }).map_err(|mut e| {
-            // The path is written out only on failure.
-            let path = path.render();
-            // An unknown key is reported by a seed that never reads its value: locate it at the key.
-            if e.located.is_none() {
-                let location = if e.key_fault {
-                    key.location.cloned()
-                } else {
-                    location
-                };
-                e.located = Some((path.clone(), location));
-            }
-            if collect::collecting() {
-                let fresh = (!e.recorded).then(|| e.to_parse_error());
-                e.recorded = true;
-                collect::record(fresh, &path);
-            }
-            e
-        })
+        seed.deserialize(TreeDe { node, path })
+            .map_err(|e| value_failed(e, &path, location, key))
     }
 
     fn size_hint(&self) -> Option<usize> {

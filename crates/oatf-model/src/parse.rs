@@ -358,6 +358,22 @@ mod tests {
     }
 
     #[test]
+    fn a_node_of_another_kind_than_asked_names_what_it_is() {
+        // Mappings, lists and strings asked for and given something else: the deserializer answers
+        // these itself, with the words serde's visitors would use (D-220).
+        check(
+            "oatf: \"0.1\"\nattack:\n  status: 5\n  classification: text\n  references: {url: x}\n  execution: 5\n  indicators:\n    - target: [a]\n      pattern: 1.5\n      protocol: ~\n      surface: true\n",
+            "-|type_mismatch|attack.status|3:11|expected a status string, found the integer 5\n\
+             -|type_mismatch|attack.classification|4:19|expected a classification mapping, found the string \"text\"\n\
+             -|type_mismatch|attack.references|5:15|expected a list, found a mapping\n\
+             -|type_mismatch|attack.execution|6:14|expected an execution mapping, found the integer 5\n\
+             -|type_mismatch|attack.indicators[0].target|8:15|expected a string, found a list\n\
+             -|type_mismatch|attack.indicators[0].pattern|9:16|expected a pattern mapping, found the number 1.5\n\
+             -|type_mismatch|attack.indicators[0].surface|11:16|expected a string, found the boolean true",
+        );
+    }
+
+    #[test]
     fn every_error_of_a_document_at_once() {
         // Unknown keys at three depths, type mismatches in a struct, in a list and at the root: each
         // is reported and left out, and reading goes on (D-67).

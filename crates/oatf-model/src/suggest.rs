@@ -7,7 +7,12 @@ use oatf_internal::did_you_mean;
 
 /// `"; did you mean `x`?"` for the closest candidate, or nothing.
 pub(crate) fn hint<'a>(input: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
-    did_you_mean(input, candidates)
+    hint_of(did_you_mean(input, candidates))
+}
+
+/// The words of [`hint`], written once for every type of candidates (D-220).
+fn hint_of(close: Option<&str>) -> String {
+    close
         .map(|c| format!("; did you mean `{c}`?"))
         .unwrap_or_default()
 }

@@ -2,7 +2,7 @@
 //! the JSON of the SDK's `oatf::model::Finding`, which the Python package's `Diagnostic` also
 //! is (D-175).
 
-use oatf::model::Finding;
+use crate::sdk::model::Finding;
 use serde_json::json;
 
 /// `{ ok: false, errors }` as JSON.

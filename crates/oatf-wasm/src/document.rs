@@ -4,17 +4,17 @@
 //! expressions, regexes or JSONPath selectors have no answer yet gives `{ syntaxPending: { cel,
 //! regex, jsonpath } }` instead of a result.
 
-use oatf::model::Finding;
+use crate::sdk::model::Finding;
 use serde_json::{Value, json};
 use wasm_bindgen::prelude::*;
 
 use crate::diagnostics::failure;
 
 /// The validation options of this module (D-140).
-fn validate_options() -> oatf::ValidateOptions {
+fn validate_options() -> crate::sdk::ValidateOptions {
     #[cfg(feature = "eval")]
     {
-        oatf::default_validate_options()
+        crate::sdk::default_validate_options()
     }
     #[cfg(not(feature = "eval"))]
     {
@@ -41,9 +41,9 @@ fn pending() -> Option<String> {
 #[wasm_bindgen(js_name = validateJson)]
 pub fn validate_json(text: &str) -> String {
     let options = validate_options();
-    let (errors, warnings): (Vec<Finding>, Vec<Finding>) = match oatf::parse(text) {
+    let (errors, warnings): (Vec<Finding>, Vec<Finding>) = match crate::sdk::parse(text) {
         Ok(document) => {
-            let result = oatf::validate_with(&document, &options);
+            let result = crate::sdk::validate_with(&document, &options);
             (
                 result.errors().iter().map(Finding::from).collect(),
                 result.warnings().iter().map(Finding::from).collect(),
@@ -89,11 +89,11 @@ pub fn load_json(text: &str) -> String {
 }
 
 /// Loads a document (parse, validate, normalize), or every diagnostic that prevents it.
-pub(crate) fn load(text: &str) -> Result<oatf::Loaded, Vec<Finding>> {
+pub(crate) fn load(text: &str) -> Result<crate::sdk::Loaded, Vec<Finding>> {
     let options = validate_options();
-    match oatf::load_with(text, &options) {
+    match crate::sdk::load_with(text, &options) {
         Ok(loaded) => Ok(loaded),
-        Err(oatf::LoadError::Parse(errors)) => {
+        Err(crate::sdk::LoadError::Parse(errors)) => {
             let rest = errors.validate_rest(&options);
             Err(errors
                 .iter()
@@ -101,7 +101,9 @@ pub(crate) fn load(text: &str) -> Result<oatf::Loaded, Vec<Finding>> {
                 .chain(rest.errors().iter().map(Finding::from))
                 .collect())
         }
-        Err(oatf::LoadError::Invalid(errors)) => Err(errors.iter().map(Finding::from).collect()),
+        Err(crate::sdk::LoadError::Invalid(errors)) => {
+            Err(errors.iter().map(Finding::from).collect())
+        }
         Err(other) => Err(vec![Finding::error(other.to_string())]),
     }
 }
@@ -110,9 +112,9 @@ pub(crate) fn load(text: &str) -> Result<oatf::Loaded, Vec<Finding>> {
 /// serialized, §3.4) or `{ ok: false, errors }` as JSON.
 #[wasm_bindgen(js_name = normalizeJson)]
 pub fn normalize_json(text: &str) -> String {
-    match oatf::parse(text) {
+    match crate::sdk::parse(text) {
         Ok(document) => {
-            json!({ "ok": true, "yaml": oatf::model::serialize(&oatf::model::normalize(document)) })
+            json!({ "ok": true, "yaml": crate::sdk::model::serialize(&crate::sdk::model::normalize(document)) })
                 .to_string()
         }
         Err(errors) => failure(&errors.iter().map(Finding::from).collect::<Vec<_>>()),
@@ -123,9 +125,9 @@ pub fn normalize_json(text: &str) -> String {
 /// written as canonical YAML (SDK §3.4): `{ ok: true, yaml }` or `{ ok: false, errors }`.
 #[wasm_bindgen(js_name = serializeJson)]
 pub fn serialize_json(document_json: &str) -> String {
-    match oatf::parse(document_json) {
+    match crate::sdk::parse(document_json) {
         Ok(document) => {
-            json!({ "ok": true, "yaml": oatf::model::serialize(&document) }).to_string()
+            json!({ "ok": true, "yaml": crate::sdk::model::serialize(&document) }).to_string()
         }
         Err(errors) => failure(&errors.iter().map(Finding::from).collect::<Vec<_>>()),
     }
@@ -135,7 +137,7 @@ pub fn serialize_json(document_json: &str) -> String {
 /// (its line and column), as JSON. The JavaScript layer calls it when `TextDecoder` refuses the bytes.
 #[wasm_bindgen(js_name = decodeErrorsJson)]
 pub fn decode_errors_json(bytes: &[u8]) -> String {
-    let errors = match oatf::model::parse_bytes(bytes) {
+    let errors = match crate::sdk::model::parse_bytes(bytes) {
         Err(errors) => errors.iter().map(Finding::from).collect(),
         Ok(_) => vec![Finding::error("the input is not valid UTF-8")],
     };

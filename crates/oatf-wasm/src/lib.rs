@@ -35,6 +35,30 @@ use wasm_bindgen::prelude::*;
 #[global_allocator]
 static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
 
+/// The SDK's API as the bindings use it: the facade (`oatf`) where the module has it, and in the
+/// validation module, which has neither evaluation nor CEL, the model's items it re-exports under the
+/// same paths (D-221).
+#[cfg(any(feature = "eval", feature = "syntax"))]
+use oatf as sdk;
+
+#[cfg(all(feature = "document", not(any(feature = "eval", feature = "syntax"))))]
+mod sdk {
+    pub(crate) use oatf_model::{
+        LoadError, Loaded, ValidateOptions, load_with, parse, validate_with,
+    };
+
+    pub(crate) mod model {
+        pub(crate) use oatf_model::{
+            CelSyntaxCheck, CelSyntaxError, CelSyntaxErrorKind, Finding, normalize, parse_bytes,
+            serialize,
+        };
+    }
+
+    pub(crate) mod syntax {
+        pub(crate) use oatf_model::{BuiltInSyntax, JsonPathSyntax, SyntaxCheck};
+    }
+}
+
 #[cfg(feature = "eval")]
 pub use attack::{
     WasmAttack, WasmTraceEvaluator, judge_answer, judge_call, judge_questions_json, judge_record,

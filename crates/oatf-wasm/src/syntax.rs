@@ -43,8 +43,8 @@ struct RegexAnswer {
 
 #[cfg(feature = "syntax")]
 mod check {
-    use oatf::model::{CelSyntaxCheck, CelSyntaxError, CelSyntaxErrorKind};
-    use oatf::syntax::{BuiltInSyntax, JsonPathSyntax, SyntaxCheck};
+    use crate::sdk::model::{CelSyntaxCheck, CelSyntaxError, CelSyntaxErrorKind};
+    use crate::sdk::syntax::{BuiltInSyntax, JsonPathSyntax, SyntaxCheck};
     use serde::Serialize;
     use wasm_bindgen::prelude::*;
 
@@ -110,7 +110,7 @@ mod check {
         let cel = if cel.is_empty() {
             Vec::new()
         } else {
-            oatf::cel::CelEngine::new().check_all(&cel)
+            crate::sdk::cel::CelEngine::new().check_all(&cel)
         };
         let answers = Answers {
             cel: cel
@@ -141,8 +141,8 @@ mod answers {
     use std::collections::HashMap;
     use std::sync::Arc;
 
-    use oatf::model::{CelSyntaxCheck, CelSyntaxError, CelSyntaxErrorKind};
-    use oatf::syntax::{BuiltInSyntax, JsonPathSyntax, SyntaxCheck};
+    use crate::sdk::model::{CelSyntaxCheck, CelSyntaxError, CelSyntaxErrorKind};
+    use crate::sdk::syntax::{BuiltInSyntax, JsonPathSyntax, SyntaxCheck};
     use wasm_bindgen::prelude::*;
 
     use super::{Questions, RegexAnswer};
@@ -226,9 +226,10 @@ mod answers {
     }
 
     /// The options of this module: every syntax question to the cache.
-    pub(crate) fn validate_options() -> oatf::ValidateOptions {
+    pub(crate) fn validate_options() -> crate::sdk::ValidateOptions {
         PENDING.with(|pending| *pending.borrow_mut() = Questions::default());
-        oatf::ValidateOptions::with_syntax_check(Arc::new(Cached)).with_cel_check(Arc::new(Cached))
+        crate::sdk::ValidateOptions::with_syntax_check(Arc::new(Cached))
+            .with_cel_check(Arc::new(Cached))
     }
 
     /// The questions met without an answer since [`validate_options`] as JSON (each text once), if any.
@@ -398,8 +399,9 @@ mod tests {
         let first: Value = serde_json::from_str(&crate::validate_json(DOCUMENT)).expect("JSON");
         answer(&first["syntaxPending"]);
         let answered: Value = serde_json::from_str(&crate::validate_json(DOCUMENT)).expect("JSON");
-        let document = oatf::parse(DOCUMENT).expect("parses");
-        let built_in = oatf::validate_with(&document, &oatf::default_validate_options());
+        let document = crate::sdk::parse(DOCUMENT).expect("parses");
+        let built_in =
+            crate::sdk::validate_with(&document, &crate::sdk::default_validate_options());
         let messages: Vec<String> = answered["errors"]
             .as_array()
             .expect("errors")

@@ -183,17 +183,28 @@ impl<T: ClosedEnum> Serialize for Closed<T> {
 
 impl<'de, T: ClosedEnum> Deserialize<'de> for Closed<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ClosedVisitor<T>(std::marker::PhantomData<T>);
-        impl<T: ClosedEnum> Visitor<'_> for ClosedVisitor<T> {
-            type Value = Closed<T>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write!(f, "a {} string", T::LABEL)
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(Closed::from_name(v))
-            }
-        }
-        deserializer.deserialize_str(ClosedVisitor(std::marker::PhantomData))
+        let text = deserializer.deserialize_string(ClosedText(T::LABEL))?;
+        Ok(Closed::from_name(&text))
+    }
+}
+
+/// The text of a closed-enumeration value, for the enumeration labelled `.0`: one visitor for every
+/// enumeration, so that a deserializer compiles its reading of a string once for all of them (D-220).
+struct ClosedText(&'static str);
+
+impl Visitor<'_> for ClosedText {
+    type Value = String;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a {} string", self.0)
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<String, E> {
+        Ok(v.to_owned())
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<String, E> {
+        Ok(v)
     }
 }
 
