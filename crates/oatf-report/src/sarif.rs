@@ -2,11 +2,13 @@
 //! below is one SARIF object, its fields in the order they are written, so the report's shape is
 //! checked by the compiler and the schema tests guard types, not strings.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use oatf_eval::{AttackResult, AttackVerdict, IndicatorResult};
 use oatf_model::{Document, Tier};
 use serde::Serialize;
+use serde_json::value::RawValue;
 
 use crate::artifact::{SRCROOT, file_uri, relative_to_cwd};
 use crate::exit::{run_exit_code, strict_failure};
@@ -135,7 +137,7 @@ struct Driver<'a> {
     name: &'static str,
     version: &'static str,
     information_uri: &'static str,
-    rules: Vec<ReportingDescriptor<'a>>,
+    rules: Vec<Rule<'a>>,
 }
 
 /// A rule: one per indicator.
@@ -321,7 +323,7 @@ pub fn sarif(
 ) -> String {
     let uri = trace_uri(stats, path);
     Log::new(vec![AnyRun::Verdict(Box::new(verdict_run(
-        document, verdict, stats, &uri,
+        document, verdict, stats, &uri, None,
     )))])
     .to_text()
 }
@@ -342,14 +344,28 @@ pub fn sarif(
 /// # Ok::<(), serde_json::Error>(())
 /// ```
 pub fn campaign_sarif<'a>(runs: impl IntoIterator<Item = CampaignRun<'a>>) -> String {
-    let runs: Vec<String> = runs.into_iter().map(campaign_sarif_run).collect();
+    // Each document's rules written once (D-211); a document is known by its address, which the
+    // borrows of `runs` keep for the whole call.
+    let mut rules: HashMap<*const Document, SarifRules<'a>> = HashMap::new();
+    let runs: Vec<String> = runs
+        .into_iter()
+        .map(|run| match run {
+            CampaignRun::Verdict { document, .. } => {
+                let rules = rules
+                    .entry(std::ptr::from_ref(document))
+                    .or_insert_with(|| SarifRules::new(document));
+                campaign_sarif_run(run, Some(rules))
+            }
+            CampaignRun::Failed { .. } => campaign_sarif_run(run, None),
+        })
+        .collect();
     campaign_sarif_log(&runs).to_text()
 }
 
 /// One run of a campaign's SARIF log as it stands in the log (pretty-printed, indented to the depth
 /// of `runs`): [`campaign_sarif_log`] joins them, so that the workers of a campaign write their own
-/// runs (D-181).
-pub(crate) fn campaign_sarif_run(run: CampaignRun<'_>) -> String {
+/// runs (D-181). The rules of a run of `rules`' document are taken from `rules` (D-211).
+pub(crate) fn campaign_sarif_run(run: CampaignRun<'_>, rules: Option<&SarifRules<'_>>) -> String {
     match run {
         CampaignRun::Verdict {
             document,
@@ -358,7 +374,7 @@ pub(crate) fn campaign_sarif_run(run: CampaignRun<'_>) -> String {
             path,
         } => {
             let uri = trace_uri(stats, path);
-            let run = AnyRun::Verdict(Box::new(verdict_run(document, verdict, stats, &uri)));
+            let run = AnyRun::Verdict(Box::new(verdict_run(document, verdict, stats, &uri, rules)));
             pretty_at_depth(&run, 2)
         }
         CampaignRun::Failed {
@@ -419,76 +435,195 @@ fn trace_uri(stats: &TraceStats, path: &Path) -> String {
     }
 }
 
-/// The run of one evaluated trace.
+/// What a document's rules are made of: its indicators by id and the attack's severity.
+struct RuleSource<'a> {
+    document: &'a Document,
+    indicators: HashMap<&'a str, &'a oatf_model::Indicator>,
+    attack_severity: Option<&'a str>,
+}
+
+impl<'a> RuleSource<'a> {
+    fn new(document: &'a Document) -> Self {
+        Self {
+            document,
+            indicators: indicators_by_id(document),
+            attack_severity: document
+                .attack
+                .as_ref()
+                .and_then(|a| a.severity.as_ref())
+                .map(|s| s.level().as_str()),
+        }
+    }
+
+    /// An indicator's severity, else the attack's.
+    fn severity_of(&self, id: &str) -> Option<&'a str> {
+        self.indicators
+            .get(id)
+            .and_then(|i| i.severity.as_ref())
+            .map(|s| s.as_str())
+            .or(self.attack_severity)
+    }
+
+    /// The rule of the indicator `id` whose verdict has `tier`.
+    fn rule<'r>(&self, id: &'r str, tier: Option<Tier>) -> ReportingDescriptor<'r>
+    where
+        'a: 'r,
+    {
+        let indicator = self.indicators.get(id).copied();
+        let description = indicator
+            .and_then(|i| i.description.as_deref())
+            .unwrap_or(id);
+        let (help_text, help_markdown) = rule_help(self.document, indicator, id);
+        let severity = self.severity_of(id);
+        // GitHub code scanning shows `security` rules as security alerts.
+        let properties = match indicator {
+            Some(indicator) => RuleProperties {
+                severity,
+                tier,
+                security_severity: security_severity(severity, tier),
+                tags: std::iter::once("security")
+                    .chain(tier.map(Tier::as_str))
+                    .collect(),
+                surface: indicator.surface.as_deref(),
+                protocol: indicator.protocol.as_deref(),
+                false_positives: indicator.false_positives.as_deref(),
+            },
+            None => RuleProperties {
+                severity: None,
+                tier: None,
+                security_severity: security_severity(severity, tier),
+                tags: vec!["security"],
+                surface: None,
+                protocol: None,
+                false_positives: None,
+            },
+        };
+        ReportingDescriptor {
+            id,
+            name: rule_name(id),
+            short_description: Text {
+                text: first_sentence(description),
+            },
+            full_description: Text { text: description },
+            help: Help {
+                text: help_text,
+                markdown: help_markdown,
+            },
+            default_configuration: Level {
+                level: sarif_level(severity, tier),
+            },
+            properties,
+        }
+    }
+}
+
+/// The depth of a rule in a SARIF log: `runs` items are at 2, then `tool`, `driver`, `rules`.
+const RULE_DEPTH: usize = 6;
+
+/// The SARIF rules of one document, written once for all of its runs (D-211): a rule depends only on
+/// the document, its indicator and the indicator's tier, and writing it (its help in text and
+/// Markdown) was most of a campaign run's SARIF.
+///
+/// [`SarifRules::sarif_run`] writes the run [`campaign::sarif_run`](crate::campaign::sarif_run)
+/// writes, byte for byte, taking each rule of the document from here.
+///
+/// ```
+/// use oatf_eval::{CompiledAttack, EvalOptions, TraceEvaluator};
+/// use oatf_model::Document;
+/// use oatf_report::campaign::{SarifRules, sarif_run};
+/// use oatf_report::{CampaignRun, TraceStats};
+///
+/// let document: Document = serde_json::from_value(serde_json::json!({"oatf": "0.1", "attack": {
+///     "id": "OATF-900", "execution": {"mode": "mcp_server", "state": {"tools": []}},
+///     "indicators": [{"id": "OATF-900-01", "surface": "tools/call", "target": "arguments.path",
+///                     "description": "Reads a key.", "pattern": {"contains": ".ssh/id_rsa"}}]}}))?;
+/// let verdict = TraceEvaluator::new(&CompiledAttack::new(&document, &EvalOptions::new())).finish();
+/// let stats = TraceStats::new("run.jsonl");
+/// let path = std::path::Path::new("run.jsonl");
+/// let run = CampaignRun::Verdict { document: &document, verdict: &verdict, stats: &stats, path };
+/// let rules = SarifRules::new(&document);
+/// assert_eq!(rules.sarif_run(run), sarif_run(run));
+/// assert!(rules.sarif_run(run).contains("\"id\": \"OATF-900-01\""));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct SarifRules<'a> {
+    source: RuleSource<'a>,
+    /// Per indicator id: the tier its rule was written with, and the rule as it stands in the log.
+    written: HashMap<&'a str, (Option<Tier>, Box<RawValue>)>,
+}
+
+impl std::fmt::Debug for SarifRules<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SarifRules")
+            .field("rules", &self.written.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> SarifRules<'a> {
+    /// Writes the rule of every indicator of `document` (with the tier it declares).
+    pub fn new(document: &'a Document) -> Self {
+        let source = RuleSource::new(document);
+        let written = source
+            .indicators
+            .iter()
+            .filter_map(|(id, indicator)| {
+                let tier = indicator.tier.as_ref().and_then(|t| t.known());
+                let text = pretty_at_depth(&source.rule(id, tier), RULE_DEPTH);
+                // As an item of `rules`: the array writes the first line's indentation.
+                let text = text.trim_start_matches(' ').to_owned();
+                RawValue::from_string(text)
+                    .ok()
+                    .map(|raw| (*id, (tier, raw)))
+            })
+            .collect();
+        Self { source, written }
+    }
+
+    /// The run of the campaign's SARIF log, as [`campaign::sarif_run`](crate::campaign::sarif_run)
+    /// writes it; a run of another document is written without these rules.
+    pub fn sarif_run(&self, run: CampaignRun<'_>) -> String {
+        campaign_sarif_run(run, Some(self))
+    }
+}
+
+/// A rule of a run: written once for its document ([`SarifRules`]), or now.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Rule<'a> {
+    Written(&'a RawValue),
+    Now(Box<ReportingDescriptor<'a>>),
+}
+
+/// The run of one evaluated trace; its rules from `written` when they are `document`'s.
 fn verdict_run<'a>(
     document: &'a Document,
     verdict: &'a AttackVerdict,
     stats: &'a TraceStats,
     uri: &'a str,
+    written: Option<&'a SarifRules<'_>>,
 ) -> Run<'a> {
-    let attack = document.attack.as_ref();
-    let attack_severity = attack
-        .and_then(|a| a.severity.as_ref())
-        .map(|s| s.level().as_str());
-    let indicators = indicators_by_id(document);
-    let severity_of = |id: &str| {
-        indicators
-            .get(id)
-            .and_then(|i| i.severity.as_ref())
-            .map(|s| s.as_str())
-            .or(attack_severity)
+    let written = written.filter(|w| std::ptr::eq(w.source.document, document));
+    let own;
+    let source = match written {
+        Some(written) => &written.source,
+        None => {
+            own = RuleSource::new(document);
+            &own
+        }
     };
-    let rules: Vec<ReportingDescriptor<'_>> = verdict
+    let rules: Vec<Rule<'_>> = verdict
         .indicator_verdicts
         .iter()
         .map(|v| {
             let id = v.indicator_id.as_str();
-            let indicator = indicators.get(id).copied();
-            let description = indicator
-                .and_then(|i| i.description.as_deref())
-                .unwrap_or(id);
-            let (help_text, help_markdown) = rule_help(document, indicator, id);
-            // GitHub code scanning shows `security` rules as security alerts.
-            let properties = match indicator {
-                Some(indicator) => RuleProperties {
-                    severity: severity_of(id),
-                    tier: v.tier,
-                    security_severity: security_severity(severity_of(id), v.tier),
-                    tags: std::iter::once("security")
-                        .chain(v.tier.map(Tier::as_str))
-                        .collect(),
-                    surface: indicator.surface.as_deref(),
-                    protocol: indicator.protocol.as_deref(),
-                    false_positives: indicator.false_positives.as_deref(),
-                },
-                None => RuleProperties {
-                    severity: None,
-                    tier: None,
-                    security_severity: security_severity(severity_of(id), v.tier),
-                    tags: vec!["security"],
-                    surface: None,
-                    protocol: None,
-                    false_positives: None,
-                },
-            };
-            ReportingDescriptor {
-                id,
-                name: rule_name(id),
-                short_description: Text {
-                    text: first_sentence(description),
-                },
-                full_description: Text { text: description },
-                help: Help {
-                    text: help_text,
-                    markdown: help_markdown,
-                },
-                default_configuration: Level {
-                    level: sarif_level(severity_of(id), v.tier),
-                },
-                properties,
+            match written.and_then(|w| w.written.get(id)) {
+                Some((tier, rule)) if *tier == v.tier => Rule::Written(rule),
+                _ => Rule::Now(Box::new(source.rule(id, v.tier))),
             }
         })
         .collect();
+    let severity_of = |id: &str| source.severity_of(id);
     let attack_id = verdict.attack_id.as_deref().unwrap_or("oatf");
     let results: Vec<SarifResult<'_>> = verdict
         .indicator_verdicts

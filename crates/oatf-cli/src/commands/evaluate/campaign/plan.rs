@@ -56,12 +56,23 @@ impl Plan {
     /// Adds the runs of each `(document, trace)` in order: the file itself, or every trace file
     /// under a directory. The file system is asked in parallel: whether each trace is a directory,
     /// and the walk of each distinct directory (once, however many documents name it). The first
-    /// error in order wins.
-    pub(super) fn add_all(&mut self, pairs: &[Pair]) -> Result<(), String> {
+    /// error in order wins. Without directories the runs are made in parallel (D-213).
+    pub(super) fn add_all(&mut self, pairs: Vec<Pair>) -> Result<(), String> {
         let is_dir: Vec<bool> = pairs
             .par_iter()
             .map(|(_, trace, _)| trace.as_os_str() != "-" && trace.is_dir())
             .collect();
+        if !is_dir.contains(&true) {
+            self.runs.par_extend(pairs.into_par_iter().map(
+                |(document, trace, (group, compat))| Run {
+                    document,
+                    trace,
+                    group,
+                    compat,
+                },
+            ));
+            return Ok(());
+        }
         let mut directories: Vec<&Path> = pairs
             .iter()
             .zip(&is_dir)
@@ -185,61 +196,158 @@ struct Manifest {
 }
 
 /// Reads a manifest: a large one of the plain shape in parts on every core (D-114), the same
-/// entries in the same order; any other, or one whose parts do not all read, whole.
-fn parse_manifest(source: &str) -> Result<Manifest, serde_saphyr::Error> {
+/// entries in the same order (the parts' entries one after the other); any other, or one whose parts
+/// do not all read, whole (one part).
+fn parse_manifest(
+    source: &str,
+) -> Result<(Vec<Vec<ManifestRun>>, Option<CompatName>), serde_saphyr::Error> {
     if let Some(parts) = manifest_parts::split_runs(source, rayon::current_num_threads() * 4) {
         let read: Vec<Result<Manifest, serde_saphyr::Error>> = parts
             .par_iter()
             .map(|part| serde_saphyr::from_str(part))
             .collect();
         if read.iter().all(Result::is_ok) {
-            let runs = read.into_iter().flatten().flat_map(|m| m.runs).collect();
+            let parts = read.into_iter().flatten().map(|m| m.runs).collect();
             // The plain shape has no top-level key but `runs` (manifest_parts), so no `compat`.
-            return Ok(Manifest { runs, compat: None });
+            return Ok((parts, None));
         }
     }
-    serde_saphyr::from_str(source)
+    let manifest: Manifest = serde_saphyr::from_str(source)?;
+    Ok((vec![manifest.runs], manifest.compat))
+}
+
+/// Why a manifest entry gives no runs of its own.
+enum Problem {
+    /// It names no trace (its document as the manifest names it).
+    NoTraces(PathBuf),
+    /// It names standard input; its traces before `-` are kept.
+    Stdin,
+}
+
+/// A manifest entry made ready on a worker (D-213): its document's index in its part, its traces
+/// joined to the manifest's directory, its group and profile.
+struct Entry {
+    document: usize,
+    traces: Vec<PathBuf>,
+    group: Option<String>,
+    compat: Compat,
+    problem: Option<Problem>,
+}
+
+/// The entries of one part of a manifest, and the documents they name, joined to the manifest's
+/// directory, in the order they first appear.
+struct PartPlan {
+    documents: Vec<PathBuf>,
+    entries: Vec<Entry>,
+}
+
+fn part_plan(runs: Vec<ManifestRun>, base: &Path, default: Compat) -> PartPlan {
+    let mut documents = Vec::new();
+    let mut index: HashMap<PathBuf, usize> = HashMap::new();
+    let entries = runs
+        .into_iter()
+        .map(|entry| {
+            let document = match index.get(&entry.document) {
+                Some(document) => *document,
+                None => {
+                    documents.push(base.join(&entry.document));
+                    index.insert(entry.document.clone(), documents.len() - 1);
+                    documents.len() - 1
+                }
+            };
+            let compat = entry.compat.map_or(default, |c| c.0);
+            let named: Vec<PathBuf> = entry.trace.into_iter().chain(entry.traces).collect();
+            let stdin = named.iter().any(|trace| trace.as_os_str() == "-");
+            let problem = if named.is_empty() {
+                Some(Problem::NoTraces(entry.document))
+            } else if stdin {
+                Some(Problem::Stdin)
+            } else {
+                None
+            };
+            let traces = named
+                .iter()
+                .take_while(|trace| trace.as_os_str() != "-")
+                .map(|trace| base.join(trace))
+                .collect();
+            Entry {
+                document,
+                traces,
+                group: entry.group,
+                compat,
+                problem,
+            }
+        })
+        .collect();
+    PartPlan { documents, entries }
 }
 
 pub(super) fn plan_from_manifest(path: &PathBuf, compat: Compat) -> Result<Plan, String> {
     let (name, source) = read_input(path)?;
-    let manifest =
+    let (parts, manifest_compat) =
         parse_manifest(&source).map_err(|e| format!("{name}: not a campaign manifest: {e}"))?;
+    drop(source);
     let base = path.parent().unwrap_or_else(|| Path::new("."));
+    let default = manifest_compat.map_or(compat, |c| c.0);
+    // Each part's entries joined and indexed on a worker; only the parts' few documents are
+    // merged here, in order (D-213).
+    let parts: Vec<PartPlan> = parts
+        .into_par_iter()
+        .map(|runs| part_plan(runs, base, default))
+        .collect();
     let mut plan = Plan::default();
-    let default = manifest.compat.map_or(compat, |c| c.0);
-    let mut pairs = Vec::new();
-    // An entry's own error comes after the runs of the entries before it are added (their
-    // directories may fail first), as when each was added in turn.
-    let mut entry_error = None;
-    for (index, entry) in manifest.runs.into_iter().enumerate() {
-        let compat = entry.compat.map_or(default, |c| c.0);
-        let document = plan.document_index(base.join(&entry.document));
-        let traces: Vec<PathBuf> = entry.trace.into_iter().chain(entry.traces).collect();
-        if traces.is_empty() {
-            entry_error = Some(format!(
-                "{name}: runs[{index}] has no `trace` or `traces` for {}",
-                entry.document.display()
-            ));
-            break;
-        }
-        if traces.iter().any(|trace| trace.as_os_str() == "-") {
-            let before = traces.iter().take_while(|trace| trace.as_os_str() != "-");
-            pairs.extend(
-                before.map(|trace| (document, base.join(trace), (entry.group.clone(), compat))),
-            );
-            entry_error = Some(format!(
-                "{name}: runs[{index}]: a manifest cannot name standard input"
-            ));
-            break;
-        }
-        pairs.extend(
-            traces
+    let documents: Vec<Vec<usize>> = parts
+        .iter()
+        .map(|part| {
+            part.documents
                 .iter()
-                .map(|trace| (document, base.join(trace), (entry.group.clone(), compat))),
-        );
+                .map(|d| plan.document_index(d.clone()))
+                .collect()
+        })
+        .collect();
+    // The first entry in order that gives no runs of its own: the runs of the entries before it
+    // (and its own traces before `-`) are added first, as when each entry was added in turn, so
+    // that their directories may fail first.
+    let mut entry_error = None;
+    let mut end = (parts.len(), 0);
+    let mut index = 0;
+    'parts: for (p, part) in parts.iter().enumerate() {
+        for (e, entry) in part.entries.iter().enumerate() {
+            if let Some(problem) = &entry.problem {
+                entry_error = Some(match problem {
+                    Problem::NoTraces(document) => format!(
+                        "{name}: runs[{index}] has no `trace` or `traces` for {}",
+                        document.display()
+                    ),
+                    Problem::Stdin => {
+                        format!("{name}: runs[{index}]: a manifest cannot name standard input")
+                    }
+                });
+                end = (p, e);
+                break 'parts;
+            }
+            index += 1;
+        }
     }
-    plan.add_all(&pairs)?;
+    let pairs: Vec<Pair> = parts
+        .into_par_iter()
+        .zip(documents)
+        .enumerate()
+        .filter(|(p, _)| *p <= end.0)
+        .flat_map_iter(|(p, (part, documents))| {
+            // The failing entry's own traces (before `-`) are its runs too.
+            let take = if p == end.0 { end.1 + 1 } else { usize::MAX };
+            part.entries.into_iter().take(take).flat_map(move |entry| {
+                let document = documents.get(entry.document).copied().unwrap_or(0);
+                let (group, compat) = (entry.group, entry.compat);
+                entry
+                    .traces
+                    .into_iter()
+                    .map(move |trace| (document, trace, (group.clone(), compat)))
+            })
+        })
+        .collect();
+    plan.add_all(pairs)?;
     if let Some(error) = entry_error {
         return Err(error);
     }
@@ -269,9 +377,14 @@ mod tests {
         let text = big_manifest();
         assert!(manifest_parts::split_runs(&text, 8).is_some_and(|p| p.len() > 1));
         let whole: Result<Manifest, _> = serde_saphyr::from_str(&text);
-        let parts = parse_manifest(&text);
-        assert_eq!(format!("{parts:?}"), format!("{whole:?}"));
-        assert_eq!(parts.map(|m| m.runs.len()).ok(), Some(12_000));
+        let (parts, compat) = parse_manifest(&text).unwrap_or_default();
+        assert!(parts.len() > 1 && compat.is_none());
+        let parts: Vec<ManifestRun> = parts.into_iter().flatten().collect();
+        assert_eq!(
+            format!("{parts:?}"),
+            format!("{:?}", whole.map(|m| m.runs).unwrap_or_default())
+        );
+        assert_eq!(parts.len(), 12_000);
         // An error in one part is the error of the whole text, at its own line.
         let broken = text.replacen("    trace: t/009000.jsonl", "    trace: [t/009000.jsonl", 1);
         let whole: Result<Manifest, _> = serde_saphyr::from_str(&broken);

@@ -4,8 +4,9 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
-use oatf::report::campaign::{self, severity_rank};
+use oatf::report::campaign::{self, SarifRules, severity_rank};
 use oatf::report::html::HtmlRun;
 use oatf::report::matrix::{Matrix, MatrixRun};
 use oatf::{AttackResult, Tier};
@@ -77,6 +78,9 @@ pub(super) struct Report<'a> {
     labels: Vec<String>,
     files: Vec<String>,
     categories: Vec<String>,
+    /// Per document: its SARIF rules, written by the first worker that writes one of its runs
+    /// (D-211).
+    sarif_rules: Vec<OnceLock<SarifRules<'a>>>,
 }
 
 impl<'a> Report<'a> {
@@ -92,11 +96,13 @@ impl<'a> Report<'a> {
             labels: Vec::new(),
             files: Vec::new(),
             categories: Vec::new(),
+            sarif_rules: Vec::new(),
         };
         let count = documents.len().max(attacks.len());
         report.files = (0..count).map(|d| report.make_document_file(d)).collect();
         report.labels = (0..count).map(|d| report.make_attack_id(d)).collect();
         report.categories = (0..count).map(|d| report.make_category(d)).collect();
+        report.sarif_rules = (0..count).map(|_| OnceLock::new()).collect();
         report
     }
 
@@ -215,17 +221,13 @@ impl<'a> Report<'a> {
 
     /// The matrix attacks × groups of the runs (D-105).
     fn matrix(&self) -> Matrix {
-        let ids: Vec<String> = self
-            .outcomes
-            .iter()
-            .map(|o| self.attack_id(o.document))
-            .collect();
+        // The labels are borrowed: a string per run on the main thread was a part of the serial share.
         let runs: Vec<MatrixRun<'_>> = self
             .outcomes
             .iter()
-            .zip(&ids)
-            .map(|(o, id)| {
+            .map(|o| {
                 let (result, tier) = o.summary.unwrap_or((AttackResult::Error, None));
+                let id = self.labels.get(o.document).map_or("", String::as_str);
                 MatrixRun::new(id, o.group.as_deref(), result, tier, o.code())
             })
             .collect();
@@ -446,15 +448,15 @@ impl<'a> Report<'a> {
         line
     }
 
-    pub(super) fn csv(&self) -> String {
-        let mut text = campaign::csv_header();
-        text.push('\n');
-        // Rows written by the workers (`written`), joined in run order.
-        text.reserve(self.outcomes.iter().map(|o| written_text(o).len()).sum());
-        for o in self.outcomes {
-            text.push_str(written_text(o));
-        }
-        text
+    /// The CSV report: the header, then the rows written by the workers (`written`) in run order,
+    /// written to the output in pieces rather than copied into one string first (D-212).
+    pub(super) fn write_csv(&self, out: &mut Output<'_>) {
+        let mut header = campaign::csv_header();
+        header.push('\n');
+        write_pieces(
+            out,
+            std::iter::once(header.as_str()).chain(self.outcomes.iter().map(written_text)),
+        );
     }
 
     /// The self-contained HTML report (`oatf::report::html`, D-107).
@@ -486,12 +488,21 @@ impl<'a> Report<'a> {
         use oatf::report::CampaignRun;
         let attack_id = self.labels.get(o.document).map_or("", String::as_str);
         let run = match (run, self.attacks.get(o.document)) {
-            (Ok((verdict, stats)), Some(Ok(attack))) => CampaignRun::Verdict {
-                document: &attack.document,
-                verdict,
-                stats,
-                path,
-            },
+            (Ok((verdict, stats)), Some(Ok(attack))) => {
+                let run = CampaignRun::Verdict {
+                    document: &attack.document,
+                    verdict,
+                    stats,
+                    path,
+                };
+                // The document's rules are written once, not once per run (D-211).
+                return match self.sarif_rules.get(o.document) {
+                    Some(rules) => rules
+                        .get_or_init(|| SarifRules::new(&attack.document))
+                        .sarif_run(run),
+                    None => campaign::sarif_run(run),
+                };
+            }
             (result, _) => CampaignRun::Failed {
                 attack_id,
                 trace: &o.trace,
@@ -538,30 +549,58 @@ impl<'a> Report<'a> {
         }
     }
 
-    /// JUnit XML: the suites written by the workers, joined in run order.
-    pub(super) fn junit(&self) -> String {
+    /// JUnit XML: the suites written by the workers, in run order, written to the output in pieces
+    /// (D-212).
+    pub(super) fn write_junit(&self, out: &mut Output<'_>) {
         let suites = self.outcomes.iter().filter_map(Outcome::suite);
-        oatf::report::xml::TestSuites::new("oatf evaluate").write_with(suites)
+        let mut chunk = Chunked::new(out);
+        oatf::report::xml::TestSuites::new("oatf evaluate")
+            .write_pieces_with(suites, |piece| chunk.push(piece));
+        chunk.finish();
     }
 }
 
 /// Writes `pieces` to `out` in chunks of about 1 MiB: a report of many runs is not copied whole into one
 /// string first (for 20,000 SARIF runs, 190 MB and its page faults on the main thread, D-181).
 fn write_pieces<'p>(out: &mut Output<'_>, pieces: impl Iterator<Item = &'p str>) {
-    const CHUNK: usize = 1 << 20;
-    let mut chunk = String::with_capacity(CHUNK);
+    let mut chunk = Chunked::new(out);
     for piece in pieces {
-        if chunk.len() + piece.len() > CHUNK && !chunk.is_empty() {
-            out.write(&chunk);
-            chunk.clear();
-        }
-        if piece.len() >= CHUNK {
-            out.write(piece);
-        } else {
-            chunk.push_str(piece);
+        chunk.push(piece);
+    }
+    chunk.finish();
+}
+
+/// Text written to an output in chunks of about 1 MiB (`write_pieces`).
+struct Chunked<'o, 'w> {
+    out: &'o mut Output<'w>,
+    chunk: String,
+}
+
+impl<'o, 'w> Chunked<'o, 'w> {
+    const CHUNK: usize = 1 << 20;
+
+    fn new(out: &'o mut Output<'w>) -> Self {
+        Chunked {
+            out,
+            chunk: String::with_capacity(Self::CHUNK),
         }
     }
-    out.write(&chunk);
+
+    fn push(&mut self, piece: &str) {
+        if self.chunk.len() + piece.len() > Self::CHUNK && !self.chunk.is_empty() {
+            self.out.write(&self.chunk);
+            self.chunk.clear();
+        }
+        if piece.len() >= Self::CHUNK {
+            self.out.write(piece);
+        } else {
+            self.chunk.push_str(piece);
+        }
+    }
+
+    fn finish(self) {
+        self.out.write(&self.chunk);
+    }
 }
 
 /// A run's text, written by its worker (`Report::written`) for every format but HTML.
