@@ -385,8 +385,15 @@ impl<'a> Report<'a> {
     /// its depth (D-112, D-180): the text is the one `serde_json::to_string_pretty` of the whole document
     /// gives, since a nested value's lines are its own lines indented by its depth.
     pub(super) fn write_json(&self, out: &mut Output<'_>) {
-        const RUNS: &str = "\n  \"runs\": \"runs\"";
-        let runs: Vec<&str> = self.outcomes.iter().map(written_text).collect();
+        /// The document after `runs`, its first key (D-212): no `Value` of the matrix, whose
+        /// cells list every run's index.
+        #[derive(serde::Serialize)]
+        struct Rest<'m> {
+            attacks: Vec<Value>,
+            totals: Value,
+            matrix: &'m Matrix,
+            exit_code: u8,
+        }
         let attacks: Vec<Value> = self
             .summaries()
             .iter()
@@ -404,11 +411,10 @@ impl<'a> Report<'a> {
             })
             .collect();
         let (counts, tiers, categories) = self.totals();
-        let value = json!({
-            // Replaced by the runs below (`RUNS`): the top-level key is the only one at this depth.
-            "runs": "runs",
-            "attacks": attacks,
-            "totals": {
+        let matrix = self.matrix();
+        let rest = Rest {
+            attacks,
+            totals: json!({
                 "runs": counts.total(),
                 "by_result": counts.json(),
                 "by_max_tier": {
@@ -418,18 +424,16 @@ impl<'a> Report<'a> {
                 "by_category": categories.iter()
                     .map(|(k, c)| (k.clone(), c.json()))
                     .collect::<serde_json::Map<String, Value>>(),
-            },
-            "matrix": self.matrix().json(),
-            "exit_code": worst_code(self.outcomes.iter().map(Outcome::code)),
-        });
-        let skeleton = serde_json::to_string_pretty(&value).unwrap_or_default();
-        let Some(at) = skeleton.find(RUNS) else {
-            out.write(&(skeleton + "\n"));
-            return;
+            }),
+            matrix: &matrix,
+            exit_code: worst_code(self.outcomes.iter().map(Outcome::code)),
         };
-        let head = format!("{}\n  \"runs\": ", &skeleton[..at]);
-        let tail = format!("{}\n", &skeleton[at + RUNS.len()..]);
-        write_pieces(out, campaign::Joined::new(head, &runs, 1, tail).pieces());
+        // `{"runs": [...], REST}`: the runs as their workers wrote them, then the text of `rest`
+        // after its opening brace.
+        let rest = serde_json::to_string_pretty(&rest).unwrap_or_default();
+        let runs = campaign::Joined::new("{\n  \"runs\": ", self.outcomes, 1, "");
+        let tail = [",", rest.get(1..).unwrap_or_default(), "\n"];
+        write_pieces(out, runs.pieces().chain(tail));
     }
 
     /// The CSV row of a run, with its line break.
@@ -455,7 +459,7 @@ impl<'a> Report<'a> {
         header.push('\n');
         write_pieces(
             out,
-            std::iter::once(header.as_str()).chain(self.outcomes.iter().map(written_text)),
+            std::iter::once(header.as_str()).chain(self.outcomes.iter().map(AsRef::as_ref)),
         );
     }
 
@@ -517,8 +521,7 @@ impl<'a> Report<'a> {
 
     /// SARIF: one run per pair (`oatf::report::campaign_sarif`), written by the workers.
     pub(super) fn write_sarif(&self, out: &mut Output<'_>) {
-        let runs: Vec<&str> = self.outcomes.iter().map(written_text).collect();
-        write_pieces(out, campaign::sarif_log(&runs).pieces());
+        write_pieces(out, campaign::sarif_log(self.outcomes).pieces());
     }
 
     /// The JUnit suite of a run: its single report's (`oatf::report::junit_suite`), named
@@ -601,11 +604,6 @@ impl<'o, 'w> Chunked<'o, 'w> {
     fn finish(self) {
         self.out.write(&self.chunk);
     }
-}
-
-/// A run's text, written by its worker (`Report::written`) for every format but HTML.
-fn written_text(o: &Outcome) -> &str {
-    o.text().unwrap_or_default()
 }
 
 fn tier_index(tier: Option<Tier>) -> usize {
