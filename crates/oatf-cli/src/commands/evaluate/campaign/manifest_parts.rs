@@ -14,9 +14,11 @@ pub(super) const SPLIT_FROM_BYTES: usize = 256 * 1024;
 /// Parts of about this many bytes at least.
 const PART_BYTES: usize = 64 * 1024;
 
-/// The manifest `source` as standalone manifests of consecutive entries (each `runs:` and whole
-/// entries), or `None` when it is not of the plain shape or too small to split.
-pub(super) fn split_runs(source: &str, parts: usize) -> Option<Vec<String>> {
+/// The manifest `source` cut into runs of consecutive whole entries, each read as a manifest of its
+/// own once `runs:` is put before it ([`part_manifest`]), or `None` when it is not of the plain shape or
+/// too small to split. The parts are slices of `source`: each is copied by the worker that reads it,
+/// not here on the main thread (D-213).
+pub(super) fn split_runs(source: &str, parts: usize) -> Option<Vec<&str>> {
     if source.len() < SPLIT_FROM_BYTES || parts < 2 {
         return None;
     }
@@ -57,13 +59,18 @@ pub(super) fn split_runs(source: &str, parts: usize) -> Option<Vec<String>> {
             && line.as_bytes()[..indent].iter().all(|b| *b == b' ')
             && line[indent..].starts_with("- ");
         if entry && at - start >= target {
-            chunks.push(format!("runs:\n{}", &body[start..at]));
+            chunks.push(&body[start..at]);
             start = at;
         }
         at += line.len();
     }
-    chunks.push(format!("runs:\n{}", &body[start..]));
+    chunks.push(&body[start..]);
     (chunks.len() > 1).then_some(chunks)
+}
+
+/// A part of [`split_runs`] as a manifest of its own.
+pub(super) fn part_manifest(part: &str) -> String {
+    format!("runs:\n{part}")
 }
 
 #[cfg(test)]
@@ -86,12 +93,10 @@ mod tests {
         let text = manifest(20_000);
         let parts = split_runs(&text, 8).unwrap_or_default();
         assert!(parts.len() >= 2, "{}", parts.len());
-        let joined: String = parts
-            .iter()
-            .map(|p| p.strip_prefix("runs:\n").unwrap_or("?"))
-            .collect();
+        let joined: String = parts.concat();
         assert_eq!(format!("# generated\n\nruns:\n{joined}"), text);
         for part in &parts {
+            let part = part_manifest(part);
             assert!(part.starts_with("runs:\n  - document: "), "{}", &part[..40]);
         }
     }

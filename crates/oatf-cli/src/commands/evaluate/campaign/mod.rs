@@ -72,7 +72,7 @@ pub(crate) fn run(options: &Options<'_>, out: &mut Output<'_>) -> u8 {
                 .iter()
                 .map(|t| (index, t.clone(), (None, options.compat)))
                 .collect();
-            plan.add_all(pairs).map(|()| plan)
+            plan.add_all(vec![pairs]).map(|()| plan)
         }
         (None, None) => Err("give a document and traces, or --manifest".to_owned()),
     };

@@ -56,23 +56,34 @@ impl Plan {
     /// Adds the runs of each `(document, trace)` in order: the file itself, or every trace file
     /// under a directory. The file system is asked in parallel: whether each trace is a directory,
     /// and the walk of each distinct directory (once, however many documents name it). The first
-    /// error in order wins. Without directories the runs are made in parallel (D-213).
-    pub(super) fn add_all(&mut self, pairs: Vec<Pair>) -> Result<(), String> {
-        let is_dir: Vec<bool> = pairs
+    /// error in order wins. `pairs` come in parts, one after the other; without directories the runs
+    /// are made in parallel, each written in its place (D-213).
+    pub(super) fn add_all(&mut self, pairs: Vec<Vec<Pair>>) -> Result<(), String> {
+        let is_dir: Vec<Vec<bool>> = pairs
             .par_iter()
-            .map(|(_, trace, _)| trace.as_os_str() != "-" && trace.is_dir())
+            .map(|part| {
+                part.par_iter()
+                    .map(|(_, trace, _)| trace.as_os_str() != "-" && trace.is_dir())
+                    .collect()
+            })
             .collect();
-        if !is_dir.contains(&true) {
-            self.runs.par_extend(pairs.into_par_iter().map(
-                |(document, trace, (group, compat))| Run {
-                    document,
-                    trace,
-                    group,
-                    compat,
-                },
-            ));
+        if !is_dir.iter().flatten().any(|dir| *dir) {
+            self.runs.reserve(pairs.iter().map(Vec::len).sum());
+            for part in pairs {
+                let runs = part
+                    .into_par_iter()
+                    .map(|(document, trace, (group, compat))| Run {
+                        document,
+                        trace,
+                        group,
+                        compat,
+                    });
+                self.runs.par_extend(runs);
+            }
             return Ok(());
         }
+        let pairs: Vec<Pair> = pairs.into_iter().flatten().collect();
+        let is_dir: Vec<bool> = is_dir.into_iter().flatten().collect();
         let mut directories: Vec<&Path> = pairs
             .iter()
             .zip(&is_dir)
@@ -204,7 +215,7 @@ fn parse_manifest(
     if let Some(parts) = manifest_parts::split_runs(source, rayon::current_num_threads() * 4) {
         let read: Vec<Result<Manifest, serde_saphyr::Error>> = parts
             .par_iter()
-            .map(|part| serde_saphyr::from_str(part))
+            .map(|part| serde_saphyr::from_str(&manifest_parts::part_manifest(part)))
             .collect();
         if read.iter().all(Result::is_ok) {
             let parts = read.into_iter().flatten().map(|m| m.runs).collect();
@@ -329,22 +340,26 @@ pub(super) fn plan_from_manifest(path: &PathBuf, compat: Compat) -> Result<Plan,
             index += 1;
         }
     }
-    let pairs: Vec<Pair> = parts
+    let pairs: Vec<Vec<Pair>> = parts
         .into_par_iter()
         .zip(documents)
         .enumerate()
         .filter(|(p, _)| *p <= end.0)
-        .flat_map_iter(|(p, (part, documents))| {
+        .map(|(p, (part, documents))| {
             // The failing entry's own traces (before `-`) are its runs too.
             let take = if p == end.0 { end.1 + 1 } else { usize::MAX };
-            part.entries.into_iter().take(take).flat_map(move |entry| {
-                let document = documents.get(entry.document).copied().unwrap_or(0);
-                let (group, compat) = (entry.group, entry.compat);
-                entry
-                    .traces
-                    .into_iter()
-                    .map(move |trace| (document, trace, (group.clone(), compat)))
-            })
+            part.entries
+                .into_iter()
+                .take(take)
+                .flat_map(move |entry| {
+                    let document = documents.get(entry.document).copied().unwrap_or(0);
+                    let (group, compat) = (entry.group, entry.compat);
+                    entry
+                        .traces
+                        .into_iter()
+                        .map(move |trace| (document, trace, (group.clone(), compat)))
+                })
+                .collect()
         })
         .collect();
     plan.add_all(pairs)?;
