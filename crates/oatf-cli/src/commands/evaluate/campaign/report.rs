@@ -563,17 +563,15 @@ impl<'a> Report<'a> {
     }
 }
 
-/// Writes `pieces` to `out` in chunks of about 1 MiB: a report of many runs is not copied whole into one
-/// string first (for 20,000 SARIF runs, 190 MB and its page faults on the main thread, D-181).
+/// Writes `pieces` to `out` one after the other: a report of many runs is not copied into one string
+/// (for 20,000 SARIF runs, 190 MB and its page faults on the main thread, D-181), nor into chunks
+/// (D-212), but written as its pieces (`Output::write_pieces`).
 fn write_pieces<'p>(out: &mut Output<'_>, pieces: impl Iterator<Item = &'p str>) {
-    let mut chunk = Chunked::new(out);
-    for piece in pieces {
-        chunk.push(piece);
-    }
-    chunk.finish();
+    out.write_pieces(pieces);
 }
 
-/// Text written to an output in chunks of about 1 MiB (`write_pieces`).
+/// Text written to an output in chunks of about 1 MiB, for pieces that live only while they are
+/// handed over (the JUnit report's, `write_junit`).
 struct Chunked<'o, 'w> {
     out: &'o mut Output<'w>,
     chunk: String,
