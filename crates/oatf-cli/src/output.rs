@@ -71,7 +71,12 @@ impl<'w> Output<'w> {
 
     /// Writes `text`; a failure is kept for [`Output::finish`].
     pub(crate) fn write(&mut self, text: &str) {
-        if text.is_empty() {
+        self.write_bytes(text.as_bytes());
+    }
+
+    /// Writes `bytes`, a part of a UTF-8 text; a failure is kept for [`Output::finish`].
+    fn write_bytes(&mut self, bytes: &[u8]) {
+        if bytes.is_empty() {
             return;
         }
         if !self.checked {
@@ -83,7 +88,7 @@ impl<'w> Output<'w> {
         if self.failed.is_some() {
             return;
         }
-        if let Err(e) = self.sink.write_all(text.as_bytes()) {
+        if let Err(e) = self.sink.write_all(bytes) {
             self.failed = Some(e);
         }
     }
@@ -148,6 +153,19 @@ impl<'w> Output<'w> {
                 EXIT_IOERR
             }
         }
+    }
+}
+
+/// The output as a writer, for a serializer that writes a report straight to it (D-212): every write
+/// succeeds here, and the first failure is kept for [`Output::finish`] as [`Output::write`] keeps it.
+impl Write for Output<'_> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.write_bytes(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
@@ -261,6 +279,18 @@ mod tests {
         let mut out = Output::new(Failing(ErrorKind::BrokenPipe));
         out.write_pieces(["a"]);
         assert_eq!(out.finish(1), 1);
+    }
+
+    #[test]
+    fn a_serializer_writes_to_the_output_and_its_failure_is_kept() {
+        let mut buffer = Vec::new();
+        let mut out = Output::new(&mut buffer);
+        assert!(serde_json::to_writer(&mut out, &["é", "b"]).is_ok());
+        assert_eq!(out.finish(0), 0);
+        assert_eq!(buffer, "[\"é\",\"b\"]".as_bytes());
+        let mut out = Output::new(Failing(ErrorKind::StorageFull));
+        assert!(serde_json::to_writer(&mut out, &[1, 2]).is_ok());
+        assert_eq!(out.finish(0), EXIT_IOERR);
     }
 
     #[test]

@@ -10,7 +10,9 @@ use oatf::report::campaign::{self, SarifRules, severity_rank};
 use oatf::report::html::HtmlRun;
 use oatf::report::matrix::{Matrix, MatrixRun};
 use oatf::{AttackResult, Tier};
+use rayon::prelude::*;
 use serde_json::{Value, json};
+use std::io::Write as _;
 
 use super::Attack;
 use super::outcome::{Kept, Outcome, RunResult, outcome_of, worst_code};
@@ -222,9 +224,10 @@ impl<'a> Report<'a> {
     /// The matrix attacks × groups of the runs (D-105).
     fn matrix(&self) -> Matrix {
         // The labels are borrowed: a string per run on the main thread was a part of the serial share.
+        // Collected in parallel: the workers, not the main thread, touch the list's memory.
         let runs: Vec<MatrixRun<'_>> = self
             .outcomes
-            .iter()
+            .par_iter()
             .map(|o| {
                 let (result, tier) = o.summary.unwrap_or((AttackResult::Error, None));
                 let id = self.labels.get(o.document).map_or("", String::as_str);
@@ -429,11 +432,12 @@ impl<'a> Report<'a> {
             exit_code: worst_code(self.outcomes.iter().map(Outcome::code)),
         };
         // `{"runs": [...], REST}`: the runs as their workers wrote them, then the text of `rest`
-        // after its opening brace.
-        let rest = serde_json::to_string_pretty(&rest).unwrap_or_default();
-        let runs = campaign::Joined::new("{\n  \"runs\": ", self.outcomes, 1, "");
-        let tail = [",", rest.get(1..).unwrap_or_default(), "\n"];
-        write_pieces(out, runs.pieces().chain(tail));
+        // after its opening brace, serialized straight to the output.
+        let runs = campaign::Joined::new("{\n  \"runs\": ", self.outcomes, 1, ",");
+        write_pieces(out, runs.pieces());
+        let mut rest_out = std::io::BufWriter::with_capacity(1 << 16, AfterFirstByte(out, false));
+        let _ = serde_json::to_writer_pretty(&mut rest_out, &rest);
+        let _ = rest_out.write_all(b"\n").and_then(|()| rest_out.flush());
     }
 
     /// The CSV row of a run, with its line break.
@@ -568,6 +572,28 @@ impl<'a> Report<'a> {
 /// (D-212), but written as its pieces (`Output::write_pieces`).
 fn write_pieces<'p>(out: &mut Output<'_>, pieces: impl Iterator<Item = &'p str>) {
     out.write_pieces(pieces);
+}
+
+/// A writer to the output that drops the first byte written to it (a JSON object's `{`, whose
+/// members follow those written before).
+struct AfterFirstByte<'o, 'w>(&'o mut Output<'w>, bool);
+
+impl std::io::Write for AfterFirstByte<'_, '_> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let rest = match (self.1, bytes.split_first()) {
+            (false, Some((_, rest))) => {
+                self.1 = true;
+                rest
+            }
+            _ => bytes,
+        };
+        self.0.write_all(rest)?;
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Text written to an output in chunks of about 1 MiB, for pieces that live only while they are
