@@ -243,7 +243,7 @@ mod tests {
         }
         fn write_vectored(&mut self, slices: &[IoSlice<'_>]) -> std::io::Result<usize> {
             self.writes += 1;
-            if self.writes % 3 == 0 {
+            if self.writes.is_multiple_of(3) {
                 return Err(ErrorKind::Interrupted.into());
             }
             let before = self.taken.len();
