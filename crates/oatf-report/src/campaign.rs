@@ -30,7 +30,7 @@
 use oatf_eval::AttackVerdict;
 
 pub use crate::nested::Joined;
-pub use crate::sarif::SarifRules;
+pub use crate::sarif_descriptor::SarifRules;
 
 use crate::{TraceStats, run_exit_code, warnings};
 
