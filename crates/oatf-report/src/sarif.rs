@@ -388,7 +388,7 @@ fn trace_uri(stats: &TraceStats, path: &Path) -> String {
     }
 }
 
-impl SarifRules<'_> {
+impl<'a> SarifRules<'a> {
     /// The run of the campaign's SARIF log, as [`campaign::sarif_run`](crate::campaign::sarif_run)
     /// writes it; a run of another document is written without these rules.
     pub fn sarif_run(&self, run: CampaignRun<'_>) -> String {
