@@ -30,6 +30,7 @@
 use oatf_eval::AttackVerdict;
 
 pub use crate::nested::Joined;
+pub use crate::sarif_descriptor::SarifRules;
 
 use crate::{TraceStats, run_exit_code, warnings};
 
@@ -356,7 +357,7 @@ pub fn json_run(
 /// assert_eq!(sarif_log(&[sarif_run(run)]).to_text(), campaign_sarif([run]));
 /// ```
 pub fn sarif_run(run: crate::CampaignRun<'_>) -> String {
-    crate::sarif::campaign_sarif_run(run)
+    crate::sarif::campaign_sarif_run(run, None)
 }
 
 /// The SARIF log of a campaign from its runs written by [`sarif_run`], in order, as the pieces of its

@@ -47,6 +47,7 @@ pub mod matrix;
 mod nested;
 mod run;
 mod sarif;
+mod sarif_descriptor;
 mod sarif_rule;
 mod stats;
 #[cfg(test)]

@@ -30,7 +30,8 @@ use std::collections::HashMap;
 
 use oatf_eval::AttackResult;
 use oatf_model::Tier;
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::campaign::{RunOutcome, severity_rank};
 
@@ -260,41 +261,87 @@ impl Matrix {
     /// `worst` (`result`, `max_tier`, `exit_code`), `typical_tier`, `consistency` (0 to 1) and
     /// `by_tier`.
     pub fn json(&self) -> Value {
-        let cells: Vec<Value> = self
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+/// The matrix as [`Matrix::json`] gives it, written without building the `Value` (D-212): a campaign's
+/// JSON report has every run's index in its matrix.
+impl Serialize for Matrix {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let cells: Vec<CellJson<'_>> = self
             .cells
             .iter()
             .map(|cell| {
                 let [none, ingested, local_action, boundary_breach] = cell.by_level;
-                json!({
-                    "attack_id": self.attacks[cell.attack],
-                    "group": self.groups[cell.group],
-                    "runs": cell.runs.len(),
-                    "run_indexes": cell.runs,
-                    "worst": {
-                        "result": cell.worst_result.as_str(),
-                        "max_tier": cell.worst_tier.map(Tier::as_str),
-                        "exit_code": cell.worst_exit_code,
+                CellJson {
+                    attack_id: self.attacks.get(cell.attack).map_or("", String::as_str),
+                    group: self.groups.get(cell.group).and_then(Option::as_deref),
+                    runs: cell.runs.len(),
+                    run_indexes: &cell.runs,
+                    worst: Worst {
+                        result: cell.worst_result.as_str(),
+                        max_tier: cell.worst_tier.map(Tier::as_str),
+                        exit_code: cell.worst_exit_code,
                     },
-                    "typical_tier": cell.typical_tier().map(Tier::as_str),
-                    "consistency": cell.consistency(),
-                    "by_tier": {
-                        "boundary_breach": boundary_breach, "local_action": local_action,
-                        "ingested": ingested, "none": none,
+                    typical_tier: cell.typical_tier().map(Tier::as_str),
+                    consistency: cell.consistency(),
+                    by_tier: ByTier {
+                        boundary_breach,
+                        local_action,
+                        ingested,
+                        none,
                     },
-                })
+                }
             })
             .collect();
-        json!({
-            "attacks": self.attacks,
-            "groups": self.groups,
-            "cells": cells,
-        })
+        MatrixJson {
+            attacks: &self.attacks,
+            groups: &self.groups,
+            cells,
+        }
+        .serialize(serializer)
     }
+}
+
+#[derive(Serialize)]
+struct MatrixJson<'a> {
+    attacks: &'a [String],
+    groups: &'a [Option<String>],
+    cells: Vec<CellJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct CellJson<'a> {
+    attack_id: &'a str,
+    group: Option<&'a str>,
+    runs: usize,
+    run_indexes: &'a [usize],
+    worst: Worst,
+    typical_tier: Option<&'static str>,
+    consistency: f64,
+    by_tier: ByTier,
+}
+
+#[derive(Serialize)]
+struct Worst {
+    result: &'static str,
+    max_tier: Option<&'static str>,
+    exit_code: u8,
+}
+
+#[derive(Serialize)]
+struct ByTier {
+    boundary_breach: usize,
+    local_action: usize,
+    ingested: usize,
+    none: usize,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn run(group: Option<&str>, tier: Option<Tier>) -> MatrixRun<'_> {
         let (result, code) = match tier {
@@ -405,5 +452,36 @@ mod tests {
         assert_eq!(last["consistency"], 0.5);
         assert_eq!(last["by_tier"]["local_action"], 1);
         assert_eq!(json["groups"], json!(["m1", "m2", null]));
+        // Written without a `Value` (D-212): the text of the `Value` built field by field.
+        let cells: Vec<Value> = matrix
+            .cells
+            .iter()
+            .map(|cell| {
+                let [none, ingested, local_action, boundary_breach] = cell.by_level;
+                json!({
+                    "attack_id": matrix.attacks[cell.attack],
+                    "group": matrix.groups[cell.group],
+                    "runs": cell.runs.len(),
+                    "run_indexes": cell.runs,
+                    "worst": {
+                        "result": cell.worst_result.as_str(),
+                        "max_tier": cell.worst_tier.map(Tier::as_str),
+                        "exit_code": cell.worst_exit_code,
+                    },
+                    "typical_tier": cell.typical_tier().map(Tier::as_str),
+                    "consistency": cell.consistency(),
+                    "by_tier": {
+                        "boundary_breach": boundary_breach, "local_action": local_action,
+                        "ingested": ingested, "none": none,
+                    },
+                })
+            })
+            .collect();
+        let built = json!({"attacks": matrix.attacks, "groups": matrix.groups, "cells": cells});
+        assert_eq!(
+            serde_json::to_string_pretty(&matrix).ok(),
+            serde_json::to_string_pretty(&built).ok()
+        );
+        assert_eq!(matrix.json(), built);
     }
 }

@@ -2,6 +2,7 @@
 //! below is one SARIF object, its fields in the order they are written, so the report's shape is
 //! checked by the compiler and the schema tests guard types, not strings.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use oatf_eval::{AttackResult, AttackVerdict, IndicatorResult};
@@ -12,9 +13,9 @@ use crate::artifact::{SRCROOT, file_uri, relative_to_cwd};
 use crate::exit::{run_exit_code, strict_failure};
 use crate::json::TraceJson;
 use crate::nested::{Joined, pretty_at_depth};
-use crate::sarif_rule::{
-    first_sentence, indicators_by_id, rule_help, rule_name, sarif_level, security_severity,
-};
+use crate::sarif_descriptor::Text;
+use crate::sarif_descriptor::{Rule, RuleSource, SarifRules};
+use crate::sarif_rule::sarif_level;
 use crate::stats::{TraceStats, warnings};
 
 /// The top-level `sarifLog`.
@@ -135,58 +136,12 @@ struct Driver<'a> {
     name: &'static str,
     version: &'static str,
     information_uri: &'static str,
-    rules: Vec<ReportingDescriptor<'a>>,
-}
-
-/// A rule: one per indicator.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ReportingDescriptor<'a> {
-    id: &'a str,
-    name: String,
-    short_description: Text<'a>,
-    full_description: Text<'a>,
-    help: Help,
-    default_configuration: Level,
-    properties: RuleProperties<'a>,
-}
-
-#[derive(Serialize)]
-struct RuleProperties<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    severity: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    tier: Option<Tier>,
-    #[serde(rename = "security-severity")]
-    security_severity: String,
-    tags: Vec<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    surface: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    protocol: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    false_positives: Option<&'a [String]>,
-}
-
-#[derive(Serialize)]
-pub(crate) struct Text<'a> {
-    pub(crate) text: &'a str,
+    rules: Vec<Rule<'a>>,
 }
 
 #[derive(Serialize)]
 pub(crate) struct OwnedText {
     pub(crate) text: String,
-}
-
-#[derive(Serialize)]
-pub(crate) struct Help {
-    pub(crate) text: String,
-    pub(crate) markdown: String,
-}
-
-#[derive(Serialize)]
-pub(crate) struct Level {
-    pub(crate) level: &'static str,
 }
 
 #[derive(Serialize)]
@@ -321,7 +276,7 @@ pub fn sarif(
 ) -> String {
     let uri = trace_uri(stats, path);
     Log::new(vec![AnyRun::Verdict(Box::new(verdict_run(
-        document, verdict, stats, &uri,
+        document, verdict, stats, &uri, None,
     )))])
     .to_text()
 }
@@ -342,14 +297,28 @@ pub fn sarif(
 /// # Ok::<(), serde_json::Error>(())
 /// ```
 pub fn campaign_sarif<'a>(runs: impl IntoIterator<Item = CampaignRun<'a>>) -> String {
-    let runs: Vec<String> = runs.into_iter().map(campaign_sarif_run).collect();
+    // Each document's rules written once (D-211); a document is known by its address, which the
+    // borrows of `runs` keep for the whole call.
+    let mut rules: HashMap<*const Document, SarifRules<'a>> = HashMap::new();
+    let runs: Vec<String> = runs
+        .into_iter()
+        .map(|run| match run {
+            CampaignRun::Verdict { document, .. } => {
+                let rules = rules
+                    .entry(std::ptr::from_ref(document))
+                    .or_insert_with(|| SarifRules::new(document));
+                campaign_sarif_run(run, Some(rules))
+            }
+            CampaignRun::Failed { .. } => campaign_sarif_run(run, None),
+        })
+        .collect();
     campaign_sarif_log(&runs).to_text()
 }
 
 /// One run of a campaign's SARIF log as it stands in the log (pretty-printed, indented to the depth
 /// of `runs`): [`campaign_sarif_log`] joins them, so that the workers of a campaign write their own
-/// runs (D-181).
-pub(crate) fn campaign_sarif_run(run: CampaignRun<'_>) -> String {
+/// runs (D-181). The rules of a run of `rules`' document are taken from `rules` (D-211).
+pub(crate) fn campaign_sarif_run(run: CampaignRun<'_>, rules: Option<&SarifRules<'_>>) -> String {
     match run {
         CampaignRun::Verdict {
             document,
@@ -358,7 +327,7 @@ pub(crate) fn campaign_sarif_run(run: CampaignRun<'_>) -> String {
             path,
         } => {
             let uri = trace_uri(stats, path);
-            let run = AnyRun::Verdict(Box::new(verdict_run(document, verdict, stats, &uri)));
+            let run = AnyRun::Verdict(Box::new(verdict_run(document, verdict, stats, &uri, rules)));
             pretty_at_depth(&run, 2)
         }
         CampaignRun::Failed {
@@ -419,76 +388,43 @@ fn trace_uri(stats: &TraceStats, path: &Path) -> String {
     }
 }
 
-/// The run of one evaluated trace.
+impl<'a> SarifRules<'a> {
+    /// The run of the campaign's SARIF log, as [`campaign::sarif_run`](crate::campaign::sarif_run)
+    /// writes it; a run of another document is written without these rules.
+    pub fn sarif_run(&self, run: CampaignRun<'_>) -> String {
+        campaign_sarif_run(run, Some(self))
+    }
+}
+
+/// The run of one evaluated trace; its rules from `written` when they are `document`'s.
 fn verdict_run<'a>(
     document: &'a Document,
     verdict: &'a AttackVerdict,
     stats: &'a TraceStats,
     uri: &'a str,
+    written: Option<&'a SarifRules<'_>>,
 ) -> Run<'a> {
-    let attack = document.attack.as_ref();
-    let attack_severity = attack
-        .and_then(|a| a.severity.as_ref())
-        .map(|s| s.level().as_str());
-    let indicators = indicators_by_id(document);
-    let severity_of = |id: &str| {
-        indicators
-            .get(id)
-            .and_then(|i| i.severity.as_ref())
-            .map(|s| s.as_str())
-            .or(attack_severity)
+    let written = written.filter(|w| std::ptr::eq(w.source.document, document));
+    let own;
+    let source = match written {
+        Some(written) => &written.source,
+        None => {
+            own = RuleSource::new(document);
+            &own
+        }
     };
-    let rules: Vec<ReportingDescriptor<'_>> = verdict
+    let rules: Vec<Rule<'_>> = verdict
         .indicator_verdicts
         .iter()
         .map(|v| {
             let id = v.indicator_id.as_str();
-            let indicator = indicators.get(id).copied();
-            let description = indicator
-                .and_then(|i| i.description.as_deref())
-                .unwrap_or(id);
-            let (help_text, help_markdown) = rule_help(document, indicator, id);
-            // GitHub code scanning shows `security` rules as security alerts.
-            let properties = match indicator {
-                Some(indicator) => RuleProperties {
-                    severity: severity_of(id),
-                    tier: v.tier,
-                    security_severity: security_severity(severity_of(id), v.tier),
-                    tags: std::iter::once("security")
-                        .chain(v.tier.map(Tier::as_str))
-                        .collect(),
-                    surface: indicator.surface.as_deref(),
-                    protocol: indicator.protocol.as_deref(),
-                    false_positives: indicator.false_positives.as_deref(),
-                },
-                None => RuleProperties {
-                    severity: None,
-                    tier: None,
-                    security_severity: security_severity(severity_of(id), v.tier),
-                    tags: vec!["security"],
-                    surface: None,
-                    protocol: None,
-                    false_positives: None,
-                },
-            };
-            ReportingDescriptor {
-                id,
-                name: rule_name(id),
-                short_description: Text {
-                    text: first_sentence(description),
-                },
-                full_description: Text { text: description },
-                help: Help {
-                    text: help_text,
-                    markdown: help_markdown,
-                },
-                default_configuration: Level {
-                    level: sarif_level(severity_of(id), v.tier),
-                },
-                properties,
+            match written.and_then(|w| w.written.get(id)) {
+                Some((tier, rule)) if *tier == v.tier => Rule::Written(rule),
+                _ => Rule::Now(Box::new(source.rule(id, v.tier))),
             }
         })
         .collect();
+    let severity_of = |id: &str| source.severity_of(id);
     let attack_id = verdict.attack_id.as_deref().unwrap_or("oatf");
     let results: Vec<SarifResult<'_>> = verdict
         .indicator_verdicts

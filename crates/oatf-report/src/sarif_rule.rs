@@ -154,10 +154,48 @@ pub(crate) fn rule_help(
 pub(crate) fn md(text: &str) -> String {
     let mut escaped = String::with_capacity(text.len());
     for c in text.chars() {
-        if "\\`*_{}[]()<>#+!|~".contains(c) {
+        // A `match`, not a search of a string of them: this runs for every character of a rule's help.
+        if matches!(
+            c,
+            '\\' | '`'
+                | '*'
+                | '_'
+                | '{'
+                | '}'
+                | '['
+                | ']'
+                | '('
+                | ')'
+                | '<'
+                | '>'
+                | '#'
+                | '+'
+                | '!'
+                | '|'
+                | '~'
+        ) {
             escaped.push('\\');
         }
         escaped.push(c);
     }
     escaped
+}
+
+#[cfg(test)]
+mod tests {
+    use super::md;
+
+    #[test]
+    fn markdown_escapes_exactly_its_markup_characters() {
+        const MARKUP: &str = "\\`*_{}[]()<>#+!|~";
+        for c in (' '..='~').chain(['é', '\n', '→']) {
+            let expect = if MARKUP.contains(c) {
+                format!("\\{c}")
+            } else {
+                c.to_string()
+            };
+            assert_eq!(md(&c.to_string()), expect, "{c:?}");
+        }
+        assert_eq!(md("a_b [c](d)"), "a\\_b \\[c\\]\\(d\\)");
+    }
 }

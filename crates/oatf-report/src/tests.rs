@@ -110,6 +110,57 @@ fn sarif_locates_the_match_and_raises_the_level_by_tier() {
 }
 
 #[test]
+fn a_documents_rules_written_once_are_the_rules_written_per_run() {
+    use crate::CampaignRun;
+    use crate::campaign::{SarifRules, sarif_run};
+    let (document, verdict, stats) = run();
+    let path = std::path::Path::new("runs/a b.jsonl");
+    let rules = SarifRules::new(&document);
+    let written = |verdict: &AttackVerdict, document: &Document, rules: &SarifRules<'_>| {
+        let run = CampaignRun::Verdict {
+            document,
+            verdict,
+            stats: &stats,
+            path,
+        };
+        (rules.sarif_run(run), sarif_run(run))
+    };
+    // Both rules from the cache, one of them with its tier raised by the declaration.
+    let (cached, fresh) = written(&verdict, &document, &rules);
+    assert_eq!(cached, fresh);
+    assert!(cached.contains("\"boundary_breach\""), "{cached}");
+    // A verdict whose tier is not the declared one, an indicator the document does not have, and
+    // another document: written now, the same text.
+    let mut other = verdict.clone();
+    other.indicator_verdicts[1].tier = Some(oatf_model::Tier::Ingested);
+    let mut unknown = other.indicator_verdicts[0].clone();
+    unknown.indicator_id = "OATF-900-99".into();
+    other.indicator_verdicts.push(unknown);
+    let (cached, fresh) = written(&other, &document, &rules);
+    assert_eq!(cached, fresh);
+    assert!(cached.contains("\"OATF-900-99\""), "{cached}");
+    let mut renamed = document.clone();
+    if let Some(attack) = renamed.attack.as_mut() {
+        attack.name = Some("Another".into());
+    }
+    let (cached, fresh) = written(&verdict, &renamed, &rules);
+    assert_eq!(cached, fresh);
+    assert!(cached.contains("Another"), "{cached}");
+    // `campaign_sarif` writes each document's rules once, the same log.
+    let run = CampaignRun::Verdict {
+        document: &document,
+        verdict: &verdict,
+        stats: &stats,
+        path,
+    };
+    let log = crate::campaign_sarif([run, run]);
+    assert_eq!(
+        log,
+        crate::campaign::sarif_log(&[sarif_run(run), sarif_run(run)]).to_text()
+    );
+}
+
+#[test]
 fn junit_fails_matched_indicators_and_escapes() {
     let (document, verdict, stats) = run();
     let xml = junit(&document, &verdict, &stats);

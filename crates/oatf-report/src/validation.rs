@@ -13,9 +13,10 @@ use serde::Serialize;
 
 use crate::artifact::{SRCROOT, file_uri, relative_to_cwd};
 use crate::sarif::{
-    Artifact, ArtifactLocation, Help, Id, Invocation, Level, Location, Notification,
-    OriginalUriBaseIds, OwnedText, PhysicalLocation, Region, Text, UriBase,
+    Artifact, ArtifactLocation, Id, Invocation, Location, Notification, OriginalUriBaseIds,
+    OwnedText, PhysicalLocation, Region, UriBase,
 };
+use crate::sarif_descriptor::{Help, Level, Text};
 
 /// A file `oatf validate` checked: its findings, or why it could not be read.
 #[derive(Clone, Debug, PartialEq, Eq)]

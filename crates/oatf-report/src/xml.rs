@@ -340,22 +340,43 @@ impl TestSuites {
         I: IntoIterator<Item = &'w WrittenSuite>,
         I::IntoIter: Clone,
     {
+        let mut x = String::new();
+        self.write_pieces_with(written, |piece| x.push_str(piece));
+        x
+    }
+
+    /// The text [`write_with`](Self::write_with) gives, handed to `sink` in pieces (the head, each
+    /// suite, the end) rather than copied into one string: a campaign writes a report of many suites
+    /// to its output so (D-212).
+    ///
+    /// ```
+    /// use oatf_report::xml::{Outcome, TestCase, TestSuite, TestSuites};
+    ///
+    /// let mut suite = TestSuite::new("run");
+    /// suite.cases.push(TestCase::new("OATF-001", "OATF-001-01", Outcome::Passed));
+    /// let report = TestSuites::new("oatf evaluate");
+    /// let mut pieces = String::new();
+    /// report.write_pieces_with(&[suite.written()], |piece| pieces.push_str(piece));
+    /// assert_eq!(pieces, report.write_with(&[suite.written()]));
+    /// ```
+    pub fn write_pieces_with<'w, I>(&self, written: I, mut sink: impl FnMut(&str))
+    where
+        I: IntoIterator<Item = &'w WrittenSuite>,
+        I::IntoIter: Clone,
+    {
         let own: Vec<WrittenSuite> = self.suites.iter().map(TestSuite::written).collect();
         let written = written.into_iter();
         let mut c = Counts::default();
-        let mut len = 256;
         for suite in own
             .iter()
             .chain(written.clone().map(|s| -> &WrittenSuite { s }))
         {
             c = c.add(suite.counts);
-            len += suite.text.len();
         }
-        let mut x = String::with_capacity(len);
-        x.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+        let mut head = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         // junit-10.xsd: `skipped` is an attribute of `testsuite`, not of `testsuites`.
         let _ = writeln!(
-            x,
+            head,
             "<testsuites name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\"{}>",
             attr(&self.name),
             c.tests,
@@ -363,11 +384,11 @@ impl TestSuites {
             c.errors,
             optional("time", self.time.map(seconds).as_deref()),
         );
+        sink(&head);
         for suite in own.iter().chain(written.map(|s| -> &WrittenSuite { s })) {
-            x.push_str(&suite.text);
+            sink(&suite.text);
         }
-        x.push_str("</testsuites>\n");
-        x
+        sink("</testsuites>\n");
     }
 }
 

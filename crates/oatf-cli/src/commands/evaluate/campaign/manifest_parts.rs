@@ -17,9 +17,12 @@ pub(super) const SPLIT_FROM_BYTES: usize = 256 * 1024;
 /// Parts of about this many bytes at least.
 const PART_BYTES: usize = 64 * 1024;
 
-/// The manifest `source` as standalone manifests of consecutive entries (each `runs:` and whole
-/// entries), or `None` when it is not of the plain shape or too small to split.
-pub(super) fn split_runs(source: &str, parts: usize) -> Option<Vec<String>> {
+/// The manifest `source` cut into its head (the lines up to and with `runs:`) and runs of
+/// consecutive whole entries, each read as a manifest of its own once the head is put before it
+/// ([`part_manifest`]), or `None` when it is not of the plain shape or too small to split. The parts
+/// are slices of `source`: each is copied by the worker that reads it, not here on the main thread
+/// (D-213).
+pub(super) fn split_runs(source: &str, parts: usize) -> Option<(&str, Vec<&str>)> {
     if source.len() < SPLIT_FROM_BYTES || parts < 2 {
         return None;
     }
@@ -27,24 +30,20 @@ pub(super) fn split_runs(source: &str, parts: usize) -> Option<Vec<String>> {
     let mut body = None;
     for line in source.split_inclusive('\n') {
         let text = line.trim_end_matches(['\n', '\r']);
+        offset += line.len();
         if text == "runs:" {
             body = Some(offset);
             break;
         }
-        offset += line.len();
         // Before `runs:`, other top-level keys on one line each (an indented line may continue a
-        // value over several lines: read whole); no document or directive markers.
+        // value over several lines: read whole); no document or directive markers (D-251).
         if !(text.trim().is_empty() || text.starts_with('#'))
             && (text.starts_with([' ', '\t', '-', '%']) || text.starts_with("..."))
         {
             return None;
         }
     }
-    // `head` ends with `runs:`'s line; every part repeats it.
-    let runs_line = body?;
-    let head_end = runs_line + source[runs_line..].find('\n')? + 1;
-    let head = &source[..head_end];
-    let body = &source[head_end..];
+    let (head, body) = source.split_at(body?);
     // The entries' indentation: that of the first `- ` line.
     let first = body
         .split('\n')
@@ -68,13 +67,21 @@ pub(super) fn split_runs(source: &str, parts: usize) -> Option<Vec<String>> {
             && line.as_bytes()[..indent].iter().all(|b| *b == b' ')
             && line[indent..].starts_with("- ");
         if entry && at - start >= target {
-            chunks.push(format!("{head}{}", &body[start..at]));
+            chunks.push(&body[start..at]);
             start = at;
         }
         at += line.len();
     }
-    chunks.push(format!("{head}{}", &body[start..]));
-    (chunks.len() > 1).then_some(chunks)
+    chunks.push(&body[start..]);
+    (chunks.len() > 1).then_some((head, chunks))
+}
+
+/// A part of [`split_runs`] as a manifest of its own: the manifest's head, then the part.
+pub(super) fn part_manifest(head: &str, part: &str) -> String {
+    let mut manifest = String::with_capacity(head.len() + part.len());
+    manifest.push_str(head);
+    manifest.push_str(part);
+    manifest
 }
 
 /// How a manifest of `source` is read: serde-saphyr's defaults, with the limits that count what
@@ -111,15 +118,13 @@ mod tests {
     #[test]
     fn parts_are_whole_entries_in_order() {
         let text = manifest(20_000);
-        let parts = split_runs(&text, 8).unwrap_or_default();
+        let (head, parts) = split_runs(&text, 8).unwrap_or_default();
         assert!(parts.len() >= 2, "{}", parts.len());
-        let head = "# generated\n\nruns:\n";
-        let joined: String = parts
-            .iter()
-            .map(|p| p.strip_prefix(head).unwrap_or("?"))
-            .collect();
+        assert_eq!(head, "# generated\n\nruns:\n");
+        let joined: String = parts.concat();
         assert_eq!(format!("{head}{joined}"), text);
         for part in &parts {
+            let part = part_manifest(head, part);
             assert!(
                 part.starts_with("# generated\n\nruns:\n  - document: "),
                 "{}",
@@ -135,14 +140,13 @@ mod tests {
             "\ncompat: thoughtjack-context # all\n\nruns:\n",
             1,
         );
-        let parts = split_runs(&text, 8).unwrap_or_default();
+        let (head, parts) = split_runs(&text, 8).unwrap_or_default();
         assert!(parts.len() >= 2, "{}", parts.len());
-        let head = "# generated\n\ncompat: thoughtjack-context # all\n\nruns:\n";
-        let joined: String = parts
-            .iter()
-            .map(|p| p.strip_prefix(head).unwrap_or("?"))
-            .collect();
-        assert_eq!(format!("{head}{joined}"), text);
+        assert_eq!(
+            head,
+            "# generated\n\ncompat: thoughtjack-context # all\n\nruns:\n"
+        );
+        assert_eq!(format!("{head}{}", parts.concat()), text);
     }
 
     #[test]

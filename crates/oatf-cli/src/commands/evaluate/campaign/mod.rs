@@ -72,7 +72,7 @@ pub(crate) fn run(options: &Options<'_>, out: &mut Output<'_>) -> u8 {
                 .iter()
                 .map(|t| (index, t.clone(), (None, options.compat)))
                 .collect();
-            plan.add_all(&pairs).map(|()| plan)
+            plan.add_all(vec![pairs]).map(|()| plan)
         }
         (None, None) => Err("give a document and traces, or --manifest".to_owned()),
     };
@@ -151,14 +151,26 @@ pub(crate) fn run(options: &Options<'_>, out: &mut Output<'_>) -> u8 {
             report.write_sarif(out);
             String::new()
         }
-        Format::Csv => report.csv(),
+        Format::Csv => {
+            report.write_csv(out);
+            String::new()
+        }
         Format::Html => report.html(),
-        Format::Junit => report.junit(),
+        Format::Junit => {
+            report.write_junit(out);
+            String::new()
+        }
     };
     out.write(&text);
     let code = worst_code(outcomes.iter().map(Outcome::code));
-    // Freed in parallel: a campaign of 100,000 runs holds that many parts of the report.
-    outcomes.into_par_iter().for_each(drop);
+    // Freed in parallel: a campaign of 100,000 runs holds that many parts of the report, and the
+    // plan that many paths (D-213).
+    drop(report);
+    drop(writer);
+    rayon::join(
+        || outcomes.into_par_iter().for_each(drop),
+        || plan.runs.into_par_iter().for_each(drop),
+    );
     code
 }
 

@@ -95,6 +95,14 @@ impl Outcome {
     }
 }
 
+/// The run's text as its worker wrote it (D-112, D-181), empty when it was not: the report's joins
+/// take the outcomes as they are, without a list of their texts (D-212).
+impl AsRef<str> for Outcome {
+    fn as_ref(&self) -> &str {
+        self.text().unwrap_or_default()
+    }
+}
+
 /// A run as the report crate reads it.
 pub(super) fn outcome_of(result: &RunResult) -> RunOutcome<'_> {
     match result {

@@ -56,12 +56,34 @@ impl Plan {
     /// Adds the runs of each `(document, trace)` in order: the file itself, or every trace file
     /// under a directory. The file system is asked in parallel: whether each trace is a directory,
     /// and the walk of each distinct directory (once, however many documents name it). The first
-    /// error in order wins.
-    pub(super) fn add_all(&mut self, pairs: &[Pair]) -> Result<(), String> {
-        let is_dir: Vec<bool> = pairs
+    /// error in order wins. `pairs` come in parts, one after the other; without directories the runs
+    /// are made in parallel, each written in its place (D-213).
+    pub(super) fn add_all(&mut self, pairs: Vec<Vec<Pair>>) -> Result<(), String> {
+        let is_dir: Vec<Vec<bool>> = pairs
             .par_iter()
-            .map(|(_, trace, _)| trace.as_os_str() != "-" && trace.is_dir())
+            .map(|part| {
+                part.par_iter()
+                    .map(|(_, trace, _)| trace.as_os_str() != "-" && trace.is_dir())
+                    .collect()
+            })
             .collect();
+        if !is_dir.iter().flatten().any(|dir| *dir) {
+            self.runs.reserve(pairs.iter().map(Vec::len).sum());
+            for part in pairs {
+                let runs = part
+                    .into_par_iter()
+                    .map(|(document, trace, (group, compat))| Run {
+                        document,
+                        trace,
+                        group,
+                        compat,
+                    });
+                self.runs.par_extend(runs);
+            }
+            return Ok(());
+        }
+        let pairs: Vec<Pair> = pairs.into_iter().flatten().collect();
+        let is_dir: Vec<bool> = is_dir.into_iter().flatten().collect();
         let mut directories: Vec<&Path> = pairs
             .iter()
             .zip(&is_dir)
@@ -185,69 +207,176 @@ struct Manifest {
 }
 
 /// Reads a manifest: a large one of the plain shape in parts on every core (D-114), the same
-/// entries in the same order; any other, or one whose parts do not all read, whole.
-fn parse_manifest(source: &str) -> Result<Manifest, serde_saphyr::Error> {
-    if let Some(parts) = manifest_parts::split_runs(source, rayon::current_num_threads() * 4) {
+/// entries in the same order (the parts' entries one after the other); any other, or one whose parts
+/// do not all read, whole (one part).
+fn parse_manifest(
+    source: &str,
+) -> Result<(Vec<Vec<ManifestRun>>, Option<CompatName>), serde_saphyr::Error> {
+    if let Some((head, parts)) =
+        manifest_parts::split_runs(source, rayon::current_num_threads() * 4)
+    {
         let read: Vec<Result<Manifest, serde_saphyr::Error>> = parts
             .par_iter()
-            .map(|part| serde_saphyr::from_str_with_options(part, manifest_parts::options(part)))
+            .map(|part| {
+                let part = manifest_parts::part_manifest(head, part);
+                serde_saphyr::from_str_with_options(&part, manifest_parts::options(&part))
+            })
             .collect();
         if read.iter().all(Result::is_ok) {
-            // Every part repeats the keys before `runs:` (manifest_parts): the first part's are
-            // the manifest's.
+            // Every part repeats the manifest's head, its keys before `runs:` (D-251): the first
+            // part's are the manifest's.
             let mut compat = None;
-            let mut runs = Vec::new();
+            let mut runs = Vec::with_capacity(read.len());
             for (index, manifest) in read.into_iter().flatten().enumerate() {
                 if index == 0 {
                     compat = manifest.compat;
                 }
-                runs.extend(manifest.runs);
+                runs.push(manifest.runs);
             }
-            return Ok(Manifest { runs, compat });
+            return Ok((runs, compat));
         }
     }
-    serde_saphyr::from_str_with_options(source, manifest_parts::options(source))
+    let manifest: Manifest =
+        serde_saphyr::from_str_with_options(source, manifest_parts::options(source))?;
+    Ok((vec![manifest.runs], manifest.compat))
+}
+
+/// Why a manifest entry gives no runs of its own.
+enum Problem {
+    /// It names no trace (its document as the manifest names it).
+    NoTraces(PathBuf),
+    /// It names standard input; its traces before `-` are kept.
+    Stdin,
+}
+
+/// A manifest entry made ready on a worker (D-213): its document's index in its part, its traces
+/// joined to the manifest's directory, its group and profile.
+struct Entry {
+    document: usize,
+    traces: Vec<PathBuf>,
+    group: Option<String>,
+    compat: Compat,
+    problem: Option<Problem>,
+}
+
+/// The entries of one part of a manifest, and the documents they name, joined to the manifest's
+/// directory, in the order they first appear.
+struct PartPlan {
+    documents: Vec<PathBuf>,
+    entries: Vec<Entry>,
+}
+
+fn part_plan(runs: Vec<ManifestRun>, base: &Path, default: Compat) -> PartPlan {
+    let mut documents = Vec::new();
+    let mut index: HashMap<PathBuf, usize> = HashMap::new();
+    let entries = runs
+        .into_iter()
+        .map(|entry| {
+            let document = match index.get(&entry.document) {
+                Some(document) => *document,
+                None => {
+                    documents.push(base.join(&entry.document));
+                    index.insert(entry.document.clone(), documents.len() - 1);
+                    documents.len() - 1
+                }
+            };
+            let compat = entry.compat.map_or(default, |c| c.0);
+            let named: Vec<PathBuf> = entry.trace.into_iter().chain(entry.traces).collect();
+            let stdin = named.iter().any(|trace| trace.as_os_str() == "-");
+            let problem = if named.is_empty() {
+                Some(Problem::NoTraces(entry.document))
+            } else if stdin {
+                Some(Problem::Stdin)
+            } else {
+                None
+            };
+            let traces = named
+                .iter()
+                .take_while(|trace| trace.as_os_str() != "-")
+                .map(|trace| base.join(trace))
+                .collect();
+            Entry {
+                document,
+                traces,
+                group: entry.group,
+                compat,
+                problem,
+            }
+        })
+        .collect();
+    PartPlan { documents, entries }
 }
 
 pub(super) fn plan_from_manifest(path: &PathBuf, compat: Compat) -> Result<Plan, String> {
     let (name, source) = read_input(path)?;
-    let manifest =
+    let (parts, manifest_compat) =
         parse_manifest(&source).map_err(|e| format!("{name}: not a campaign manifest: {e}"))?;
+    drop(source);
     let base = path.parent().unwrap_or_else(|| Path::new("."));
+    let default = manifest_compat.map_or(compat, |c| c.0);
+    // Each part's entries joined and indexed on a worker; only the parts' few documents are
+    // merged here, in order (D-213).
+    let parts: Vec<PartPlan> = parts
+        .into_par_iter()
+        .map(|runs| part_plan(runs, base, default))
+        .collect();
     let mut plan = Plan::default();
-    let default = manifest.compat.map_or(compat, |c| c.0);
-    let mut pairs = Vec::new();
-    // An entry's own error comes after the runs of the entries before it are added (their
-    // directories may fail first), as when each was added in turn.
-    let mut entry_error = None;
-    for (index, entry) in manifest.runs.into_iter().enumerate() {
-        let compat = entry.compat.map_or(default, |c| c.0);
-        let document = plan.document_index(base.join(&entry.document));
-        let traces: Vec<PathBuf> = entry.trace.into_iter().chain(entry.traces).collect();
-        if traces.is_empty() {
-            entry_error = Some(format!(
-                "{name}: runs[{index}] has no `trace` or `traces` for {}",
-                entry.document.display()
-            ));
-            break;
-        }
-        if traces.iter().any(|trace| trace.as_os_str() == "-") {
-            let before = traces.iter().take_while(|trace| trace.as_os_str() != "-");
-            pairs.extend(
-                before.map(|trace| (document, base.join(trace), (entry.group.clone(), compat))),
-            );
-            entry_error = Some(format!(
-                "{name}: runs[{index}]: a manifest cannot name standard input"
-            ));
-            break;
-        }
-        pairs.extend(
-            traces
+    let documents: Vec<Vec<usize>> = parts
+        .iter()
+        .map(|part| {
+            part.documents
                 .iter()
-                .map(|trace| (document, base.join(trace), (entry.group.clone(), compat))),
-        );
+                .map(|d| plan.document_index(d.clone()))
+                .collect()
+        })
+        .collect();
+    // The first entry in order that gives no runs of its own: the runs of the entries before it
+    // (and its own traces before `-`) are added first, as when each entry was added in turn, so
+    // that their directories may fail first.
+    let mut entry_error = None;
+    let mut end = (parts.len(), 0);
+    let mut index = 0;
+    'parts: for (p, part) in parts.iter().enumerate() {
+        for (e, entry) in part.entries.iter().enumerate() {
+            if let Some(problem) = &entry.problem {
+                entry_error = Some(match problem {
+                    Problem::NoTraces(document) => format!(
+                        "{name}: runs[{index}] has no `trace` or `traces` for {}",
+                        document.display()
+                    ),
+                    Problem::Stdin => {
+                        format!("{name}: runs[{index}]: a manifest cannot name standard input")
+                    }
+                });
+                end = (p, e);
+                break 'parts;
+            }
+            index += 1;
+        }
     }
-    plan.add_all(&pairs)?;
+    let pairs: Vec<Vec<Pair>> = parts
+        .into_par_iter()
+        .zip(documents)
+        .enumerate()
+        .filter(|(p, _)| *p <= end.0)
+        .map(|(p, (part, documents))| {
+            // The failing entry's own traces (before `-`) are its runs too.
+            let take = if p == end.0 { end.1 + 1 } else { usize::MAX };
+            part.entries
+                .into_iter()
+                .take(take)
+                .flat_map(move |entry| {
+                    let document = documents.get(entry.document).copied().unwrap_or(0);
+                    let (group, compat) = (entry.group, entry.compat);
+                    entry
+                        .traces
+                        .into_iter()
+                        .map(move |trace| (document, trace, (group.clone(), compat)))
+                })
+                .collect()
+        })
+        .collect();
+    plan.add_all(pairs)?;
     if let Some(error) = entry_error {
         return Err(error);
     }
@@ -275,12 +404,17 @@ mod tests {
     #[test]
     fn a_large_manifest_read_in_parts_reads_as_a_whole() {
         let text = big_manifest();
-        assert!(manifest_parts::split_runs(&text, 8).is_some_and(|p| p.len() > 1));
+        assert!(manifest_parts::split_runs(&text, 8).is_some_and(|(_, p)| p.len() > 1));
         let whole: Result<Manifest, _> =
             serde_saphyr::from_str_with_options(&text, manifest_parts::options(&text));
-        let parts = parse_manifest(&text);
-        assert_eq!(format!("{parts:?}"), format!("{whole:?}"));
-        assert_eq!(parts.map(|m| m.runs.len()).ok(), Some(12_000));
+        let (parts, compat) = parse_manifest(&text).unwrap_or_default();
+        assert!(parts.len() > 1 && compat.is_none());
+        let parts: Vec<ManifestRun> = parts.into_iter().flatten().collect();
+        assert_eq!(
+            format!("{parts:?}"),
+            format!("{:?}", whole.map(|m| m.runs).unwrap_or_default())
+        );
+        assert_eq!(parts.len(), 12_000);
         // An error in one part is the error of the whole text, at its own line.
         let broken = text.replacen("    trace: t/009000.jsonl", "    trace: [t/009000.jsonl", 1);
         let whole: Result<Manifest, _> =
@@ -293,17 +427,13 @@ mod tests {
         );
         // A top-level `compat:` before the runs is read from the parts too (D-251).
         let text = format!("compat: thoughtjack-context\n{text}");
-        assert!(manifest_parts::split_runs(&text, 8).is_some_and(|p| p.len() > 1));
-        let parts = parse_manifest(&text);
+        assert!(manifest_parts::split_runs(&text, 8).is_some_and(|(_, p)| p.len() > 1));
+        let (parts, compat) = parse_manifest(&text).unwrap_or_default();
+        assert!(parts.len() > 1);
+        assert_eq!(parts.iter().map(Vec::len).sum::<usize>(), 12_000);
         assert!(
-            matches!(
-                parts
-                    .as_ref()
-                    .map(|m| (m.runs.len(), m.compat.map(|c| c.0))),
-                Ok((12_000, Some(Compat::ThoughtjackContext)))
-            ),
-            "{:?}",
-            parts.map(|m| m.compat)
+            matches!(compat, Some(CompatName(Compat::ThoughtjackContext))),
+            "{compat:?}"
         );
     }
 }

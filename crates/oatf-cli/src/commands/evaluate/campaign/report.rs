@@ -4,12 +4,15 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
-use oatf::report::campaign::{self, severity_rank};
+use oatf::report::campaign::{self, SarifRules, severity_rank};
 use oatf::report::html::HtmlRun;
 use oatf::report::matrix::{Matrix, MatrixRun};
 use oatf::{AttackResult, Tier};
+use rayon::prelude::*;
 use serde_json::{Value, json};
+use std::io::Write as _;
 
 use super::Attack;
 use super::outcome::{Kept, Outcome, RunResult, outcome_of, worst_code};
@@ -77,6 +80,9 @@ pub(super) struct Report<'a> {
     labels: Vec<String>,
     files: Vec<String>,
     categories: Vec<String>,
+    /// Per document: its SARIF rules, written by the first worker that writes one of its runs
+    /// (D-211).
+    sarif_rules: Vec<OnceLock<SarifRules<'a>>>,
 }
 
 impl<'a> Report<'a> {
@@ -92,11 +98,13 @@ impl<'a> Report<'a> {
             labels: Vec::new(),
             files: Vec::new(),
             categories: Vec::new(),
+            sarif_rules: Vec::new(),
         };
         let count = documents.len().max(attacks.len());
         report.files = (0..count).map(|d| report.make_document_file(d)).collect();
         report.labels = (0..count).map(|d| report.make_attack_id(d)).collect();
         report.categories = (0..count).map(|d| report.make_category(d)).collect();
+        report.sarif_rules = (0..count).map(|_| OnceLock::new()).collect();
         report
     }
 
@@ -215,17 +223,14 @@ impl<'a> Report<'a> {
 
     /// The matrix attacks × groups of the runs (D-105).
     fn matrix(&self) -> Matrix {
-        let ids: Vec<String> = self
-            .outcomes
-            .iter()
-            .map(|o| self.attack_id(o.document))
-            .collect();
+        // The labels are borrowed: a string per run on the main thread was a part of the serial share.
+        // Collected in parallel: the workers, not the main thread, touch the list's memory.
         let runs: Vec<MatrixRun<'_>> = self
             .outcomes
-            .iter()
-            .zip(&ids)
-            .map(|(o, id)| {
+            .par_iter()
+            .map(|o| {
                 let (result, tier) = o.summary.unwrap_or((AttackResult::Error, None));
+                let id = self.labels.get(o.document).map_or("", String::as_str);
                 MatrixRun::new(id, o.group.as_deref(), result, tier, o.code())
             })
             .collect();
@@ -383,8 +388,15 @@ impl<'a> Report<'a> {
     /// its depth (D-112, D-180): the text is the one `serde_json::to_string_pretty` of the whole document
     /// gives, since a nested value's lines are its own lines indented by its depth.
     pub(super) fn write_json(&self, out: &mut Output<'_>) {
-        const RUNS: &str = "\n  \"runs\": \"runs\"";
-        let runs: Vec<&str> = self.outcomes.iter().map(written_text).collect();
+        /// The document after `runs`, its first key (D-212): no `Value` of the matrix, whose
+        /// cells list every run's index.
+        #[derive(serde::Serialize)]
+        struct Rest<'m> {
+            attacks: Vec<Value>,
+            totals: Value,
+            matrix: &'m Matrix,
+            exit_code: u8,
+        }
         let attacks: Vec<Value> = self
             .summaries()
             .iter()
@@ -402,11 +414,10 @@ impl<'a> Report<'a> {
             })
             .collect();
         let (counts, tiers, categories) = self.totals();
-        let value = json!({
-            // Replaced by the runs below (`RUNS`): the top-level key is the only one at this depth.
-            "runs": "runs",
-            "attacks": attacks,
-            "totals": {
+        let matrix = self.matrix();
+        let rest = Rest {
+            attacks,
+            totals: json!({
                 "runs": counts.total(),
                 "by_result": counts.json(),
                 "by_max_tier": {
@@ -416,18 +427,17 @@ impl<'a> Report<'a> {
                 "by_category": categories.iter()
                     .map(|(k, c)| (k.clone(), c.json()))
                     .collect::<serde_json::Map<String, Value>>(),
-            },
-            "matrix": self.matrix().json(),
-            "exit_code": worst_code(self.outcomes.iter().map(Outcome::code)),
-        });
-        let skeleton = serde_json::to_string_pretty(&value).unwrap_or_default();
-        let Some(at) = skeleton.find(RUNS) else {
-            out.write(&(skeleton + "\n"));
-            return;
+            }),
+            matrix: &matrix,
+            exit_code: worst_code(self.outcomes.iter().map(Outcome::code)),
         };
-        let head = format!("{}\n  \"runs\": ", &skeleton[..at]);
-        let tail = format!("{}\n", &skeleton[at + RUNS.len()..]);
-        write_pieces(out, campaign::Joined::new(head, &runs, 1, tail).pieces());
+        // `{"runs": [...], REST}`: the runs as their workers wrote them, then the text of `rest`
+        // after its opening brace, serialized straight to the output.
+        let runs = campaign::Joined::new("{\n  \"runs\": ", self.outcomes, 1, ",");
+        write_pieces(out, runs.pieces());
+        let mut rest_out = std::io::BufWriter::with_capacity(1 << 16, AfterFirstByte(out, false));
+        let _ = serde_json::to_writer_pretty(&mut rest_out, &rest);
+        let _ = rest_out.write_all(b"\n").and_then(|()| rest_out.flush());
     }
 
     /// The CSV row of a run, with its line break.
@@ -446,15 +456,15 @@ impl<'a> Report<'a> {
         line
     }
 
-    pub(super) fn csv(&self) -> String {
-        let mut text = campaign::csv_header();
-        text.push('\n');
-        // Rows written by the workers (`written`), joined in run order.
-        text.reserve(self.outcomes.iter().map(|o| written_text(o).len()).sum());
-        for o in self.outcomes {
-            text.push_str(written_text(o));
-        }
-        text
+    /// The CSV report: the header, then the rows written by the workers (`written`) in run order,
+    /// written to the output in pieces rather than copied into one string first (D-212).
+    pub(super) fn write_csv(&self, out: &mut Output<'_>) {
+        let mut header = campaign::csv_header();
+        header.push('\n');
+        write_pieces(
+            out,
+            std::iter::once(header.as_str()).chain(self.outcomes.iter().map(AsRef::as_ref)),
+        );
     }
 
     /// The self-contained HTML report (`oatf::report::html`, D-107).
@@ -486,12 +496,21 @@ impl<'a> Report<'a> {
         use oatf::report::CampaignRun;
         let attack_id = self.labels.get(o.document).map_or("", String::as_str);
         let run = match (run, self.attacks.get(o.document)) {
-            (Ok((verdict, stats)), Some(Ok(attack))) => CampaignRun::Verdict {
-                document: &attack.document,
-                verdict,
-                stats,
-                path,
-            },
+            (Ok((verdict, stats)), Some(Ok(attack))) => {
+                let run = CampaignRun::Verdict {
+                    document: &attack.document,
+                    verdict,
+                    stats,
+                    path,
+                };
+                // The document's rules are written once, not once per run (D-211).
+                return match self.sarif_rules.get(o.document) {
+                    Some(rules) => rules
+                        .get_or_init(|| SarifRules::new(&attack.document))
+                        .sarif_run(run),
+                    None => campaign::sarif_run(run),
+                };
+            }
             (result, _) => CampaignRun::Failed {
                 attack_id,
                 trace: &o.trace,
@@ -506,8 +525,7 @@ impl<'a> Report<'a> {
 
     /// SARIF: one run per pair (`oatf::report::campaign_sarif`), written by the workers.
     pub(super) fn write_sarif(&self, out: &mut Output<'_>) {
-        let runs: Vec<&str> = self.outcomes.iter().map(written_text).collect();
-        write_pieces(out, campaign::sarif_log(&runs).pieces());
+        write_pieces(out, campaign::sarif_log(self.outcomes).pieces());
     }
 
     /// The JUnit suite of a run: its single report's (`oatf::report::junit_suite`), named
@@ -538,35 +556,78 @@ impl<'a> Report<'a> {
         }
     }
 
-    /// JUnit XML: the suites written by the workers, joined in run order.
-    pub(super) fn junit(&self) -> String {
+    /// JUnit XML: the suites written by the workers, in run order, written to the output in pieces
+    /// (D-212).
+    pub(super) fn write_junit(&self, out: &mut Output<'_>) {
         let suites = self.outcomes.iter().filter_map(Outcome::suite);
-        oatf::report::xml::TestSuites::new("oatf evaluate").write_with(suites)
+        let mut chunk = Chunked::new(out);
+        oatf::report::xml::TestSuites::new("oatf evaluate")
+            .write_pieces_with(suites, |piece| chunk.push(piece));
+        chunk.finish();
     }
 }
 
-/// Writes `pieces` to `out` in chunks of about 1 MiB: a report of many runs is not copied whole into one
-/// string first (for 20,000 SARIF runs, 190 MB and its page faults on the main thread, D-181).
+/// Writes `pieces` to `out` one after the other: a report of many runs is not copied into one string
+/// (for 20,000 SARIF runs, 190 MB and its page faults on the main thread, D-181), nor into chunks
+/// (D-212), but written as its pieces (`Output::write_pieces`).
 fn write_pieces<'p>(out: &mut Output<'_>, pieces: impl Iterator<Item = &'p str>) {
-    const CHUNK: usize = 1 << 20;
-    let mut chunk = String::with_capacity(CHUNK);
-    for piece in pieces {
-        if chunk.len() + piece.len() > CHUNK && !chunk.is_empty() {
-            out.write(&chunk);
-            chunk.clear();
-        }
-        if piece.len() >= CHUNK {
-            out.write(piece);
-        } else {
-            chunk.push_str(piece);
-        }
-    }
-    out.write(&chunk);
+    out.write_pieces(pieces);
 }
 
-/// A run's text, written by its worker (`Report::written`) for every format but HTML.
-fn written_text(o: &Outcome) -> &str {
-    o.text().unwrap_or_default()
+/// A writer to the output that drops the first byte written to it (a JSON object's `{`, whose
+/// members follow those written before).
+struct AfterFirstByte<'o, 'w>(&'o mut Output<'w>, bool);
+
+impl std::io::Write for AfterFirstByte<'_, '_> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let rest = match (self.1, bytes.split_first()) {
+            (false, Some((_, rest))) => {
+                self.1 = true;
+                rest
+            }
+            _ => bytes,
+        };
+        self.0.write_all(rest)?;
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Text written to an output in chunks of about 1 MiB, for pieces that live only while they are
+/// handed over (the JUnit report's, `write_junit`).
+struct Chunked<'o, 'w> {
+    out: &'o mut Output<'w>,
+    chunk: String,
+}
+
+impl<'o, 'w> Chunked<'o, 'w> {
+    const CHUNK: usize = 1 << 20;
+
+    fn new(out: &'o mut Output<'w>) -> Self {
+        Chunked {
+            out,
+            chunk: String::with_capacity(Self::CHUNK),
+        }
+    }
+
+    fn push(&mut self, piece: &str) {
+        if self.chunk.len() + piece.len() > Self::CHUNK && !self.chunk.is_empty() {
+            self.out.write(&self.chunk);
+            self.chunk.clear();
+        }
+        if piece.len() >= Self::CHUNK {
+            self.out.write(piece);
+        } else {
+            self.chunk.push_str(piece);
+        }
+    }
+
+    fn finish(self) {
+        self.out.write(&self.chunk);
+    }
 }
 
 fn tier_index(tier: Option<Tier>) -> usize {
