@@ -76,21 +76,24 @@ impl<'w> Output<'w> {
 
     /// Writes `bytes`, a part of a UTF-8 text; a failure is kept for [`Output::finish`].
     fn write_bytes(&mut self, bytes: &[u8]) {
-        if bytes.is_empty() {
+        if bytes.is_empty() || !self.ready() {
             return;
         }
+        if let Err(e) = self.sink.write_all(bytes) {
+            self.failed = Some(e);
+        }
+    }
+
+    /// Whether a write may go ahead: no failure kept. The first write also finds out whether the
+    /// output was closed before the command started.
+    fn ready(&mut self) -> bool {
         if !self.checked {
             self.checked = true;
             if self.closed_at_start {
                 self.failed = Some(closed_error());
             }
         }
-        if self.failed.is_some() {
-            return;
-        }
-        if let Err(e) = self.sink.write_all(bytes) {
-            self.failed = Some(e);
-        }
+        self.failed.is_none()
     }
 
     /// Writes `pieces` one after the other, as [`Output::write`] of their concatenation would, without
@@ -116,14 +119,8 @@ impl<'w> Output<'w> {
 
     /// Writes every byte of `slices` (which it consumes), as [`Output::write`] writes its text.
     fn write_slices(&mut self, mut slices: &mut [IoSlice<'_>]) {
-        if slices.is_empty() {
+        if slices.is_empty() || !self.ready() {
             return;
-        }
-        if !self.checked {
-            self.checked = true;
-            if self.closed_at_start {
-                self.failed = Some(closed_error());
-            }
         }
         while self.failed.is_none() && !slices.is_empty() {
             match self.sink.write_vectored(slices) {

@@ -223,17 +223,11 @@ fn parse_manifest(
             })
             .collect();
         if read.iter().all(Result::is_ok) {
+            let manifests: Vec<Manifest> = read.into_iter().flatten().collect();
             // Every part repeats the manifest's head, its keys before `runs:` (D-251): the first
             // part's are the manifest's.
-            let mut compat = None;
-            let mut runs = Vec::with_capacity(read.len());
-            for (index, manifest) in read.into_iter().flatten().enumerate() {
-                if index == 0 {
-                    compat = manifest.compat;
-                }
-                runs.push(manifest.runs);
-            }
-            return Ok((runs, compat));
+            let compat = manifests.first().and_then(|m| m.compat);
+            return Ok((manifests.into_iter().map(|m| m.runs).collect(), compat));
         }
     }
     let manifest: Manifest =
