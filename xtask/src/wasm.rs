@@ -39,10 +39,13 @@ const LATE_FEATURES: &[&str] = &[
 /// How the module is compiled.
 enum Toolchain {
     Rustup,
-    /// Debian's rustc at this path, older than the workspace (`wrap`) or not.
+    /// Debian's rustc at this path, older than the workspace (`wrap`) or not; `immediate_abort`:
+    /// whether it has the panic strategy `immediate-abort` (rustc 1.92 and later), which replaced
+    /// the standard library's feature `panic_immediate_abort` (the feature is then a compile error).
     Debian {
         rustc: PathBuf,
         wrap: bool,
+        immediate_abort: bool,
     },
 }
 
@@ -139,12 +142,16 @@ const FULL: Build = Build {
     ],
 };
 
+/// The standard library's feature for aborting on panic without formatting anything, before rustc
+/// 1.92 (after it, the panic strategy `immediate-abort`).
+const IMMEDIATE_ABORT_FEATURE: &str = "panic_immediate_abort";
+
 /// The modules of `oatf/validate`: size first (`opt-level = "z"`); a panic, which no input may cause,
 /// aborts without formatting a message or a location nobody could read.
 const SMALL: Build = Build {
     profile: "wasm-small",
     unstable_rustflags: &["-Zlocation-detail=none"],
-    std_features: &["panic_immediate_abort", "optimize_for_size"],
+    std_features: &[IMMEDIATE_ABORT_FEATURE, "optimize_for_size"],
     rustflags: "",
     wasm_opt: &["-Oz", "--converge"],
 };
@@ -289,12 +296,8 @@ fn check_absent(module: &Path, paths: &[&str]) -> Result<(), String> {
     }
     let bytes =
         std::fs::read(module).map_err(|e| format!("cannot read {}: {e}", module.display()))?;
-    let holds = |needle: &str| {
-        bytes
-            .windows(needle.len())
-            .any(|window| window == needle.as_bytes())
-    };
-    if !holds("9oatf_wasm") {
+    let names = function_names(&bytes);
+    if !names.iter().any(|name| name.contains("9oatf_wasm")) {
         println!(
             "{}: no name section, linked crates not checked",
             module.display()
@@ -304,11 +307,7 @@ fn check_absent(module: &Path, paths: &[&str]) -> Result<(), String> {
     let linked: Vec<&str> = paths
         .iter()
         .copied()
-        .filter(|path| {
-            let segments: Vec<&str> = path.split("::").collect();
-            let mangled: String = segments.iter().map(|s| format!("{}{s}", s.len())).collect();
-            holds(&mangled) || (segments.len() > 1 && holds(&segments.join("..")))
-        })
+        .filter(|path| names.iter().any(|name| names_item_of(name, path)))
         .collect();
     if linked.is_empty() {
         Ok(())
@@ -321,6 +320,82 @@ fn check_absent(module: &Path, paths: &[&str]) -> Result<(), String> {
             linked.join(", ")
         ))
     }
+}
+
+/// Whether the mangled function name `name` is of an item under `path` (`crate` or
+/// `crate::module`), in either mangling: legacy (`_ZN12regex_syntax3ast5parse…`) or v0
+/// (`_RNv…Cs…_12regex_syntax3ast5parse…`), or as a demangled type (`regex_syntax..hir..Hir`).
+/// A v0 name ends with the crate that instantiated a generic function (`…Cs…_14regex_automata`
+/// after `hashbrown`'s code that crate's types made): that names where the copy was made, shared
+/// by every crate that uses it after LTO, not an item of that crate, so a match that ends the name
+/// does not count.
+fn names_item_of(name: &str, path: &str) -> bool {
+    let segments: Vec<&str> = path.split("::").collect();
+    let mangled: String = segments.iter().map(|s| format!("{}{s}", s.len())).collect();
+    let name = name.split(".llvm.").next().unwrap_or(name);
+    let inside = name
+        .match_indices(&mangled)
+        .any(|(at, _)| at + mangled.len() < name.len());
+    inside || (segments.len() > 1 && name.contains(&segments.join("..")))
+}
+
+/// The function names of a WebAssembly module's `name` section (empty when it has none or the
+/// bytes are not a module).
+fn function_names(bytes: &[u8]) -> Vec<String> {
+    fn leb(bytes: &[u8], at: &mut usize) -> Option<usize> {
+        let mut value = 0usize;
+        for shift in (0..35).step_by(7) {
+            let byte = *bytes.get(*at)?;
+            *at += 1;
+            value |= usize::from(byte & 0x7f) << shift;
+            if byte & 0x80 == 0 {
+                return Some(value);
+            }
+        }
+        None
+    }
+    fn names(bytes: &[u8]) -> Option<Vec<String>> {
+        let mut at = 8;
+        if bytes.get(..4)? != b"\0asm" {
+            return None;
+        }
+        while at < bytes.len() {
+            let id = bytes[at];
+            at += 1;
+            let size = leb(bytes, &mut at)?;
+            let section = bytes.get(at..at.checked_add(size)?)?;
+            at += size;
+            let mut inner = 0;
+            let name_len = leb(section, &mut inner)?;
+            if id != 0 || section.get(inner..inner + name_len)? != b"name" {
+                continue;
+            }
+            inner += name_len;
+            while inner < section.len() {
+                let sub = section[inner];
+                inner += 1;
+                let sub_size = leb(section, &mut inner)?;
+                let body = section.get(inner..inner.checked_add(sub_size)?)?;
+                inner += sub_size;
+                if sub != 1 {
+                    continue;
+                }
+                let mut pos = 0;
+                let count = leb(body, &mut pos)?;
+                let mut out = Vec::with_capacity(count.min(body.len()));
+                for _ in 0..count {
+                    leb(body, &mut pos)?;
+                    let len = leb(body, &mut pos)?;
+                    let text = body.get(pos..pos.checked_add(len)?)?;
+                    pos += len;
+                    out.push(String::from_utf8_lossy(text).into_owned());
+                }
+                return Some(out);
+            }
+        }
+        None
+    }
+    names(bytes).unwrap_or_default()
 }
 
 /// The module as a JavaScript module whose default export is its base64 text (`oatf/inline`, D-145).
@@ -367,12 +442,34 @@ fn find_toolchain() -> Result<Toolchain, String> {
     let linker = Path::new("/usr/bin/wasm-ld");
     if rustc.is_file() && std_src.is_dir() && linker.is_file() {
         let wrap = rustc_minor(&rustc).is_some_and(|minor| minor < workspace_minor());
-        return Ok(Toolchain::Debian { rustc, wrap });
+        let immediate_abort = has_immediate_abort(&rustc);
+        return Ok(Toolchain::Debian {
+            rustc,
+            wrap,
+            immediate_abort,
+        });
     }
     Err(format!(
         "no toolchain for {TARGET}. Either\n  rustup target add {TARGET}\nor (Debian, no rustup \
          download) install the web toolchain:\n  apt-get install -y rustc-web cargo-web rust-web-src lld"
     ))
+}
+
+/// Whether `rustc` accepts the panic strategy `immediate-abort` (asked, not inferred from its
+/// version: the strategy is unstable and its name could change again).
+fn has_immediate_abort(rustc: &Path) -> bool {
+    Command::new(rustc)
+        .args([
+            "-Zunstable-options",
+            "-Cpanic=immediate-abort",
+            "--target",
+            TARGET,
+            "--print",
+            "cfg",
+        ])
+        .env("RUSTC_BOOTSTRAP", "1")
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 /// The minor version of a rustc (`rustc 1.85.0 …` → 85).
@@ -470,10 +567,23 @@ fn compile(toolchain: &Toolchain, features: &[&str], build: &Build) -> Result<()
         rustflags.push(' ');
         rustflags.push_str(build.rustflags);
     }
-    if let Toolchain::Debian { rustc, .. } = toolchain {
+    if let Toolchain::Debian {
+        rustc,
+        immediate_abort,
+        ..
+    } = toolchain
+    {
         for flag in build.unstable_rustflags {
             rustflags.push(' ');
             rustflags.push_str(flag);
+        }
+        // The same build on both sides of rustc 1.92: the standard library's feature became a
+        // panic strategy, given to every crate (the standard library's included) after the
+        // profile's `panic = "abort"`, which it overrides.
+        let mut std_features: Vec<&str> = build.std_features.to_vec();
+        if *immediate_abort && std_features.contains(&IMMEDIATE_ABORT_FEATURE) {
+            std_features.retain(|f| *f != IMMEDIATE_ABORT_FEATURE);
+            rustflags.push_str(" -Zunstable-options -Cpanic=immediate-abort");
         }
         command
             .args(["-Zbuild-std=std,panic_abort"])
@@ -483,11 +593,8 @@ fn compile(toolchain: &Toolchain, features: &[&str], build: &Build) -> Result<()
                 "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER",
                 "/usr/bin/wasm-ld",
             );
-        if !build.std_features.is_empty() {
-            command.arg(format!(
-                "-Zbuild-std-features={}",
-                build.std_features.join(",")
-            ));
+        if !std_features.is_empty() {
+            command.arg(format!("-Zbuild-std-features={}", std_features.join(",")));
         }
     }
     command.env("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS", rustflags);
@@ -603,30 +710,95 @@ fn run_in(dir: &Path, program: &str, args: &[&str]) -> bool {
 mod tests {
     use super::check_absent;
 
+    /// A module of only a `name` section naming these functions.
+    fn module_naming(dir: &std::path::Path, names: &[&str]) -> std::path::PathBuf {
+        fn leb(mut value: usize, out: &mut Vec<u8>) {
+            loop {
+                let byte = (value & 0x7f) as u8;
+                value >>= 7;
+                if value == 0 {
+                    out.push(byte);
+                    return;
+                }
+                out.push(byte | 0x80);
+            }
+        }
+        let mut functions = Vec::new();
+        leb(names.len(), &mut functions);
+        for (index, name) in names.iter().enumerate() {
+            leb(index, &mut functions);
+            leb(name.len(), &mut functions);
+            functions.extend_from_slice(name.as_bytes());
+        }
+        let mut section = vec![4];
+        section.extend_from_slice(b"name");
+        section.push(1);
+        leb(functions.len(), &mut section);
+        section.extend_from_slice(&functions);
+        let mut module = b"\0asm\x01\0\0\0".to_vec();
+        module.push(0);
+        leb(section.len(), &mut module);
+        module.extend_from_slice(&section);
+        let path = dir.join(format!("m{}.wasm", names.len()));
+        std::fs::write(&path, module).expect("write");
+        path
+    }
+
     #[test]
     fn a_module_that_links_what_it_must_not_fails() {
         let dir = std::env::temp_dir().join(format!("oatf-xtask-absent-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("temporary directory");
-        let module = dir.join("m.wasm");
-        let names = "_ZN9oatf_wasm4main _ZN12regex_syntax3ast5parse _ZN4core3fmt";
-        std::fs::write(&module, names).expect("write");
+        let module = module_naming(
+            &dir,
+            &[
+                "_ZN9oatf_wasm4main",
+                "_ZN12regex_syntax3ast5parse",
+                "_ZN4core3fmt",
+            ],
+        );
         assert!(check_absent(&module, &["regex_syntax::hir", "cel"]).is_ok());
         let error =
             check_absent(&module, &["regex_syntax::ast", "cel"]).expect_err("links the parser");
         assert!(error.contains("regex_syntax::ast"), "{error}");
-        std::fs::write(
-            &module,
-            "_ZN9oatf_wasm4main _$LT$regex_syntax..hir..Hir$GT$",
-        )
-        .expect("write");
+        let module = module_naming(
+            &dir,
+            &["_ZN9oatf_wasm4main", "_$LT$regex_syntax..hir..Hir$GT$"],
+        );
         assert!(check_absent(&module, &["regex_syntax::hir"]).is_err());
         assert!(check_absent(&module, &["regex_automata"]).is_ok());
         // serde_json's value deserializer is not its text parser (D-221).
-        std::fs::write(&module, "_ZN9oatf_wasm4main _ZN10serde_json5value2de5visit")
-            .expect("write");
+        let module = module_naming(
+            &dir,
+            &[
+                "_ZN9oatf_wasm4main",
+                "_ZN10serde_json5value2de5visit",
+                "_ZN4core3fmt",
+            ],
+        );
         assert!(check_absent(&module, &["serde_json::de"]).is_ok());
-        std::fs::write(&module, "_ZN9oatf_wasm4main _ZN10serde_json2de8from_str").expect("write");
+        let module = module_naming(&dir, &["_ZN9oatf_wasm4main", "_ZN10serde_json2de8from_str"]);
         assert!(check_absent(&module, &["serde_json::de"]).is_err());
+        // v0 names: a generic copy made in a crate ends with that crate, an item of it has it inside.
+        let module = module_naming(
+            &dir,
+            &[
+                "_RNvCs1_9oatf_wasm4main",
+                "_RINvNtCs2_9hashbrown3map9make_hasherECs3_14regex_automata",
+                "_RNvMs2_NtCs4_5alloc7raw_vecNtB5_11RawVecInner7reserveCs3_14regex_automata.llvm.12",
+            ],
+        );
+        assert!(check_absent(&module, &["regex_automata"]).is_ok());
+        let module = module_naming(
+            &dir,
+            &[
+                "_RNvCs1_9oatf_wasm4main",
+                "_RNvNtCs3_14regex_automata4meta5build",
+            ],
+        );
+        assert!(check_absent(&module, &["regex_automata"]).is_err());
+        // Not a module: nothing to check.
+        std::fs::write(dir.join("x.wasm"), "_ZN14regex_automata4meta").expect("write");
+        assert!(check_absent(&dir.join("x.wasm"), &["regex_automata"]).is_ok());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
