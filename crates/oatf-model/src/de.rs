@@ -424,6 +424,7 @@ fn visit_map<'de, 'a, N: TreeNode<'a>, V: Visitor<'de>>(
     let result = visitor.visit_map(MapDe::<N> {
         entries,
         value: None,
+        location: None,
         path,
         last_key: &last_key,
     });
@@ -573,10 +574,43 @@ impl<'de, 'a, N: TreeNode<'a>> SeqAccess<'de> for SeqDe<'a, '_, N> {
 
 struct MapDe<'a, 'p, N: TreeNode<'a>> {
     entries: N::Entries,
-    value: Option<(N, TreeKey<'a>)>,
+    /// The value of the key read last, until it is read.
+    value: Option<N>,
+    /// Where the value being read is, for its error.
+    location: Option<Location>,
     path: &'p Path<'p>,
-    /// The key read last, where an error about a key (unknown, duplicate) is located.
+    /// The key read last, where an error about a key (unknown, duplicate) is located, and whose
+    /// value is read next.
     last_key: &'p Cell<Option<TreeKey<'a>>>,
+}
+
+impl<'a, N: TreeNode<'a>> MapDe<'a, '_, N> {
+    /// The value of the key read last, and its key; its location is kept for an error. Not
+    /// inlined, as the other paths of the deserializer that do not depend on the type read (D-220).
+    #[inline(never)]
+    fn take_value(&mut self) -> Result<(N, &'a str), DeError> {
+        match (self.value.take(), self.last_key.get()) {
+            (Some(node), Some(key)) => {
+                self.location = node.location();
+                Ok((node, key.text))
+            }
+            _ => Err(de::Error::custom("value requested before its key")),
+        }
+    }
+
+    /// Locates and records the error of the value read last ([`value_failed`]).
+    #[inline(never)]
+    fn value_failed(&mut self, e: DeError) -> DeError {
+        match self.last_key.get() {
+            Some(key) => value_failed(
+                e,
+                &Path::Key(self.path, key.text),
+                self.location.take(),
+                key,
+            ),
+            None => e,
+        }
+    }
 }
 
 impl<'de, 'a, N: TreeNode<'a>> MapAccess<'de> for MapDe<'a, '_, N> {
@@ -590,19 +624,18 @@ impl<'de, 'a, N: TreeNode<'a>> MapAccess<'de> for MapDe<'a, '_, N> {
             return Ok(None);
         };
         self.last_key.set(Some(key));
-        self.value = Some((node, key));
+        self.value = Some(node);
         let de: de::value::StrDeserializer<'_, DeError> = key.text.into_deserializer();
         seed.deserialize(de).map(Some)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, DeError> {
-        let Some((node, key)) = self.value.take() else {
-            return Err(de::Error::custom("value requested before its key"));
-        };
-        let location = node.location();
-        let path = Path::Key(self.path, key.text);
-        seed.deserialize(TreeDe { node, path })
-            .map_err(|e| value_failed(e, &path, location, key))
+        let (node, key) = self.take_value()?;
+        let path = Path::Key(self.path, key);
+        match seed.deserialize(TreeDe { node, path }) {
+            Ok(value) => Ok(value),
+            Err(e) => Err(self.value_failed(e)),
+        }
     }
 
     fn size_hint(&self) -> Option<usize> {

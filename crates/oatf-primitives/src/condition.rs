@@ -49,38 +49,40 @@ pub enum Condition {
 ///
 /// Numeric operands keep their JSON representation, so an integer bound stays an integer through a
 /// round trip and compares exactly.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+///
+/// It is read from a JSON value ([`Condition::from_value`]) or with serde (its `Deserialize` reads
+/// a value and hands it to the same code); unknown keys are rejected.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct MatchCondition {
     /// Substring match (case-sensitive).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub contains: Option<String>,
     /// Prefix match (case-sensitive).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub starts_with: Option<String>,
     /// Suffix match (case-sensitive).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub ends_with: Option<String>,
     /// RE2 regular expression, matched anywhere in the value (partial match).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub regex: Option<String>,
     /// Matches if the value deeply equals any element.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub any_of: Option<Vec<Value>>,
     /// Greater than.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub gt: Option<Number>,
     /// Less than.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub lt: Option<Number>,
     /// Greater than or equal.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub gte: Option<Number>,
     /// Less than or equal.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub lte: Option<Number>,
     /// Whether the path must resolve (`true`) or must not (`false`); decided during resolution.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub exists: Option<bool>,
 }
 
@@ -103,9 +105,34 @@ impl MatchCondition {
 
 impl Condition {
     /// Builds a condition from a JSON value with the classification of SDK §2.13.
+    ///
+    /// This is the one reading of conditions: `Deserialize` of [`Condition`] and of
+    /// [`MatchCondition`] read a value and call it, and its messages are those serde_json gives
+    /// for the same value. Compiled once, not once per deserializer, and without a second
+    /// deserializer over the value.
+    #[inline(never)]
     pub fn from_value(value: Value) -> Result<Self, ConditionError> {
-        Condition::deserialize(value)
-            .map_err(|e| ConditionError::new(ConditionErrorKind::Invalid, e.to_string()))
+        let Value::Object(map) = value else {
+            return Ok(Condition::Equals(value));
+        };
+        let operators = map
+            .keys()
+            .filter(|k| OPERATORS.contains(&k.as_str()))
+            .count();
+        if operators == 0 {
+            return Ok(Condition::Equals(Value::Object(map)));
+        }
+        if operators != map.len() {
+            let other = map
+                .keys()
+                .find(|k| !OPERATORS.contains(&k.as_str()))
+                .map_or("", String::as_str);
+            return Err(invalid(format!(
+                "condition mixes operators with the unknown key `{other}`, expected one of {}",
+                OPERATORS.join(", ")
+            )));
+        }
+        MatchCondition::from_map(map).map(Condition::Match)
     }
 
     /// The condition as a JSON value, as it is written in a document.
@@ -113,6 +140,132 @@ impl Condition {
         match self {
             Condition::Equals(value) => value.clone(),
             Condition::Match(m) => serde_json::to_value(m).unwrap_or(Value::Null),
+        }
+    }
+}
+
+/// A condition that is not one, with what is wrong.
+fn invalid(message: String) -> ConditionError {
+    ConditionError::new(ConditionErrorKind::Invalid, message)
+}
+
+/// serde's `invalid type` error, in serde_json's words (`invalid type: string "x", expected a
+/// boolean`), for a value that is not what `expected` says.
+#[cold]
+#[inline(never)]
+pub(crate) fn invalid_type(found: &Value, expected: &str) -> ConditionError {
+    let unexpected = match found {
+        Value::Null => de::Unexpected::Unit,
+        Value::Bool(b) => de::Unexpected::Bool(*b),
+        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => de::Unexpected::Unsigned(u),
+            (None, Some(i)) => de::Unexpected::Signed(i),
+            (None, None) => de::Unexpected::Float(n.as_f64().unwrap_or_default()),
+        },
+        Value::String(s) => de::Unexpected::Str(s),
+        Value::Array(_) => de::Unexpected::Seq,
+        Value::Object(_) => de::Unexpected::Map,
+    };
+    invalid(<serde_json::Error as de::Error>::invalid_type(unexpected, &expected).to_string())
+}
+
+/// What a [`MatchCondition`] is called where a value of another kind stands for one (serde's name
+/// of a struct).
+const MATCH_CONDITION: &str = "struct MatchCondition";
+
+impl MatchCondition {
+    /// Reads an operator object: each key an operator ([`OPERATORS`]), `null` for an absent one.
+    fn from_map(map: serde_json::Map<String, Value>) -> Result<Self, ConditionError> {
+        let mut condition = MatchCondition::default();
+        for (key, value) in map {
+            let Some(index) = OPERATORS.iter().position(|op| *op == key) else {
+                return Err(invalid(
+                    <serde_json::Error as de::Error>::unknown_field(&key, &OPERATORS).to_string(),
+                ));
+            };
+            condition.set(index, value)?;
+        }
+        Ok(condition)
+    }
+
+    /// Reads the operators in the order of [`OPERATORS`] from a list, as serde reads a struct
+    /// written as a sequence (a short list leaves the rest absent, a long one is an error).
+    fn from_list(items: Vec<Value>) -> Result<Self, ConditionError> {
+        let mut condition = MatchCondition::default();
+        let count = items.len();
+        for (index, value) in items.into_iter().enumerate().take(OPERATORS.len()) {
+            condition.set(index, value)?;
+        }
+        if count > OPERATORS.len() {
+            return Err(invalid(
+                <serde_json::Error as de::Error>::invalid_length(count, &"fewer elements in array")
+                    .to_string(),
+            ));
+        }
+        Ok(condition)
+    }
+
+    /// Sets the operator at `index` of [`OPERATORS`] from its operand; `null` leaves it absent.
+    fn set(&mut self, index: usize, value: Value) -> Result<(), ConditionError> {
+        if value.is_null() {
+            return Ok(());
+        }
+        let text = |slot: &mut Option<String>, value: Value| match value {
+            Value::String(s) => {
+                *slot = Some(s);
+                Ok(())
+            }
+            other => Err(invalid_type(&other, "a string")),
+        };
+        let number = |slot: &mut Option<Number>, value: Value| match value {
+            Value::Number(n) => {
+                *slot = Some(n);
+                Ok(())
+            }
+            other => Err(invalid_type(&other, "a JSON number")),
+        };
+        match (index, value) {
+            (0, v) => text(&mut self.contains, v),
+            (1, v) => text(&mut self.starts_with, v),
+            (2, v) => text(&mut self.ends_with, v),
+            (3, v) => text(&mut self.regex, v),
+            (4, Value::Array(items)) => {
+                self.any_of = Some(items);
+                Ok(())
+            }
+            (4, other) => Err(invalid_type(&other, "a sequence")),
+            (5, v) => number(&mut self.gt, v),
+            (6, v) => number(&mut self.lt, v),
+            (7, v) => number(&mut self.gte, v),
+            (8, v) => number(&mut self.lte, v),
+            (_, Value::Bool(b)) => {
+                self.exists = Some(b);
+                Ok(())
+            }
+            (_, other) => Err(invalid_type(&other, "a boolean")),
+        }
+    }
+
+    /// Reads a match condition from a JSON value: an operator object (each key one of
+    /// [`OPERATORS`], `null` for an absent operator), or (as serde reads a struct) a list of the
+    /// operands in the order of [`OPERATORS`]. What `Deserialize` reads, with serde_json's messages.
+    ///
+    /// ```
+    /// use oatf_primitives::MatchCondition;
+    /// use serde_json::json;
+    ///
+    /// let condition = MatchCondition::from_value(json!({"contains": "rm", "gt": null}))?;
+    /// assert_eq!(condition.contains.as_deref(), Some("rm"));
+    /// let error = MatchCondition::from_value(json!({"gt": "5"})).unwrap_err();
+    /// assert_eq!(error.message(), "invalid type: string \"5\", expected a JSON number");
+    /// # Ok::<(), oatf_primitives::ConditionError>(())
+    /// ```
+    #[inline(never)]
+    pub fn from_value(value: Value) -> Result<Self, ConditionError> {
+        match value {
+            Value::Object(map) => MatchCondition::from_map(map),
+            Value::Array(items) => MatchCondition::from_list(items),
+            other => Err(invalid_type(&other, MATCH_CONDITION)),
         }
     }
 }
@@ -126,32 +279,19 @@ impl Serialize for Condition {
     }
 }
 
+/// Reads a value, then [`Condition::from_value`].
 impl<'de> Deserialize<'de> for Condition {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = Value::deserialize(deserializer)?;
-        let Value::Object(map) = &value else {
-            return Ok(Condition::Equals(value));
-        };
-        let operators = map
-            .keys()
-            .filter(|k| OPERATORS.contains(&k.as_str()))
-            .count();
-        if operators == 0 {
-            return Ok(Condition::Equals(value));
-        }
-        if operators != map.len() {
-            let other = map
-                .keys()
-                .find(|k| !OPERATORS.contains(&k.as_str()))
-                .map_or("", String::as_str);
-            return Err(de::Error::custom(format_args!(
-                "condition mixes operators with the unknown key `{other}`, expected one of {}",
-                OPERATORS.join(", ")
-            )));
-        }
-        MatchCondition::deserialize(value)
-            .map(Condition::Match)
-            .map_err(de::Error::custom)
+        Condition::from_value(value).map_err(|e| de::Error::custom(e.message()))
+    }
+}
+
+/// Reads a value, then what [`Condition::from_value`] reads of an operator object.
+impl<'de> Deserialize<'de> for MatchCondition {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        MatchCondition::from_value(value).map_err(|e| de::Error::custom(e.message()))
     }
 }
 

@@ -7,10 +7,13 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::condition::{CompiledCondition, Condition};
-use crate::condition_error::{ConditionError, ConditionErrorKind};
+use crate::condition::{CompiledCondition, Condition, invalid_type};
+use crate::condition_error::ConditionError;
 use crate::lazy_regex::RegexLimits;
 use crate::path::SimplePath;
+
+/// What a predicate is, in messages about a value that is not one.
+const EXPECTED: &str = "a map from dot-paths to conditions";
 
 /// A map from simple dot-paths to conditions, combined with AND (SDK §2.10).
 ///
@@ -27,10 +30,17 @@ impl MatchPredicate {
         MatchPredicate { entries }
     }
 
-    /// Builds a predicate from a JSON object.
+    /// Builds a predicate from a JSON object: each value a condition ([`Condition::from_value`]),
+    /// as `Deserialize` reads one, with serde_json's messages.
     pub fn from_value(value: Value) -> Result<Self, ConditionError> {
-        MatchPredicate::deserialize(value)
-            .map_err(|e| ConditionError::new(ConditionErrorKind::Invalid, e.to_string()))
+        let Value::Object(map) = value else {
+            return Err(invalid_type(&value, EXPECTED));
+        };
+        let mut entries = Vec::with_capacity(map.len());
+        for (key, value) in map {
+            entries.push((key, Condition::from_value(value)?));
+        }
+        Ok(MatchPredicate { entries })
     }
 
     /// The entries in order.
@@ -60,7 +70,7 @@ impl<'de> Deserialize<'de> for MatchPredicate {
         impl<'de> Visitor<'de> for PredicateVisitor {
             type Value = MatchPredicate;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a map from dot-paths to conditions")
+                f.write_str(EXPECTED)
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(0).min(64));

@@ -123,6 +123,8 @@ impl Serialize for Severity {
     }
 }
 
+impl super::Field for Severity {}
+
 impl<'de> Deserialize<'de> for Severity {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct SeverityVisitor;

@@ -47,14 +47,17 @@ fn with<R>(f: impl FnOnce(&mut Collector) -> R) -> Option<R> {
     COLLECTOR.with(|c| c.borrow_mut().as_mut().map(f))
 }
 
-/// Records `key` as missing in the innermost mapping and returns the default, when collecting.
-pub(crate) fn missing_required<T: Default>(key: &'static str) -> Option<T> {
+/// Records `key` as missing in the innermost mapping, when collecting: `true` when recorded (the
+/// field then takes its default). Not generic, so compiled once for every field type.
+pub(crate) fn missing_required(key: &'static str) -> bool {
     with(|c| {
-        let frame = c.frames.last_mut()?;
+        let Some(frame) = c.frames.last_mut() else {
+            return false;
+        };
         frame.push(key);
-        Some(T::default())
+        true
     })
-    .flatten()
+    .unwrap_or(false)
 }
 
 /// Whether a collector is active on this thread.
@@ -97,7 +100,16 @@ where
     A: MapAccess<'de>,
     T: de::Deserialize<'de>,
 {
-    match map.next_value::<T>() {
+    next_value_seed(map, std::marker::PhantomData::<T>)
+}
+
+/// [`next_value`] with a seed.
+pub(crate) fn next_value_seed<'de, A, S>(map: &mut A, seed: S) -> Result<Option<S::Value>, A::Error>
+where
+    A: MapAccess<'de>,
+    S: DeserializeSeed<'de>,
+{
+    match map.next_value_seed(seed) {
         Ok(value) => Ok(Some(value)),
         Err(_) if take_pending() => Ok(None),
         Err(e) => Err(e),

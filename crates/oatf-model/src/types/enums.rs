@@ -3,7 +3,8 @@
 
 use std::fmt;
 
-use serde::de::{self, Deserializer, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, Visitor};
+use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
@@ -185,6 +186,59 @@ impl<'de, T: ClosedEnum> Deserialize<'de> for Closed<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let text = deserializer.deserialize_string(ClosedText(T::LABEL))?;
         Ok(Closed::from_name(&text))
+    }
+}
+
+/// Read as its text through one seed for every enumeration ([`ClosedSeed`]), written as its text.
+impl<T: ClosedEnum> super::Field for Closed<T> {
+    fn read<'de, A: de::MapAccess<'de>>(map: &mut A) -> Result<Option<Self>, A::Error> {
+        let text = super::collect::next_value_seed(map, ClosedSeed(T::LABEL))?.flatten();
+        Ok(text.map(|text| Closed::from_name(&text)))
+    }
+
+    fn write<M: SerializeMap>(
+        map: &mut M,
+        key: &'static str,
+        value: &Self,
+    ) -> Result<(), M::Error> {
+        map.serialize_entry(key, value.as_str())
+    }
+}
+
+/// The text of an optional closed-enumeration value (`null` is absent) for the enumeration
+/// labelled `.0`, as `Option<Closed<T>>` reads it.
+struct ClosedSeed(&'static str);
+
+impl<'de> DeserializeSeed<'de> for ClosedSeed {
+    type Value = Option<String>;
+
+    fn deserialize<D: Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Option<String>, D::Error> {
+        deserializer.deserialize_option(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ClosedSeed {
+    type Value = Option<String>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("option")
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Option<String>, E> {
+        Ok(None)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Option<String>, E> {
+        Ok(None)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Option<String>, D::Error> {
+        deserializer
+            .deserialize_string(ClosedText(self.0))
+            .map(Some)
     }
 }
 

@@ -128,6 +128,8 @@ static PATTERN_FIELDS: [&str; 2 + OPERATORS.len()] = {
     fields
 };
 
+impl super::Field for PatternMatch {}
+
 impl<'de> Deserialize<'de> for PatternMatch {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct PatternVisitor;
@@ -154,7 +156,7 @@ impl<'de> Deserialize<'de> for PatternMatch {
                     }
                 }
                 pattern.shorthand =
-                    MatchCondition::deserialize(Value::Object(operators)).map_err(|e| {
+                    MatchCondition::from_value(Value::Object(operators)).map_err(|e| {
                         de::Error::custom(format_args!("invalid pattern operator: {e}"))
                     })?;
                 Ok(pattern)
@@ -219,6 +221,8 @@ impl Serialize for Variables {
         serialize_pairs(serializer, &self.0)
     }
 }
+
+impl super::Field for Variables {}
 
 impl<'de> Deserialize<'de> for Variables {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {

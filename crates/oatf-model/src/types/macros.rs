@@ -19,10 +19,8 @@ macro_rules! field_finish {
             Some(v) => v,
             // While `parse` reads YAML, a missing required field is recorded for `validate`
             // (spec-decisions 1) and the field gets its default; otherwise it is an error.
-            None => match $crate::types::collect::missing_required($key) {
-                Some(v) => v,
-                None => return Err(serde::de::Error::missing_field($key)),
-            },
+            None if $crate::types::collect::missing_required($key) => Default::default(),
+            None => return Err(serde::de::Error::missing_field($key)),
         }
     };
     (opt, $v:ident, $key:literal) => {
@@ -30,14 +28,14 @@ macro_rules! field_finish {
     };
 }
 
-/// Writes one field.
+/// Writes one field ([`Field::write`](crate::types::Field::write)).
 macro_rules! field_ser {
     (req, $map:ident, $key:literal, $val:expr) => {
-        serde::ser::SerializeMap::serialize_entry(&mut $map, $key, $val)?;
+        $crate::types::Field::write(&mut $map, $key, $val)?;
     };
     (opt, $map:ident, $key:literal, $val:expr) => {
         if let Some(v) = $val {
-            serde::ser::SerializeMap::serialize_entry(&mut $map, $key, v)?;
+            $crate::types::Field::write(&mut $map, $key, v)?;
         }
     };
 }
@@ -68,6 +66,8 @@ macro_rules! oatf_struct {
                 pub $ext: $crate::types::enums::Extensions,
             )?
         }
+
+        impl $crate::types::Field for $name {}
 
         impl serde::Serialize for $name {
             fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -104,9 +104,7 @@ macro_rules! oatf_struct {
                                         }
                                         // A value of the wrong type is recorded and left out
                                         // while `parse` collects (`types::collect`).
-                                        let value: Option<Option<$ty>> =
-                                            $crate::types::collect::next_value(&mut map)?;
-                                        $field = value.flatten();
+                                        $field = <$ty as $crate::types::Field>::read(&mut map)?;
                                     }
                                 )*
                                 _ => {

@@ -39,6 +39,36 @@ pub use indicator::{
 
 use crate::span::SpanIndex;
 
+/// How a field of a model struct (`oatf_struct!`) is read and written. Most types are read as
+/// themselves, `null` meaning absent; a closed enumeration is read and written as its text, with one
+/// seed and one entry writer for every enumeration, so that a deserializer and a serializer compile
+/// those once, not once per enumeration (D-280).
+pub(crate) trait Field: Sized {
+    /// Reads the value of the key read last: `None` for `null`, and when it failed and the error
+    /// was recorded (`types::collect`).
+    fn read<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Option<Self>, A::Error>
+    where
+        Self: Deserialize<'de>,
+    {
+        Ok(collect::next_value::<A, Option<Self>>(map)?.flatten())
+    }
+
+    /// Writes the field as the entry `key`.
+    fn write<M: SerializeMap>(map: &mut M, key: &'static str, value: &Self) -> Result<(), M::Error>
+    where
+        Self: Serialize,
+    {
+        map.serialize_entry(key, value)
+    }
+}
+
+impl Field for String {}
+impl Field for i64 {}
+impl Field for f64 {}
+impl Field for serde_json::Value {}
+impl Field for oatf_primitives::MatchPredicate {}
+impl<T> Field for Vec<T> {}
+
 /// The specification version this crate implements (the value of `oatf`).
 pub const OATF_VERSION: &str = "0.1";
 

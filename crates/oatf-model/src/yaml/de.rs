@@ -43,6 +43,8 @@ impl<'a> TreeNode<'a> for &'a mut Node {
         matches!(self.kind, NodeKind::Null)
     }
 
+    // Once for every type read, not inlined into each (D-220).
+    #[inline(never)]
     fn into_parts(self) -> (Option<&'a Location>, TreeValue<'a, Self>) {
         let Node { kind, location } = self;
         let value = match kind {
