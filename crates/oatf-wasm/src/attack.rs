@@ -442,9 +442,12 @@ pub struct WasmTraceEvaluator {
     run: LiveRun,
     /// Entries (messages pushed, lines read) so far: the line number of the last one.
     position: u64,
-    /// The start of a line given to `pushLines` whose end has not come yet (at most one line's
-    /// length limit and a byte: a line longer than the limit is an error whatever follows).
+    /// `pushLines`'s buffer: its first `filled` bytes are the start of a line whose end has not
+    /// come yet (at most one line's length limit and a byte: a line longer than the limit is an
+    /// error whatever follows); the next piece is copied after them. It keeps its length, so that
+    /// a piece is copied into it without clearing the bytes first.
     partial: Vec<u8>,
+    filled: usize,
 }
 
 #[wasm_bindgen]
@@ -466,6 +469,7 @@ impl WasmTraceEvaluator {
             }),
             position: 0,
             partial: Vec::new(),
+            filled: 0,
         })
     }
 
@@ -473,7 +477,7 @@ impl WasmTraceEvaluator {
     /// its description thrown; evaluation goes on with the next one. Throws an `Error` while the
     /// last piece given to `pushLines` ended inside a line.
     pub fn push(&mut self, message: &str) -> Result<(), JsValue> {
-        if !self.partial.is_empty() {
+        if self.filled > 0 {
             return Err(js_sys::Error::new(
                 "push: the last piece given to pushLines ended inside a line; give the rest of \
                  that line first",
@@ -511,27 +515,33 @@ impl WasmTraceEvaluator {
         let mut from = 0;
         while from < length {
             let to = length.min(from.saturating_add(CHUNK_BYTES as u32));
-            let start = self.partial.len();
-            self.partial.resize(start + (to - from) as usize, 0);
-            if let Some(into) = self.partial.get_mut(start..) {
+            let start = self.filled;
+            self.filled = start + (to - from) as usize;
+            if self.partial.len() < self.filled {
+                self.partial.resize(self.filled, 0);
+            }
+            if let Some(into) = self.partial.get_mut(start..self.filled) {
                 // `copy_to` needs a destination exactly as long as the source: both are `to - from`.
                 piece.subarray(from, to).copy_to(into);
             }
             from = to;
             let ends = self
                 .partial
-                .get(start..)
+                .get(start..self.filled)
                 .and_then(|added| added.iter().rposition(|&b| b == b'\n'));
             match ends {
                 Some(end) => {
                     let end = start + end + 1;
                     self.read_partial(end);
-                    self.partial.drain(..end);
+                    self.partial.copy_within(end..self.filled, 0);
+                    self.filled -= end;
                 }
                 // Still inside one line: keep no more of it than makes it too long.
-                None => self
-                    .partial
-                    .truncate(oatf::trace::DEFAULT_MAX_LINE_LEN.saturating_add(1)),
+                None => {
+                    self.filled = self
+                        .filled
+                        .min(oatf::trace::DEFAULT_MAX_LINE_LEN.saturating_add(1));
+                }
             }
         }
         Ok(())
@@ -559,9 +569,9 @@ impl WasmTraceEvaluator {
     /// included, newline or not), as JSON; the evaluator cannot be used afterwards.
     #[wasm_bindgen(js_name = finishJson)]
     pub fn finish_json(&mut self) -> Result<String, JsValue> {
-        let partial = self.partial.len();
-        self.read_partial(partial);
+        self.read_partial(self.filled);
         self.partial = Vec::new();
+        self.filled = 0;
         self.run
             .with_dependent_mut(|_, run| run.take().map(finish))
             .ok_or_else(|| JsValue::from_str("finish() was already called"))
