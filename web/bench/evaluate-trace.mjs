@@ -1,9 +1,10 @@
 // `node web/bench/evaluate-trace.mjs DOC TRACE [--text | --stream] [--steps N]`: evaluates a JSON Lines trace
 // through the npm package and prints the verdict document, as `oatf evaluate DOC TRACE --format json` does (the
 // file is read whole as bytes for `evaluateTrace`, or with `--text` as a string; with `--stream` it is read a MiB
-// at a time into one buffer and each piece given to `TraceEvaluator.pushLines`, as the CLI streams a file). With `--steps N` it evaluates the trace N times and prints to
-// standard error the CPU time (user + system, all of Node's threads, in ms) of each step: the import
-// (instantiating the module), reading the files, compiling the document, and each evaluation.
+// at a time into one buffer and each piece given to `TraceEvaluator.pushLines`, as the CLI streams a file). With
+// `--steps N` it evaluates the trace N times and prints to standard error the CPU time (user + system, all of
+// Node's threads, in ms) of each step: the import (instantiating the module), reading the files, compiling the
+// document, and each evaluation (with `--stream`, reading the trace is part of it).
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 const repo = new URL('../..', import.meta.url).pathname;
