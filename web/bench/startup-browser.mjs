@@ -1,72 +1,119 @@
-// `node web/bench/startup-browser.mjs [RUNS]`: in headless Chromium (Debian's, through playwright-core),
-// how long a page takes to import `oatf/validate` (fetching and instantiating its module) and validate
-// examples/mcp-tool-poisoning.yaml (5.6 KB), from before the import to the result; the full package
-// (`oatf`) beside it. Each run is a fresh browser profile (no cached module). Prints the times in ms, and when the
-// JavaScript modules and the .wasm had arrived (the rest is compiling, instantiating and validating).
-import { createServer } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// `node web/bench/startup-browser.mjs [RUNS] [PAGE…]`: in headless Chromium (Debian's, through playwright-core),
+// how long a page takes to load an entry of the npm package and validate examples/mcp-tool-poisoning.yaml
+// (5.6 KB). Each run is a fresh browser profile (nothing cached), the pages taken in turn run by run; the site is
+// served by web/bench/static-server.mjs in a process of its own. The pages (default: all but `oatf`):
+//
+// - `validate`: `import('./validate-web.js')` (`oatf/validate`) from a page without hints: the browser learns of
+//   each JavaScript module when the one importing it has arrived, and of the `.wasm` when the entry runs;
+// - `validate+preload`: the same page as a site should ship it: `<link rel="modulepreload">` for every JavaScript
+//   module of the entry and `<link rel="preload" as="fetch" crossorigin>` for its `.wasm`, so that everything
+//   is fetched at once, while the HTML is parsed;
+// - `validate/inline`: `oatf/validate/inline` (the module inside the JavaScript, base64), with modulepreload;
+// - `oatf`, `oatf+preload`: the full package (`web.js`), without and with the hints.
+//
+// Times are in ms. `html` is when the page's HTML had arrived (since the navigation began); `fromHtml` the time
+// from then to the validation's result, the figure to compare (the hints start fetching before any script
+// runs); `fromImport` from the script's `import()` to the result; `wasm` when the `.wasm` had arrived and
+// `afterWasm` the time from then to the result (compiling, instantiating, validating).
+import { fork } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { extname, join, normalize } from 'node:path';
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 
 const repo = new URL('../..', import.meta.url).pathname;
 const npm = process.env.OATF_NPM_DIR ?? join(repo, 'target/npm');
 const example = readFileSync(join(repo, 'examples/mcp-tool-poisoning.yaml'), 'utf8');
-const page = (entry) => `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script type="module">
+const args = process.argv.slice(2);
+const runs = /^\d+$/.test(args[0] ?? '') ? Number(args.shift()) : 5;
+
+/** The JavaScript modules `entry` imports statically (not `import()`), itself included, in the site. */
+function staticGraph(site, entry, seen = new Set()) {
+  if (seen.has(entry)) return seen;
+  seen.add(entry);
+  const source = readFileSync(join(site, entry), 'utf8');
+  for (const [, name] of source.matchAll(/(?:^|[;\s])(?:import|export)\s*(?:[^'";]*?\sfrom\s*)?['"]\.\/([^'"]+\.js)['"]/g)) {
+    staticGraph(site, name, seen);
+  }
+  return seen;
+}
+
+const PAGES = {
+  validate: { entry: 'validate-web.js' },
+  'validate+preload': { entry: 'validate-web.js', wasm: 'oatf_validate_bg.wasm' },
+  'validate/inline': { entry: 'validate-inline.js', preload: true },
+  oatf: { entry: 'web.js' },
+  'oatf+preload': { entry: 'web.js', wasm: 'oatf_wasm_bg.wasm' },
+};
+const chosen = args.length ? args : ['validate', 'validate+preload', 'validate/inline'];
+for (const name of chosen) if (!PAGES[name]) throw new Error(`unknown page ${name} (the pages: ${Object.keys(PAGES).join(', ')})`);
+
+// The site: the package's files and one page per variant.
+const site = mkdtempSync(join(tmpdir(), 'oatf-site-'));
+cpSync(npm, site, { recursive: true });
+const pageFile = (name) => `${name.replace(/[^a-z]+/g, '-')}.html`;
+for (const name of chosen) {
+  const { entry, wasm, preload } = PAGES[name];
+  const hints = wasm || preload
+    ? [...staticGraph(site, entry)].map((m) => `<link rel="modulepreload" href="./${m}">`).join('') +
+      (wasm ? `<link rel="preload" href="./${wasm}" as="fetch" crossorigin>` : '')
+    : '';
+  writeFileSync(join(site, pageFile(name)), `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,">${hints}<script type="module">
 const text = ${JSON.stringify(example)};
 const started = performance.now();
 const oatf = await import('./${entry}');
-const imported = performance.now();
 const result = await oatf.validate(text);
 const done = performance.now();
-// When the JavaScript modules and the .wasm had arrived (resource timing): what the page waited for the network
-// (here a local server in the benchmark's own process), as against compiling, instantiating and validating.
-const arrived = (suffix) => Math.max(...performance.getEntriesByType('resource').filter((e) => e.name.endsWith(suffix)).map((e) => e.responseEnd));
-const wasmArrived = arrived('.wasm');
-window.timing = { importMs: imported - started, validateMs: done - imported, totalMs: done - started, jsArrivedMs: arrived('.js') - started, wasmArrivedMs: wasmArrived - started, afterWasmMs: done - wasmArrived, valid: result.valid };
-</script>`;
-const TYPES = { '.js': 'text/javascript', '.wasm': 'application/wasm' };
-const server = createServer((request, response) => {
-  const path = normalize(decodeURIComponent(new URL(request.url, 'http://x').pathname));
-  if (path === '/validate.html' || path === '/full.html') {
-    response.writeHead(200, { 'content-type': 'text/html' });
-    return response.end(page(path === '/full.html' ? 'web.js' : 'validate-web.js'));
-  }
-  try {
-    const body = readFileSync(join(npm, path.replace(/^\/+/, '')));
-    response.writeHead(200, { 'content-type': TYPES[extname(path)] ?? 'application/octet-stream' });
-    response.end(body);
-  } catch {
-    response.writeHead(404).end();
-  }
-});
-await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-const base = `http://127.0.0.1:${server.address().port}`;
-const runs = Number(process.argv[2] ?? 5);
-for (const which of ['validate', 'full']) {
-  const times = [];
-  for (let i = 0; i < runs; i++) {
-    const profile = mkdtempSync(join(tmpdir(), 'oatf-chromium-'));
-    const browser = await chromium.launchPersistentContext(profile, {
-      executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
-    const tab = await browser.newPage();
-    await tab.goto(`${base}/${which}.html`);
-    await tab.waitForFunction(() => window.timing, null, { timeout: 60_000 });
-    const timing = await tab.evaluate(() => window.timing);
-    if (!timing.valid) throw new Error('the example should be valid');
-    times.push(timing);
-    await browser.close();
-    rmSync(profile, { recursive: true, force: true });
-  }
-  const median = (key) => times.map((t) => t[key]).sort((a, b) => a - b)[Math.floor(times.length / 2)].toFixed(1);
-  console.log(
-    `${which === 'validate' ? 'oatf/validate' : 'oatf'}: median of ${runs} cold runs: import ${median('importMs')} ms, ` +
-      `validate ${median('validateMs')} ms, total ${median('totalMs')} ms; of the total, the JavaScript modules had arrived at ` +
-      `${median('jsArrivedMs')} ms and the .wasm at ${median('wasmArrivedMs')} ms, then ${median('afterWasmMs')} ms to ` +
-      'compile, instantiate and validate',
-  );
+const resources = performance.getEntriesByType('resource');
+const arrived = (suffix) => Math.max(...resources.filter((e) => e.name.endsWith(suffix)).map((e) => e.responseEnd));
+const html = performance.getEntriesByType('navigation')[0].responseEnd;
+const wasm = arrived('.wasm');
+window.timing = { html, fromHtml: done - html, fromImport: done - started, js: arrived('.js') - html, wasm: Number.isFinite(wasm) ? wasm - html : null, afterWasm: Number.isFinite(wasm) ? done - wasm : null, valid: result.valid };
+</script>`);
 }
-server.close();
+
+const server = fork(new URL('./static-server.mjs', import.meta.url), [site], { stdio: 'inherit' });
+const { port } = await new Promise((ok) => server.once('message', ok));
+const base = `http://127.0.0.1:${port}`;
+
+const times = Object.fromEntries(chosen.map((name) => [name, []]));
+try {
+  for (let i = 0; i < runs; i++) {
+    for (const name of chosen) {
+      const profile = mkdtempSync(join(tmpdir(), 'oatf-chromium-'));
+      const browser = await chromium.launchPersistentContext(profile, {
+        executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+        headless: true,
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
+          '--disable-component-update', '--disable-sync'],
+      });
+      try {
+        const tab = await browser.newPage();
+        await tab.goto(`${base}/${pageFile(name)}`);
+        await tab.waitForFunction(() => window.timing, null, { timeout: 60_000 });
+        const timing = await tab.evaluate(() => window.timing);
+        if (!timing.valid) throw new Error('the example should be valid');
+        times[name].push(timing);
+      } finally {
+        await browser.close();
+        rmSync(profile, { recursive: true, force: true });
+      }
+    }
+  }
+} finally {
+  server.disconnect();
+  rmSync(site, { recursive: true, force: true });
+}
+
+const summary = (list, key) => {
+  const values = list.map((t) => t[key]).filter((v) => v != null).sort((a, b) => a - b);
+  if (!values.length) return '-';
+  const median = values[Math.floor(values.length / 2)];
+  return `${median.toFixed(1)} (${values[0].toFixed(1)}–${values.at(-1).toFixed(1)})`;
+};
+console.log(`median (range) of ${runs} fresh profiles, ms; fromHtml is the figure to compare`);
+for (const name of chosen) {
+  const list = times[name];
+  console.log(`${name.padEnd(17)} fromHtml ${summary(list, 'fromHtml')}  fromImport ${summary(list, 'fromImport')}  ` +
+    `html ${summary(list, 'html')}  js ${summary(list, 'js')}  wasm ${summary(list, 'wasm')}  afterWasm ${summary(list, 'afterWasm')}`);
+}

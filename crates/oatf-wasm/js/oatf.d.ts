@@ -154,8 +154,12 @@ export declare class Attack {
 export declare function compile(source: Source, options?: CompileOptions): Attack;
 
 export declare class TraceEvaluator {
-  constructor(attack: Attack, options?: { compat?: Compat });
+  /** `name` is the report's `trace.file` (`<push>` without one). */
+  constructor(attack: Attack, options?: { compat?: Compat; name?: string });
   push(message: TraceMessageInput): void;
+  /** The next piece of a JSON Lines trace (text or UTF-8 bytes): its whole lines are evaluated, a line
+   * may go on in the next piece; malformed lines are counted and reported, not thrown. */
+  pushLines(piece: string | Uint8Array): void;
   readonly messages: number;
   readonly matchedCount: number;
   finish(): VerdictReport;

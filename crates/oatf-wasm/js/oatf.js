@@ -257,16 +257,17 @@ export function compile(source, options) {
   return new Attack(inner, judge);
 }
 
-/** Evaluates a trace one message at a time: `push(message)` each, then `finish()`. Memory does not
- * grow with the trace. Judges are called synchronously here. `{ compat: 'thoughtjack-context' }` scores
- * it as ThoughtJack's context mode does (D-100). */
+/** Evaluates a trace one message at a time: `push(message)` each, or its JSON Lines a piece at a time,
+ * `pushLines(piece)`; then `finish()`. Memory does not grow with the trace. Judges are called
+ * synchronously here. `{ compat: 'thoughtjack-context' }` scores it as ThoughtJack's context mode does
+ * (D-100); `{ name }` is the report's `trace.file` (`<push>` without one). */
 export class TraceEvaluator {
   #inner;
   constructor(attack, options) {
     if (!(attack instanceof Attack)) throw new TypeError('TraceEvaluator takes an Attack (from compile)');
-    const { compat } = checkOptions(options, { compat: TRACE_OPTIONS.compat }, 'TraceEvaluator');
+    const { compat, name } = checkOptions(options, { compat: TRACE_OPTIONS.compat, name: TRACE_OPTIONS.name }, 'TraceEvaluator');
     try {
-      this.#inner = new wasm.WasmTraceEvaluator(attack._inner, compat);
+      this.#inner = new wasm.WasmTraceEvaluator(attack._inner, compat, name);
     } catch (e) {
       throw typeof e === 'string' ? new RangeError(e) : e;
     }
@@ -279,6 +280,25 @@ export class TraceEvaluator {
       this.#inner.push(messageJson(message));
     } catch (e) {
       throw typeof e === 'string' ? new TraceError(e) : e;
+    }
+  }
+
+  /** Evaluates the whole lines of `piece`, the next part of a JSON Lines trace (text, or UTF-8 bytes
+   * such as a chunk of a file or a stream), as `evaluateTrace` reads a trace (D-291): a line may
+   * begin in one piece and end in a later one, and `finish()` reads the last line. Malformed lines
+   * are counted and in the report's `traceErrors`, not thrown. */
+  pushLines(piece) {
+    let bytes;
+    if (typeof piece === 'string') bytes = UTF8.encode(piece);
+    else if (piece instanceof Uint8Array) bytes = piece;
+    else throw new TypeError('pushLines takes JSON Lines text (a string or a Uint8Array)');
+    // The module addresses the array with 32-bit offsets: a larger piece is given in parts.
+    for (let from = 0; from < bytes.length; from += 0x80000000) {
+      try {
+        this.#inner.pushLines(bytes.length > 0x80000000 ? bytes.subarray(from, from + 0x80000000) : bytes);
+      } catch (e) {
+        throw typeof e === 'string' ? new Error(e) : e;
+      }
     }
   }
 

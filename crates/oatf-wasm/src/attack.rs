@@ -2,7 +2,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::io::{BufReader, Read};
+use std::io::{BufRead, BufReader, Read};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -340,8 +340,7 @@ impl WasmAttack {
         };
         let mut reader = JsonlTraceReader::new(BufReader::with_capacity(CHUNK_BYTES, source));
         let mut run = TraceRun::with_compat(&self.attack, name, compat);
-        // Reading JavaScript's bytes cannot fail: the run ends at their end either way.
-        let _ = run.read_to_end(&mut reader);
+        read_lines(&mut run, &mut reader);
         Ok(finish(run))
     }
 
@@ -361,6 +360,22 @@ impl WasmAttack {
 
 /// How many bytes of a trace held by JavaScript are copied into the module at a time (D-201).
 const CHUNK_BYTES: usize = 1 << 20;
+
+/// Reads `reader` to its end into `run` (`TraceRun::read_to_end`), one line per call of
+/// [`read_line`] (D-290). V8 runs a WebAssembly function first as its baseline compiler's code and
+/// swaps in the optimized code only for the function's next call (it has no on-stack replacement
+/// for WebAssembly): a loop over the whole trace inlined into one call ran in baseline code to the
+/// end of a process's first evaluation, where a function called once a line is optimized after
+/// the first lines. Reading JavaScript's bytes cannot fail: the run ends at their end either way.
+fn read_lines<R: BufRead>(run: &mut TraceRun<'_>, reader: &mut JsonlTraceReader<R>) {
+    while read_line(run, reader) {}
+}
+
+/// Reads the next line of `reader` into `run`: `false` at the end (or after an I/O error).
+#[inline(never)]
+fn read_line<R: BufRead>(run: &mut TraceRun<'_>, reader: &mut JsonlTraceReader<R>) -> bool {
+    matches!(run.read_next(reader), Some(Ok(_)))
+}
 
 /// A `Uint8Array` of JavaScript read from start to end: each `read` copies the next bytes into
 /// the module's memory with one call (`TypedArray.prototype.set`).
@@ -420,31 +435,55 @@ self_cell::self_cell!(
     }
 );
 
-/// Evaluates a trace one message at a time: `push(message)` each, then `finish()`.
+/// Evaluates a trace one message at a time: `push(message)` each, or the trace's JSON Lines a
+/// piece at a time (`pushLines(bytes)`), then `finish()`.
 #[wasm_bindgen]
 pub struct WasmTraceEvaluator {
     run: LiveRun,
+    /// Entries (messages pushed, lines read) so far: the line number of the last one.
     position: u64,
+    /// `pushLines`'s buffer: its first `filled` bytes are the start of a line whose end has not
+    /// come yet (at most one line's length limit and a byte: a line longer than the limit is an
+    /// error whatever follows); the next piece is copied after them. It keeps its length, so that
+    /// a piece is copied into it without clearing the bytes first.
+    partial: Vec<u8>,
+    filled: usize,
 }
 
 #[wasm_bindgen]
 impl WasmTraceEvaluator {
     /// A streaming evaluation of `attack` in the compatibility profile `compat` (D-100; the
-    /// default without one). Throws a message for an unknown profile.
+    /// default without one), of the trace the report calls `name` (`<push>` without one). Throws a
+    /// message for an unknown profile.
     #[wasm_bindgen(constructor)]
-    pub fn new(attack: &WasmAttack, compat: Option<String>) -> Result<WasmTraceEvaluator, JsValue> {
+    pub fn new(
+        attack: &WasmAttack,
+        compat: Option<String>,
+        name: Option<String>,
+    ) -> Result<WasmTraceEvaluator, JsValue> {
         let compat = compat_of(compat.as_deref())?;
+        let name = name.unwrap_or_else(|| "<push>".to_owned());
         Ok(WasmTraceEvaluator {
             run: LiveRun::new(Rc::clone(&attack.attack), |attack| {
-                Some(TraceRun::with_compat(attack, "<push>", compat))
+                Some(TraceRun::with_compat(attack, name, compat))
             }),
             position: 0,
+            partial: Vec::new(),
+            filled: 0,
         })
     }
 
     /// Evaluates one message (a JSON line of the trace format). A malformed message is counted and
-    /// its description thrown; evaluation goes on with the next one.
+    /// its description thrown; evaluation goes on with the next one. Throws an `Error` while the
+    /// last piece given to `pushLines` ended inside a line.
     pub fn push(&mut self, message: &str) -> Result<(), JsValue> {
+        if self.filled > 0 {
+            return Err(js_sys::Error::new(
+                "push: the last piece given to pushLines ended inside a line; give the rest of \
+                 that line first",
+            )
+            .into());
+        }
         self.position += 1;
         let position = self.position;
         let parsed = TraceMessage::from_json(message).map_err(|e| format!("entry {position}: {e}"));
@@ -461,6 +500,51 @@ impl WasmTraceEvaluator {
                 }
             },
         })
+    }
+
+    /// Evaluates the whole lines of `piece`, the next bytes of a JSON Lines trace (D-291), as
+    /// `evaluateTraceBytesJson` reads a trace: a line may end in a later piece; malformed lines
+    /// are counted and kept for the report, not thrown. The piece stays in JavaScript's memory and
+    /// is copied into the module a MiB at a time. Throws a message once `finish()` was called.
+    #[wasm_bindgen(js_name = pushLines)]
+    pub fn push_lines(&mut self, piece: js_sys::Uint8Array) -> Result<(), JsValue> {
+        if self.run.borrow_dependent().is_none() {
+            return Err(JsValue::from_str("finish() was already called"));
+        }
+        let length = piece.length();
+        let mut from = 0;
+        while from < length {
+            let to = length.min(from.saturating_add(CHUNK_BYTES as u32));
+            let start = self.filled;
+            self.filled = start + (to - from) as usize;
+            if self.partial.len() < self.filled {
+                self.partial.resize(self.filled, 0);
+            }
+            if let Some(into) = self.partial.get_mut(start..self.filled) {
+                // `copy_to` needs a destination exactly as long as the source: both are `to - from`.
+                piece.subarray(from, to).copy_to(into);
+            }
+            from = to;
+            let ends = self
+                .partial
+                .get(start..self.filled)
+                .and_then(|added| added.iter().rposition(|&b| b == b'\n'));
+            match ends {
+                Some(end) => {
+                    let end = start + end + 1;
+                    self.read_partial(end);
+                    self.partial.copy_within(end..self.filled, 0);
+                    self.filled -= end;
+                }
+                // Still inside one line: keep no more of it than makes it too long.
+                None => {
+                    self.filled = self
+                        .filled
+                        .min(oatf::trace::DEFAULT_MAX_LINE_LEN.saturating_add(1));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// How many messages were evaluated.
@@ -481,12 +565,34 @@ impl WasmTraceEvaluator {
             .map_or(0, |run| run.evaluator().matched_count())
     }
 
-    /// `{ report, traceErrors }` of the messages pushed, as JSON; the evaluator cannot be used
-    /// afterwards.
+    /// `{ report, traceErrors }` of the messages pushed (the last line given to `pushLines`
+    /// included, newline or not), as JSON; the evaluator cannot be used afterwards.
     #[wasm_bindgen(js_name = finishJson)]
     pub fn finish_json(&mut self) -> Result<String, JsValue> {
+        self.read_partial(self.filled);
+        self.partial = Vec::new();
+        self.filled = 0;
         self.run
             .with_dependent_mut(|_, run| run.take().map(finish))
             .ok_or_else(|| JsValue::from_str("finish() was already called"))
+    }
+}
+
+impl WasmTraceEvaluator {
+    /// Reads the first `end` bytes of `partial` (whole lines, or the last line of the trace) into
+    /// the run, numbering its lines on from the entries before.
+    fn read_partial(&mut self, end: usize) {
+        let Some(lines) = self.partial.get(..end).filter(|lines| !lines.is_empty()) else {
+            return;
+        };
+        let position = self.position;
+        let read = self.run.with_dependent_mut(|_, run| {
+            run.as_mut().map(|run| {
+                let mut reader = JsonlTraceReader::new(lines).after_lines(position);
+                read_lines(run, &mut reader);
+                reader.lines_read()
+            })
+        });
+        self.position = read.unwrap_or(position);
     }
 }

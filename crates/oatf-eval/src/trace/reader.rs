@@ -191,6 +191,13 @@ impl<R: BufRead> JsonlTraceReader<R> {
         self
     }
 
+    /// Numbers the lines from `lines + 1` on, as if `lines` lines had been read before: for a trace
+    /// that arrives in pieces, each piece's whole lines read by a reader of their own.
+    pub fn after_lines(mut self, lines: u64) -> Self {
+        self.line = lines;
+        self
+    }
+
     /// The number of lines read so far: the line number of the item last returned.
     pub fn lines_read(&self) -> u64 {
         self.line

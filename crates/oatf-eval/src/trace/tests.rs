@@ -749,3 +749,29 @@ fn default_node_limit_rejects_a_15_megabyte_line_of_small_objects() {
     assert_eq!(items, [Err((1, TraceErrorKind::TooManyNodes))]);
     assert!(started.elapsed() < std::time::Duration::from_secs(5));
 }
+
+#[test]
+fn a_reader_after_lines_numbers_on_from_them() {
+    let text = "{\"seq\":1,\"direction\":\"incoming\"}\n\nnot json\n{\"seq\":4,\"direction\":\"outgoing\"}\nnope\n";
+    let whole = read_all(JsonlTraceReader::new(text.as_bytes()));
+    assert_eq!(
+        whole,
+        [
+            Ok(1),
+            Err((3, TraceErrorKind::Malformed)),
+            Ok(4),
+            Err((5, TraceErrorKind::Malformed))
+        ]
+    );
+    // The same trace in two pieces split after its second line (a blank one), the second piece read
+    // by a reader of its own: the same items at the same lines.
+    let (first, second) = text.split_at(text.find("not json").unwrap_or(0));
+    let mut reader = JsonlTraceReader::new(first.as_bytes());
+    let mut pieces = read_all(JsonlTraceReader::new(first.as_bytes()));
+    while reader.next().is_some() {}
+    assert_eq!(reader.lines_read(), 2);
+    pieces.extend(read_all(
+        JsonlTraceReader::new(second.as_bytes()).after_lines(reader.lines_read()),
+    ));
+    assert_eq!(pieces, whole);
+}
