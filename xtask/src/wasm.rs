@@ -43,6 +43,9 @@ enum Toolchain {
     Debian {
         rustc: PathBuf,
         wrap: bool,
+        /// Whether this rustc has the `immediate-abort` panic strategy (since 1.92; before it, the
+        /// standard library's `panic_immediate_abort` feature, which now refuses to build, did it).
+        immediate_abort: bool,
     },
 }
 
@@ -112,6 +115,10 @@ struct Build {
     unstable_rustflags: &'static [&'static str],
     /// Features of the standard library built from source (`-Zbuild-std-features`), likewise.
     std_features: &'static [&'static str],
+    /// A panic aborts at once, without formatting a message or a location (the standard library
+    /// built from source only): `-Cpanic=immediate-abort` where rustc has that strategy, else the
+    /// standard library's `panic_immediate_abort` feature.
+    immediate_abort: bool,
     /// Stable rustc flags for every crate of the build, on any toolchain (target features).
     rustflags: &'static str,
     /// The optimization arguments of `wasm-opt` (and the features it must be told beyond those every
@@ -131,6 +138,7 @@ const FULL: Build = Build {
     profile: "wasm-eval",
     unstable_rustflags: &[],
     std_features: &[],
+    immediate_abort: false,
     rustflags: "-Ctarget-feature=+simd128,+bulk-memory,+nontrapping-fptoint",
     wasm_opt: &[
         "-Os",
@@ -144,7 +152,8 @@ const FULL: Build = Build {
 const SMALL: Build = Build {
     profile: "wasm-small",
     unstable_rustflags: &["-Zlocation-detail=none"],
-    std_features: &["panic_immediate_abort", "optimize_for_size"],
+    std_features: &["optimize_for_size"],
+    immediate_abort: true,
     rustflags: "",
     wasm_opt: &["-Oz", "--converge"],
 };
@@ -280,21 +289,21 @@ fn build() -> Result<(), String> {
     Ok(())
 }
 
-/// Fails when the module holds a function of one of `paths` (crates or `crate::module`): its mangled
-/// name has `<len><segment>…` (`_ZN12regex_syntax3hir…`), or `crate..module` inside `<…>`, in the name
-/// section that `wasm-ld` writes; a module without names cannot be checked and passes.
+/// Fails when the module holds a function of one of `paths` (crates or `crate::module`), by the
+/// function names of the name section that `wasm-ld` writes: a legacy mangled name (`_ZN…`) has
+/// `<len><segment>…` (`_ZN12regex_syntax3hir…`) or `crate..module` inside `<…>`; a v0 mangled name
+/// (`_R…`, rustc's default since 1.9x) has the crate root `_<len><crate>` followed by the path's
+/// further segments, or by any segment for a crate alone (v0 also names the crate a generic function
+/// was instantiated in, at the end of the name: that is not the crate's code). A module without names
+/// cannot be checked and passes.
 fn check_absent(module: &Path, paths: &[&str]) -> Result<(), String> {
     if paths.is_empty() {
         return Ok(());
     }
     let bytes =
         std::fs::read(module).map_err(|e| format!("cannot read {}: {e}", module.display()))?;
-    let holds = |needle: &str| {
-        bytes
-            .windows(needle.len())
-            .any(|window| window == needle.as_bytes())
-    };
-    if !holds("9oatf_wasm") {
+    let names = function_names(&bytes);
+    if !names.iter().any(|name| name.contains("9oatf_wasm")) {
         println!(
             "{}: no name section, linked crates not checked",
             module.display()
@@ -304,11 +313,7 @@ fn check_absent(module: &Path, paths: &[&str]) -> Result<(), String> {
     let linked: Vec<&str> = paths
         .iter()
         .copied()
-        .filter(|path| {
-            let segments: Vec<&str> = path.split("::").collect();
-            let mangled: String = segments.iter().map(|s| format!("{}{s}", s.len())).collect();
-            holds(&mangled) || (segments.len() > 1 && holds(&segments.join("..")))
-        })
+        .filter(|path| names.iter().any(|name| names_path(name, path)))
         .collect();
     if linked.is_empty() {
         Ok(())
@@ -321,6 +326,80 @@ fn check_absent(module: &Path, paths: &[&str]) -> Result<(), String> {
             linked.join(", ")
         ))
     }
+}
+
+/// Whether the mangled function name `name` is of an item under `path` (`crate` or `crate::module`).
+fn names_path(name: &str, path: &str) -> bool {
+    let segments: Vec<&str> = path.split("::").collect();
+    let mangled: String = segments.iter().map(|s| format!("{}{s}", s.len())).collect();
+    if name.starts_with("_R") {
+        // v0: `Cs<disambiguator>_<len><crate>`, then the segments of the path inside the crate.
+        let root = format!("_{mangled}");
+        return name.match_indices(&root).any(|(at, _)| {
+            name[at + root.len()..]
+                .bytes()
+                .next()
+                .is_some_and(|b| b.is_ascii_digit())
+        });
+    }
+    name.contains(&mangled) || (segments.len() > 1 && name.contains(&segments.join("..")))
+}
+
+/// The function names of a WebAssembly module's name section (none when it has no such section or
+/// the module cannot be read).
+fn function_names(bytes: &[u8]) -> Vec<String> {
+    /// An unsigned LEB128 at `at`, moving `at` past it.
+    fn leb(bytes: &[u8], at: &mut usize) -> Option<usize> {
+        let mut value = 0usize;
+        for shift in (0..35).step_by(7) {
+            let byte = *bytes.get(*at)?;
+            *at += 1;
+            value |= usize::from(byte & 0x7f) << shift;
+            if byte < 0x80 {
+                return Some(value);
+            }
+        }
+        None
+    }
+    /// A length-prefixed byte string at `at`.
+    fn text<'a>(bytes: &'a [u8], at: &mut usize) -> Option<&'a [u8]> {
+        let length = leb(bytes, at)?;
+        let text = bytes.get(*at..at.checked_add(length)?)?;
+        *at += length;
+        Some(text)
+    }
+    let mut names = Vec::new();
+    let mut at = 8; // after the magic number and the version
+    while at < bytes.len() {
+        let id = bytes[at];
+        at += 1;
+        let Some(size) = leb(bytes, &mut at) else {
+            break;
+        };
+        let end = at.saturating_add(size).min(bytes.len());
+        let mut inner = at;
+        if id == 0 && text(bytes, &mut inner) == Some(b"name".as_slice()) {
+            while inner < end {
+                let sub = bytes[inner];
+                inner += 1;
+                let Some(sub_size) = leb(bytes, &mut inner) else {
+                    break;
+                };
+                let sub_end = inner.saturating_add(sub_size).min(end);
+                if sub == 1 {
+                    let count = leb(bytes, &mut inner).unwrap_or(0);
+                    for _ in 0..count {
+                        let entry = leb(bytes, &mut inner).and_then(|_| text(bytes, &mut inner));
+                        let Some(name) = entry else { break };
+                        names.push(String::from_utf8_lossy(name).into_owned());
+                    }
+                }
+                inner = sub_end;
+            }
+        }
+        at = end;
+    }
+    names
 }
 
 /// The module as a JavaScript module whose default export is its base64 text (`oatf/inline`, D-145).
@@ -367,12 +446,32 @@ fn find_toolchain() -> Result<Toolchain, String> {
     let linker = Path::new("/usr/bin/wasm-ld");
     if rustc.is_file() && std_src.is_dir() && linker.is_file() {
         let wrap = rustc_minor(&rustc).is_some_and(|minor| minor < workspace_minor());
-        return Ok(Toolchain::Debian { rustc, wrap });
+        let immediate_abort = has_immediate_abort(&rustc);
+        return Ok(Toolchain::Debian {
+            rustc,
+            wrap,
+            immediate_abort,
+        });
     }
     Err(format!(
         "no toolchain for {TARGET}. Either\n  rustup target add {TARGET}\nor (Debian, no rustup \
          download) install the web toolchain:\n  apt-get install -y rustc-web cargo-web rust-web-src lld"
     ))
+}
+
+/// Whether `rustc` accepts the `immediate-abort` panic strategy for the target.
+fn has_immediate_abort(rustc: &Path) -> bool {
+    Command::new(rustc)
+        .args([
+            "-Zunstable-options",
+            "-Cpanic=immediate-abort",
+            "--print=cfg",
+            "--target",
+            TARGET,
+        ])
+        .env("RUSTC_BOOTSTRAP", "1")
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 /// The minor version of a rustc (`rustc 1.85.0 …` → 85).
@@ -445,6 +544,9 @@ fn describe(build: &Build, toolchain: &Toolchain) -> String {
     if matches!(toolchain, Toolchain::Debian { .. }) {
         parts.extend(build.unstable_rustflags.iter().map(|f| (*f).to_owned()));
         parts.extend(build.std_features.iter().map(|f| format!("std {f}")));
+        if build.immediate_abort {
+            parts.push("panic immediate-abort".to_owned());
+        }
     }
     parts.push(format!("wasm-opt {}", build.wasm_opt.join(" ")));
     parts.join(", ")
@@ -470,10 +572,23 @@ fn compile(toolchain: &Toolchain, features: &[&str], build: &Build) -> Result<()
         rustflags.push(' ');
         rustflags.push_str(build.rustflags);
     }
-    if let Toolchain::Debian { rustc, .. } = toolchain {
+    if let Toolchain::Debian {
+        rustc,
+        immediate_abort,
+        ..
+    } = toolchain
+    {
         for flag in build.unstable_rustflags {
             rustflags.push(' ');
             rustflags.push_str(flag);
+        }
+        let mut std_features = build.std_features.to_vec();
+        if build.immediate_abort {
+            if *immediate_abort {
+                rustflags.push_str(" -Zunstable-options -Cpanic=immediate-abort");
+            } else {
+                std_features.push("panic_immediate_abort");
+            }
         }
         command
             .args(["-Zbuild-std=std,panic_abort"])
@@ -483,11 +598,8 @@ fn compile(toolchain: &Toolchain, features: &[&str], build: &Build) -> Result<()
                 "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER",
                 "/usr/bin/wasm-ld",
             );
-        if !build.std_features.is_empty() {
-            command.arg(format!(
-                "-Zbuild-std-features={}",
-                build.std_features.join(",")
-            ));
+        if !std_features.is_empty() {
+            command.arg(format!("-Zbuild-std-features={}", std_features.join(",")));
         }
     }
     command.env("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS", rustflags);
@@ -603,30 +715,81 @@ fn run_in(dir: &Path, program: &str, args: &[&str]) -> bool {
 mod tests {
     use super::check_absent;
 
+    /// A module of nothing but a name section naming functions `names`.
+    fn module_naming(names: &[&str]) -> Vec<u8> {
+        fn leb(mut value: usize, out: &mut Vec<u8>) {
+            loop {
+                let byte = u8::try_from(value & 0x7f).unwrap_or(0);
+                value >>= 7;
+                if value == 0 {
+                    out.push(byte);
+                    return;
+                }
+                out.push(byte | 0x80);
+            }
+        }
+        fn text(text: &[u8], out: &mut Vec<u8>) {
+            leb(text.len(), out);
+            out.extend_from_slice(text);
+        }
+        let mut functions = Vec::new();
+        leb(names.len(), &mut functions);
+        for (index, name) in names.iter().enumerate() {
+            leb(index, &mut functions);
+            text(name.as_bytes(), &mut functions);
+        }
+        let mut section = Vec::new();
+        text(b"name", &mut section);
+        section.push(1);
+        text(&functions, &mut section);
+        let mut module = b"\0asm\x01\0\0\0".to_vec();
+        module.push(0);
+        text(&section, &mut module);
+        module
+    }
+
     #[test]
     fn a_module_that_links_what_it_must_not_fails() {
         let dir = std::env::temp_dir().join(format!("oatf-xtask-absent-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("temporary directory");
         let module = dir.join("m.wasm");
-        let names = "_ZN9oatf_wasm4main _ZN12regex_syntax3ast5parse _ZN4core3fmt";
-        std::fs::write(&module, names).expect("write");
+        let write = |names: &[&str]| std::fs::write(&module, module_naming(names)).expect("write");
+        write(&[
+            "_ZN9oatf_wasm4main",
+            "_ZN12regex_syntax3ast5parse",
+            "_ZN4core3fmt",
+        ]);
         assert!(check_absent(&module, &["regex_syntax::hir", "cel"]).is_ok());
         let error =
             check_absent(&module, &["regex_syntax::ast", "cel"]).expect_err("links the parser");
         assert!(error.contains("regex_syntax::ast"), "{error}");
-        std::fs::write(
-            &module,
-            "_ZN9oatf_wasm4main _$LT$regex_syntax..hir..Hir$GT$",
-        )
-        .expect("write");
+        write(&["_ZN9oatf_wasm4main", "_$LT$regex_syntax..hir..Hir$GT$"]);
         assert!(check_absent(&module, &["regex_syntax::hir"]).is_err());
         assert!(check_absent(&module, &["regex_automata"]).is_ok());
         // serde_json's value deserializer is not its text parser (D-221).
-        std::fs::write(&module, "_ZN9oatf_wasm4main _ZN10serde_json5value2de5visit")
-            .expect("write");
+        write(&["_ZN9oatf_wasm4main", "_ZN10serde_json5value2de5visit"]);
         assert!(check_absent(&module, &["serde_json::de"]).is_ok());
-        std::fs::write(&module, "_ZN9oatf_wasm4main _ZN10serde_json2de8from_str").expect("write");
+        write(&["_ZN9oatf_wasm4main", "_ZN10serde_json2de8from_str"]);
         assert!(check_absent(&module, &["serde_json::de"]).is_err());
+        // The same in v0 mangling: a crate's own item, and a generic function that was merely
+        // instantiated in that crate (its name ends with the crate).
+        write(&[
+            "_RNvCs1_9oatf_wasm4main",
+            "_RNvNtNtCs2_12regex_syntax3ast5parse5parse",
+            "_RINvNtCs3_9hashbrown3map9make_hashECs8T5_14regex_automata",
+        ]);
+        assert!(check_absent(&module, &["regex_automata", "regex_syntax::hir", "cel"]).is_ok());
+        let error = check_absent(&module, &["regex_syntax::ast"]).expect_err("links the parser");
+        assert!(error.contains("regex_syntax::ast"), "{error}");
+        assert!(check_absent(&module, &["regex_syntax"]).is_err());
+        write(&[
+            "_RNvCs1_9oatf_wasm4main",
+            "_RNvMs_NtCs4_14regex_automata4meta5regexNtB2_5Regex8is_match",
+        ]);
+        assert!(check_absent(&module, &["regex_automata"]).is_err());
+        // No name section: nothing to check.
+        std::fs::write(&module, b"\0asm\x01\0\0\0").expect("write");
+        assert!(check_absent(&module, &["regex_automata"]).is_ok());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
