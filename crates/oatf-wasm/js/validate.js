@@ -1,7 +1,9 @@
-// The validation entry of the npm package, `oatf/validate` (D-140, D-190): parse, validate, load, normalize
-// and serialize over a small WebAssembly module without the evaluation engine, the CEL and JSONPath parsers
-// and the regex translator (it parses a regex's syntax tree only). Their checks (V-014; V-015; V-042 and
-// V-013 of Unicode classes) are a second module, loaded the first time a document needs one of them; results are those of the full package (`oatf`), the same Rust code.
+// The validation entry of the npm package, `oatf/validate` (D-140, D-190, D-270): parse and validate over a
+// small WebAssembly module without the evaluation engine, the CEL and JSONPath parsers, the regex translator
+// (it parses a regex's syntax tree only) and normalization. The checks it lacks (V-014; V-015; V-042 and
+// V-013 of Unicode classes) are the syntax module, loaded the first time a document needs one of them;
+// normalizing and serializing (`load`, `normalize`, `serialize`) are the normalize module, loaded the first
+// time one of those is called. Results are those of the full package (`oatf`), the same Rust code.
 import * as wasm from './oatf_validate.js';
 import { OatfError, describe, toText, unwrap } from './common.js';
 
@@ -12,23 +14,51 @@ const text = (input) => toText(input, 'the document', wasm.decodeErrorsJson);
 /** The SDK version (set once the WebAssembly module is instantiated, before any importer runs). */
 export let version = '';
 
-/** How the syntax module is loaded: `load()` (a Promise of its wasm-bindgen module) and, where the host
- * can instantiate it synchronously (Node), `sync()`. Set by the entry point. */
-let loader = null;
+/** How the modules loaded on demand are loaded, by name (`syntax`, `normalize`): `load()` (a Promise of
+ * its wasm-bindgen module) and, where the host can instantiate it synchronously (Node), `sync()`. Set by
+ * the entry point. */
+let loaders = null;
 /** The syntax module once loaded (`syntaxCheckJson`). */
 let syntax = null;
+/** The normalize module once loaded (`loadedJson`, `normalizeJson`, `serializeJson`). */
+let normalizer = null;
 
 /** @internal Called by the entry points once the module is instantiated. */
-export function __ready(syntaxLoader) {
+export function __ready(onDemand) {
   version = wasm.version();
-  loader = syntaxLoader;
+  loaders = onDemand;
 }
 
 /** Loads the syntax module now (it is otherwise loaded the first time a document has a CEL expression,
- * a JSONPath selector, a regex extractor or a regex with a Unicode class); after it, `validateSync` and `loadSync` work on every
- * document in every host. */
+ * a JSONPath selector, a regex extractor or a regex with a Unicode class); after it, `validateSync` works
+ * on every document in every host. */
 export async function loadSyntaxChecks() {
-  if (!syntax) syntax = await loader.load();
+  if (!syntax) syntax = await loaders.syntax.load();
+}
+
+/** Loads the normalize module now (it is otherwise loaded by the first `load`, `loadWithWarnings`, or,
+ * in Node, `loadSync`, `normalize` or `serialize`); after it, `normalize`, `serialize` and `loadSync`
+ * work in every host. */
+export async function loadNormalizer() {
+  if (!normalizer) normalizer = await loaders.normalize.load();
+}
+
+/** Whether the normalize module is loaded (in Node it is loaded synchronously when first needed). */
+export function normalizerLoaded() {
+  return normalizer !== null;
+}
+
+/** The normalize module for a synchronous call `name`: loaded synchronously where the host can (Node),
+ * else it must have been loaded before. */
+function normalizerFor(name) {
+  if (!normalizer && loaders.normalize.sync) normalizer = loaders.normalize.sync();
+  if (!normalizer) {
+    throw new Error(
+      `${name}: the normalize module (normalization and YAML output) is not loaded yet: await ` +
+        `loadNormalizer() once before ${name}${name === 'loadSync' ? ', or await load(…) instead' : ''}`,
+    );
+  }
+  return normalizer;
 }
 
 /** Whether the syntax module is loaded (in Node it is loaded synchronously when first needed). */
@@ -61,7 +91,7 @@ function runSync(call, name) {
   for (let pass = 0; pass < PASSES; pass++) {
     const result = JSON.parse(call());
     if (!result.syntaxPending) return result;
-    if (!syntax && loader.sync) syntax = loader.sync();
+    if (!syntax && loaders.syntax.sync) syntax = loaders.syntax.sync();
     if (!syntax) {
       throw new Error(
         `${name}: this document needs the syntax module (CEL, JSONPath, regex extractors or Unicode classes) and the ` +
@@ -109,34 +139,46 @@ export function validateSync(source) {
   return validationOf(source, (call) => runSync(call, 'validateSync'));
 }
 
+/** A validation result as `load` gives it: `{ document, warnings }` (the document parsed and normalized by
+ * the normalize module, which is the full package's `load` for a valid document), or `OatfError` with every
+ * error (those of validation, as the full package's). */
+function loaded(yaml, validation, module) {
+  if (!validation.valid) throw new OatfError(validation.errors);
+  return { document: unwrap(module.loadedJson(yaml)).document, warnings: validation.warnings };
+}
+
 /** Parses, validates and normalizes a document (SDK §3.5): a Promise of the normalized document.
  * Rejects with `OatfError` holding every diagnostic when it does not load. */
 export async function load(source) {
-  const yaml = text(source);
-  return unwrap(await run(() => wasm.loadJson(yaml))).document;
+  return (await loadWithWarnings(source)).document;
 }
 
-/** `load`, synchronously (as `validateSync`). */
+/** `load`, synchronously: in Node always; in a browser once `loadNormalizer()` has resolved, for a document
+ * that `validateSync` can check (else it throws, saying so). */
 export function loadSync(source) {
   const yaml = text(source);
-  return unwrap(runSync(() => wasm.loadJson(yaml), 'loadSync')).document;
+  const validation = runSync(() => wasm.validateJson(yaml), 'loadSync');
+  return loaded(yaml, validation, validation.valid ? normalizerFor('loadSync') : null).document;
 }
 
 /** Like `load`, with the warnings: a Promise of `{ document, warnings }`. */
 export async function loadWithWarnings(source) {
   const yaml = text(source);
-  const { document, warnings } = unwrap(await run(() => wasm.loadJson(yaml)));
-  return { document, warnings };
+  const validation = await run(() => wasm.validateJson(yaml));
+  if (validation.valid) await loadNormalizer();
+  return loaded(yaml, validation, normalizer);
 }
 
 /** Parses and normalizes a document without validating it (SDK §3.3) and returns canonical YAML.
- * Throws `OatfError` when it does not parse. Synchronous: normalizing needs no CEL. */
+ * Throws `OatfError` when it does not parse. Synchronous: in Node always, in a browser once
+ * `loadNormalizer()` (or a `load`) has resolved. */
 export function normalize(source) {
-  return unwrap(wasm.normalizeJson(text(source))).yaml;
+  const yaml = text(source);
+  return unwrap(normalizerFor('normalize').normalizeJson(yaml)).yaml;
 }
 
-/** A document (a plain object, e.g. from `load`) as canonical YAML (SDK §3.4). */
+/** A document (a plain object, e.g. from `load`) as canonical YAML (SDK §3.4). Synchronous, as `normalize`. */
 export function serialize(document) {
   if (document === null || typeof document !== 'object') throw new TypeError('serialize takes a document object');
-  return unwrap(wasm.serializeJson(JSON.stringify(document))).yaml;
+  return unwrap(normalizerFor('serialize').serializeJson(JSON.stringify(document))).yaml;
 }
