@@ -20,7 +20,7 @@ const UNICODE = doc('    - {surface: tools/call, target: arguments, pattern: {re
 const BAD_CEL = doc('    - surface: tools/call\n      target: arguments\n      expression: {cel: "size(arguments) >"}\n');
 const BAD_PATHS = 'oatf: "0.1"\nattack:\n  execution:\n    mode: mcp_server\n    phases:\n      - name: one\n        state: {tools: []}\n        extractors:\n          - {name: a, source: request, type: regex, selector: "no group"}\n          - {name: b, source: request, type: json_path, selector: "$.["}\n          - {name: c, source: request, type: json_path, selector: "$.ok"}\n          - {name: d, source: request, type: regex, selector: "x(\\\\d+)"}\n        trigger: {event: tools/call}\n      - name: two\n';
 
-test('regex syntax trees are checked in the first module; the syntax module loads for the rest', async () => {
+test('regex syntax trees are checked by the regex module; the syntax module loads for the rest', async () => {
   // This file's process has not validated anything yet (node --test runs each file on its own).
   assert.equal(small.syntaxChecksLoaded(), false);
   assert.equal(small.normalizerLoaded(), false);
@@ -88,7 +88,9 @@ test('without a synchronous loader (a browser), normalize, serialize and loadSyn
   const entry = await import(`${pathToFileURL(join(PACKAGE, 'validate.js')).href}?browser`);
   const normalizeGlue = await import(pathToFileURL(join(PACKAGE, 'oatf_normalize.js')).href);
   let loads = 0;
+  const regexGlue = await import(pathToFileURL(join(PACKAGE, 'oatf_regex.js')).href);
   entry.__ready({
+    regex: { load: async () => regexGlue },
     syntax: { load: async () => assert.fail('no document here needs the syntax module') },
     normalize: {
       load: async () => {
@@ -99,6 +101,10 @@ test('without a synchronous loader (a browser), normalize, serialize and loadSyn
     },
   });
   const document = oatf.load(PLAIN);
+  // A regex the validation module has no answer for yet, and the regex module not loaded by this instance.
+  const fresh = doc('    - {surface: tools/call, target: arguments, pattern: {regex: "^not-asked-before-\\\\d+$"}}\n');
+  assert.throws(() => entry.validateSync(fresh), /validateSync: this document needs the syntax checks .* await loadSyntaxChecks\(\)/);
+  assert.deepEqual(await entry.validate(fresh), oatf.validate(fresh));
   assert.deepEqual(entry.validateSync(PLAIN), oatf.validate(PLAIN));
   assert.throws(() => entry.normalize(PLAIN), /normalize: the normalize module .* await loadNormalizer\(\) once before normalize/);
   assert.throws(() => entry.serialize(document), /await loadNormalizer\(\) once before serialize/);

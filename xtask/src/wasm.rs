@@ -186,10 +186,11 @@ const MODULES: &[Module] = &[
         features: &["--no-default-features", "--features", "document"],
         build: &SMALL,
         what: "`oatf/validate`: its first module",
-        // The regex syntax tree is parsed here (most V-013 answers); translating it (Unicode tables,
-        // capture counts) is the syntax module's. The module parses no JSON text: serde_json's parser
-        // comes back with the facade, whose evaluator turns on `raw_value` (D-221).
+        // A regex's syntax tree is the regex module's (D-271); translating it (Unicode tables, capture
+        // counts) is the syntax module's. The module parses no JSON text: serde_json's parser comes back
+        // with the facade, whose evaluator turns on `raw_value` (D-221).
         absent: &[
+            "regex_syntax::ast::parse",
             "regex_syntax::hir",
             "regex_syntax::unicode",
             "regex_automata",
@@ -208,6 +209,13 @@ const MODULES: &[Module] = &[
         build: &SMALL,
         what: "`oatf/validate`: the syntax module (CEL, regex, JSONPath), loaded on demand",
         absent: &[],
+    },
+    Module {
+        name: "oatf_regex",
+        features: &["--no-default-features", "--features", "regex"],
+        build: &SMALL,
+        what: "`oatf/validate`: the regex module (regex syntax trees), loaded on demand",
+        absent: &["regex_syntax::hir", "regex_automata", "serde_json::de"],
     },
     Module {
         name: "oatf_normalize",

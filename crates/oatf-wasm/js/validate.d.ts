@@ -25,8 +25,8 @@ export declare function loadWithWarnings(source: Source): Promise<{ document: Do
 export declare function normalize(source: Source): string;
 /** A document object as canonical YAML (SDK §3.4). Throws `OatfError`. Where it works: as `normalize`. */
 export declare function serialize(document: Document): string;
-/** Loads the syntax module now (otherwise loaded the first time a document has a CEL expression, a
- * regular expression or a JSONPath selector). */
+/** Loads the regex and the syntax module now (otherwise loaded the first time a document has a regular
+ * expression, a CEL expression or a JSONPath selector). */
 export declare function loadSyntaxChecks(): Promise<void>;
 /** Whether the syntax module is loaded. */
 export declare function syntaxChecksLoaded(): boolean;

@@ -1,7 +1,8 @@
-// The validation entry of the npm package, `oatf/validate` (D-140, D-190, D-270): parse and validate over a
-// small WebAssembly module without the evaluation engine, the CEL and JSONPath parsers, the regex translator
-// (it parses a regex's syntax tree only) and normalization. The checks it lacks (V-014; V-015; V-042 and
-// V-013 of Unicode classes) are the syntax module, loaded the first time a document needs one of them;
+// The validation entry of the npm package, `oatf/validate` (D-140, D-190, D-270, D-271): parse and validate
+// over a small WebAssembly module without the evaluation engine, the regex, CEL and JSONPath parsers and
+// normalization. A regex's syntax tree (V-013) is the regex module, loaded the first time a document has a
+// regex; the other checks (V-014; V-015; V-042 and V-013 of Unicode classes) are the syntax module, loaded
+// the first time a document needs one of them;
 // normalizing and serializing (`load`, `normalize`, `serialize`) are the normalize module, loaded the first
 // time one of those is called. Results are those of the full package (`oatf`), the same Rust code.
 import * as wasm from './oatf_validate.js';
@@ -20,6 +21,8 @@ export let version = '';
 let loaders = null;
 /** The syntax module once loaded (`syntaxCheckJson`). */
 let syntax = null;
+/** The regex module once loaded (`regexTree`): V-013 of a regex by its syntax tree (D-271). */
+let regexTrees = null;
 /** The normalize module once loaded (`loadedJson`, `normalizeJson`, `serializeJson`). */
 let normalizer = null;
 
@@ -29,11 +32,32 @@ export function __ready(onDemand) {
   loaders = onDemand;
 }
 
-/** Loads the syntax module now (it is otherwise loaded the first time a document has a CEL expression,
- * a JSONPath selector, a regex extractor or a regex with a Unicode class); after it, `validateSync` works
- * on every document in every host. */
+/** Loads the syntax checks now: the regex module (otherwise loaded the first time a document has a regex)
+ * and the syntax module (otherwise loaded the first time a document has a CEL expression, a JSONPath
+ * selector, a regex extractor or a regex with a Unicode class); after it, `validateSync` works on every
+ * document in every host. */
 export async function loadSyntaxChecks() {
+  if (!regexTrees) regexTrees = await loaders.regex.load();
   if (!syntax) syntax = await loaders.syntax.load();
+}
+
+/** Loads what `pending` (the questions of a validation) needs: the regex module for regex syntax trees,
+ * the syntax module for the rest. */
+async function loadFor(pending) {
+  if (pending.tree?.length && !regexTrees) regexTrees = await loaders.regex.load();
+  if (needsSyntax(pending)) await loadSyntaxChecks();
+}
+
+/** `loadFor`, synchronously where the host can (Node); false when a module it needs is not loaded. */
+function loadForSync(pending) {
+  if (pending.tree?.length && !regexTrees && loaders.regex.sync) regexTrees = loaders.regex.sync();
+  if (needsSyntax(pending) && !syntax && loaders.syntax.sync) syntax = loaders.syntax.sync();
+  return !(pending.tree?.length && !regexTrees) && !(needsSyntax(pending) && !syntax);
+}
+
+/** Whether `pending` has questions for the syntax module. */
+function needsSyntax({ cel = [], regex = [], jsonpath = [] }) {
+  return cel.length + regex.length + jsonpath.length > 0;
 }
 
 /** Loads the normalize module now (it is otherwise loaded by the first `load`, `loadWithWarnings`, or,
@@ -69,7 +93,15 @@ export function syntaxChecksLoaded() {
 /** Hands the validation module the syntax module's answers to `pending` (`{ cel, regex, jsonpath }`,
  * arrays of texts), one by one (the validation module parses no JSON, D-190). */
 function answer(pending) {
-  const { cel = [], regex = [], jsonpath = [] } = pending;
+  const { cel = [], regex = [], jsonpath = [], tree = [] } = pending;
+  if (tree.length) {
+    const trees = regexTrees.regexTree(tree);
+    wasm.syntaxMakeRoom(tree.length);
+    tree.forEach((pattern, i) =>
+      wasm.rememberRegexTree(pattern, trees[i] !== null, typeof trees[i] === 'string' ? trees[i] : undefined),
+    );
+  }
+  if (!needsSyntax(pending)) return;
   const answers = JSON.parse(syntax.syntaxCheckJson(JSON.stringify({ cel, regex, jsonpath })));
   if (!answers) throw new Error('oatf: the syntax module did not answer');
   wasm.syntaxMakeRoom(cel.length + regex.length + jsonpath.length);
@@ -83,20 +115,19 @@ function answer(pending) {
   );
 }
 
-/** Passes of a call at most: the first asks every question of the document, the second has the answers. */
-const PASSES = 3;
+/** Passes of a call at most: the first asks every question of the document, the second has the answers
+ * or asks the syntax module about the regexes whose syntax tree did not decide, the third has those. */
+const PASSES = 4;
 
 /** Runs `call` (a call into the validation module returning JSON) synchronously. */
 function runSync(call, name) {
   for (let pass = 0; pass < PASSES; pass++) {
     const result = JSON.parse(call());
     if (!result.syntaxPending) return result;
-    if (!syntax && loaders.syntax.sync) syntax = loaders.syntax.sync();
-    if (!syntax) {
+    if (!loadForSync(result.syntaxPending)) {
       throw new Error(
-        `${name}: this document needs the syntax module (CEL, JSONPath, regex extractors or Unicode classes) and the ` +
-          `syntax module is not loaded yet: await ${name.replace('Sync', '')}(…) instead, or await ` +
-          `loadSyntaxChecks() once before ${name}`,
+        `${name}: this document needs the syntax checks (regexes, CEL, JSONPath) and their module is not ` +
+          `loaded yet: await ${name.replace('Sync', '')}(…) instead, or await loadSyntaxChecks() once before ${name}`,
       );
     }
     answer(result.syntaxPending);
@@ -110,7 +141,7 @@ async function run(call) {
   for (let pass = 0; pass < PASSES; pass++) {
     const result = JSON.parse(call());
     if (!result.syntaxPending) return result;
-    await loadSyntaxChecks();
+    await loadFor(result.syntaxPending);
     answer(result.syntaxPending);
   }
   throw new Error('oatf: the syntax answers did not settle');

@@ -10,10 +10,11 @@
 //! default), the validation module of `oatf/validate` (`document` alone: parse and validate, no CEL
 //! engine, no evaluation, no normalization), the syntax module (`syntax`) that the validation
 //! module's wrapper loads the first time a document has a CEL expression, a JSONPath selector, a
-//! regex extractor or a regex with a Unicode class (a regex's syntax tree is checked in the
-//! validation module; the answers reach validation through `syntax.rs`, D-190), and the normalize
+//! regex extractor or a regex with a Unicode class (the answers reach validation through
+//! `syntax.rs`, D-190), and the normalize
 //! module (`normalize` alone: parse, normalize, serialize) that it loads for `load`, `normalize` and
-//! `serialize` (D-270).
+//! `serialize` (D-270). A regex's syntax tree is checked by a fourth small module, the regex module
+//! (`regex` alone), loaded the first time a document has a regex (D-271).
 #![forbid(unsafe_code)]
 
 #[cfg(feature = "eval")]
@@ -22,7 +23,11 @@ mod attack;
 mod diagnostics;
 #[cfg(any(feature = "document", feature = "normalize"))]
 mod document;
-#[cfg(any(feature = "syntax", all(feature = "document", not(feature = "eval"))))]
+#[cfg(any(
+    feature = "syntax",
+    feature = "regex",
+    all(feature = "document", not(feature = "eval"))
+))]
 mod syntax;
 
 use wasm_bindgen::prelude::*;
@@ -44,7 +49,7 @@ static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_all
 use oatf as sdk;
 
 #[cfg(all(
-    any(feature = "document", feature = "normalize"),
+    any(feature = "document", feature = "normalize", feature = "regex"),
     not(any(feature = "eval", feature = "syntax"))
 ))]
 #[allow(
@@ -80,10 +85,14 @@ pub use document::loaded_json;
 pub use document::{decode_errors_json, validate_json};
 #[cfg(feature = "normalize")]
 pub use document::{normalize_json, serialize_json};
+#[cfg(feature = "regex")]
+pub use syntax::regex_tree;
 #[cfg(feature = "syntax")]
 pub use syntax::syntax_check_json;
 #[cfg(all(feature = "document", not(feature = "eval")))]
-pub use syntax::{remember_cel, remember_json_path, remember_regex, syntax_make_room};
+pub use syntax::{
+    remember_cel, remember_json_path, remember_regex, remember_regex_tree, syntax_make_room,
+};
 
 /// The SDK version (the workspace version of the crates built into this module).
 #[wasm_bindgen(js_name = version)]
