@@ -89,9 +89,16 @@ test('without a synchronous loader (a browser), normalize, serialize and loadSyn
   const normalizeGlue = await import(pathToFileURL(join(PACKAGE, 'oatf_normalize.js')).href);
   let loads = 0;
   const regexGlue = await import(pathToFileURL(join(PACKAGE, 'oatf_regex.js')).href);
+  const syntaxGlue = await import(pathToFileURL(join(PACKAGE, 'oatf_syntax.js')).href);
+  let regexLoads = 0;
   entry.__ready({
-    regex: { load: async () => regexGlue },
-    syntax: { load: async () => assert.fail('no document here needs the syntax module') },
+    regex: {
+      load: async () => {
+        regexLoads += 1;
+        return regexGlue;
+      },
+    },
+    syntax: { load: async () => syntaxGlue },
     normalize: {
       load: async () => {
         loads += 1;
@@ -104,7 +111,12 @@ test('without a synchronous loader (a browser), normalize, serialize and loadSyn
   // A regex the validation module has no answer for yet, and the regex module not loaded by this instance.
   const fresh = doc('    - {surface: tools/call, target: arguments, pattern: {regex: "^not-asked-before-\\\\d+$"}}\n');
   assert.throws(() => entry.validateSync(fresh), /validateSync: this document needs the syntax checks .* await loadSyntaxChecks\(\)/);
+  // A document whose only question is for the syntax module (CEL) does not load the regex module.
+  const cel = doc('    - surface: tools/call\n      target: arguments\n      expression: {cel: "size(arguments) > 1000"}\n');
+  assert.deepEqual(await entry.validate(cel), oatf.validate(cel));
+  assert.equal(regexLoads, 0, 'a document without a regex loaded the regex module');
   assert.deepEqual(await entry.validate(fresh), oatf.validate(fresh));
+  assert.equal(regexLoads, 1);
   assert.deepEqual(entry.validateSync(PLAIN), oatf.validate(PLAIN));
   assert.throws(() => entry.normalize(PLAIN), /normalize: the normalize module .* await loadNormalizer\(\) once before normalize/);
   assert.throws(() => entry.serialize(document), /await loadNormalizer\(\) once before serialize/);

@@ -45,7 +45,7 @@ export async function loadSyntaxChecks() {
  * the syntax module for the rest. */
 async function loadFor(pending) {
   if (pending.tree?.length && !regexTrees) regexTrees = await loaders.regex.load();
-  if (needsSyntax(pending)) await loadSyntaxChecks();
+  if (needsSyntax(pending) && !syntax) syntax = await loaders.syntax.load();
 }
 
 /** `loadFor`, synchronously where the host can (Node); false when a module it needs is not loaded. */
