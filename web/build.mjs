@@ -32,7 +32,7 @@ for (const name of ['web.js', 'oatf.js', 'common.js', 'fetch-failed.js', 'oatf_w
 // The entries find their modules beside themselves (`new URL('./…_bg.wasm', import.meta.url)`), which
 // esbuild does not follow: in the bundle, beside the worker and beside its chunks.
 mkdirSync(join(out, 'chunks'), { recursive: true });
-for (const name of ['oatf_wasm_bg.wasm', 'oatf_validate_bg.wasm', 'oatf_syntax_bg.wasm']) {
+for (const name of ['oatf_wasm_bg.wasm', 'oatf_validate_bg.wasm', 'oatf_regex_bg.wasm', 'oatf_syntax_bg.wasm', 'oatf_normalize_bg.wasm']) {
   copyFileSync(join(npm, name), join(out, name));
   copyFileSync(join(npm, name), join(out, 'chunks', name));
 }

@@ -53,12 +53,23 @@ function checkValidation(c, result) {
 // Both entries (D-140): the full package, and `oatf/validate` (async and sync), which must also give
 // exactly the full package's result.
 const small = await importValidateEntry();
+/** What a `load` gave: its document, or its `OatfError`'s diagnostics. */
+function outcome(load) {
+  try {
+    return { document: load() };
+  } catch (e) {
+    if (e instanceof oatf.OatfError) return { errors: e.errors };
+    throw e;
+  }
+}
 for (const c of cases('validate')) {
   conformanceTest(c, () => checkValidation(c, oatf.validate(c.input)));
   test(`${c.id} (${c.file}) through oatf/validate`, async () => {
     const result = await small.validate(c.input);
     assert.deepEqual(result, oatf.validate(c.input));
     assert.deepEqual(small.validateSync(c.input), result);
+    // `load` too: the validation module's errors, or the normalize module's document (D-270).
+    assert.deepEqual(outcome(() => small.loadSync(c.input)), outcome(() => oatf.load(c.input)));
     if (!KNOWN.has(c.id)) checkValidation(c, result);
     else assert.throws(() => checkValidation(c, result), undefined, `${c.id} is in known-failures.txt but passes`);
   });

@@ -1,12 +1,14 @@
-// The validation entry `oatf/validate` (D-140, D-190): the syntax module loads only when a document has a
-// CEL expression, a JSONPath selector, a regex extractor or a regex with a Unicode class (a regex's syntax
-// tree is checked in the first module), and every result equals the full package's (the corpus is compared
-// in conformance.test.mjs; here the examples, errors, bytes and the lazy module).
+// The validation entry `oatf/validate` (D-140, D-190, D-270): the syntax module loads only when a document
+// has a CEL expression, a JSONPath selector, a regex extractor or a regex with a Unicode class (a regex's
+// syntax tree is checked in the first module), the normalize module only when a document is loaded,
+// normalized or serialized, and every result equals the full package's (the corpus is compared in
+// conformance.test.mjs; here the examples, errors, bytes and the lazy modules).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { EXAMPLES, importValidateEntry, oatf } from './support.mjs';
+import { pathToFileURL } from 'node:url';
+import { EXAMPLES, PACKAGE, importValidateEntry, oatf } from './support.mjs';
 
 const small = await importValidateEntry();
 
@@ -18,9 +20,10 @@ const UNICODE = doc('    - {surface: tools/call, target: arguments, pattern: {re
 const BAD_CEL = doc('    - surface: tools/call\n      target: arguments\n      expression: {cel: "size(arguments) >"}\n');
 const BAD_PATHS = 'oatf: "0.1"\nattack:\n  execution:\n    mode: mcp_server\n    phases:\n      - name: one\n        state: {tools: []}\n        extractors:\n          - {name: a, source: request, type: regex, selector: "no group"}\n          - {name: b, source: request, type: json_path, selector: "$.["}\n          - {name: c, source: request, type: json_path, selector: "$.ok"}\n          - {name: d, source: request, type: regex, selector: "x(\\\\d+)"}\n        trigger: {event: tools/call}\n      - name: two\n';
 
-test('regex syntax trees are checked in the first module; the syntax module loads for the rest', async () => {
+test('regex syntax trees are checked by the regex module; the syntax module loads for the rest', async () => {
   // This file's process has not validated anything yet (node --test runs each file on its own).
   assert.equal(small.syntaxChecksLoaded(), false);
+  assert.equal(small.normalizerLoaded(), false);
   for (const text of [PLAIN, BAD_REGEX]) assert.deepEqual(await small.validate(text), oatf.validate(text));
   assert.deepEqual((await small.validate(BAD_REGEX)).errors.map((e) => e.rule), ['V-013', 'V-013']);
   assert.equal(small.syntaxChecksLoaded(), false, 'a regex without a Unicode class loaded the syntax module');
@@ -36,6 +39,11 @@ test('regex syntax trees are checked in the first module; the syntax module load
   const paths = await small.validate(BAD_PATHS);
   assert.deepEqual(paths, oatf.validate(BAD_PATHS));
   assert.deepEqual(paths.errors.map((e) => e.rule).sort(), ['V-015', 'V-042'], JSON.stringify(paths.errors));
+  assert.equal(small.normalizerLoaded(), false, 'validation loaded the normalize module');
+  await assert.rejects(small.load(BAD_REGEX), small.OatfError);
+  assert.equal(small.normalizerLoaded(), false, 'a document that does not load loaded the normalize module');
+  assert.deepEqual(await small.load(PLAIN), oatf.load(PLAIN));
+  assert.equal(small.normalizerLoaded(), true);
 });
 
 test('every example validates, loads and normalizes as in the full package', async () => {
@@ -72,4 +80,54 @@ test("hostile documents give the full package's diagnostics, with no trap", () =
     assert.equal(result.valid, false);
     assert.deepEqual(result, oatf.validate(text));
   }
+});
+
+test('without a synchronous loader (a browser), normalize, serialize and loadSync wait for loadNormalizer()', async () => {
+  // A second instance of the entry's shared code, set up as the browser entry sets it up (its loaders can
+  // only load asynchronously); the validation module is the one this process has instantiated.
+  const entry = await import(`${pathToFileURL(join(PACKAGE, 'validate.js')).href}?browser`);
+  const normalizeGlue = await import(pathToFileURL(join(PACKAGE, 'oatf_normalize.js')).href);
+  let loads = 0;
+  const regexGlue = await import(pathToFileURL(join(PACKAGE, 'oatf_regex.js')).href);
+  const syntaxGlue = await import(pathToFileURL(join(PACKAGE, 'oatf_syntax.js')).href);
+  let regexLoads = 0;
+  entry.__ready({
+    regex: {
+      load: async () => {
+        regexLoads += 1;
+        return regexGlue;
+      },
+    },
+    syntax: { load: async () => syntaxGlue },
+    normalize: {
+      load: async () => {
+        loads += 1;
+        normalizeGlue.initSync({ module: readFileSync(join(PACKAGE, 'oatf_normalize_bg.wasm')) });
+        return normalizeGlue;
+      },
+    },
+  });
+  const document = oatf.load(PLAIN);
+  // A regex the validation module has no answer for yet, and the regex module not loaded by this instance.
+  const fresh = doc('    - {surface: tools/call, target: arguments, pattern: {regex: "^not-asked-before-\\\\d+$"}}\n');
+  assert.throws(() => entry.validateSync(fresh), /validateSync: this document needs the syntax checks .* await loadSyntaxChecks\(\)/);
+  // A document whose only question is for the syntax module (CEL) does not load the regex module.
+  const cel = doc('    - surface: tools/call\n      target: arguments\n      expression: {cel: "size(arguments) > 1000"}\n');
+  assert.deepEqual(await entry.validate(cel), oatf.validate(cel));
+  assert.equal(regexLoads, 0, 'a document without a regex loaded the regex module');
+  assert.deepEqual(await entry.validate(fresh), oatf.validate(fresh));
+  assert.equal(regexLoads, 1);
+  assert.deepEqual(entry.validateSync(PLAIN), oatf.validate(PLAIN));
+  assert.throws(() => entry.normalize(PLAIN), /normalize: the normalize module .* await loadNormalizer\(\) once before normalize/);
+  assert.throws(() => entry.serialize(document), /await loadNormalizer\(\) once before serialize/);
+  assert.throws(() => entry.loadSync(PLAIN), /await loadNormalizer\(\) once before loadSync, or await load/);
+  assert.throws(() => entry.loadSync(BAD_REGEX), entry.OatfError, 'an invalid document needs no normalize module');
+  assert.equal(entry.normalizerLoaded(), false);
+  await entry.loadNormalizer();
+  await entry.loadNormalizer();
+  assert.equal(loads, 1);
+  assert.equal(entry.normalize(PLAIN), oatf.normalize(PLAIN));
+  assert.equal(entry.serialize(document), oatf.serialize(document));
+  assert.deepEqual(entry.loadSync(PLAIN), document);
+  assert.deepEqual(await entry.loadWithWarnings(PLAIN), oatf.loadWithWarnings(PLAIN));
 });

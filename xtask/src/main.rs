@@ -24,6 +24,7 @@ mod shared_sync;
 mod source_rules;
 mod tidy;
 mod wasm;
+mod wasm_names;
 
 /// `(package, cargo tree extra args, crates that must not appear in its normal dependency tree)`.
 const RULES: &[(&str, &[&str], &[&str])] = &[
@@ -142,6 +143,19 @@ const RULES: &[(&str, &[&str], &[&str])] = &[
     (
         "oatf-wasm",
         &["--no-default-features", "--features", "document"],
+        &[
+            "oatf-sdk",
+            "oatf-eval",
+            "oatf-runtime",
+            "oatf-cel",
+            "js-sys",
+            "serde_json_path",
+        ],
+    ),
+    // The normalize module of `oatf/validate` likewise (D-270).
+    (
+        "oatf-wasm",
+        &["--no-default-features", "--features", "normalize"],
         &[
             "oatf-sdk",
             "oatf-eval",

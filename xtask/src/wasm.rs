@@ -18,6 +18,8 @@ use std::process::Command;
 
 use base64::Engine as _;
 
+use crate::wasm_names::check_absent;
+
 const TARGET: &str = "wasm32-unknown-unknown";
 /// The build's own target directory, so that it never invalidates the host build.
 const TARGET_DIR: &str = "target/wasm";
@@ -39,12 +41,12 @@ const LATE_FEATURES: &[&str] = &[
 /// How the module is compiled.
 enum Toolchain {
     Rustup,
-    /// Debian's rustc at this path, older than the workspace (`wrap`) or not; `immediate_abort`:
-    /// whether it has the panic strategy `immediate-abort` (rustc 1.92 and later), which replaced
-    /// the standard library's feature `panic_immediate_abort` (the feature is then a compile error).
+    /// Debian's rustc at this path, older than the workspace (`wrap`) or not.
     Debian {
         rustc: PathBuf,
         wrap: bool,
+        /// Whether this rustc has the `immediate-abort` panic strategy (since 1.92; before it, the
+        /// standard library's `panic_immediate_abort` feature, which now refuses to build, did it).
         immediate_abort: bool,
     },
 }
@@ -115,6 +117,10 @@ struct Build {
     unstable_rustflags: &'static [&'static str],
     /// Features of the standard library built from source (`-Zbuild-std-features`), likewise.
     std_features: &'static [&'static str],
+    /// A panic aborts at once, without formatting a message or a location (the standard library
+    /// built from source only): `-Cpanic=immediate-abort` where rustc has that strategy, else the
+    /// standard library's `panic_immediate_abort` feature.
+    immediate_abort: bool,
     /// Stable rustc flags for every crate of the build, on any toolchain (target features).
     rustflags: &'static str,
     /// The optimization arguments of `wasm-opt` (and the features it must be told beyond those every
@@ -134,6 +140,7 @@ const FULL: Build = Build {
     profile: "wasm-eval",
     unstable_rustflags: &[],
     std_features: &[],
+    immediate_abort: false,
     rustflags: "-Ctarget-feature=+simd128,+bulk-memory,+nontrapping-fptoint",
     wasm_opt: &[
         "-Os",
@@ -142,16 +149,13 @@ const FULL: Build = Build {
     ],
 };
 
-/// The standard library's feature for aborting on panic without formatting anything, before rustc
-/// 1.92 (after it, the panic strategy `immediate-abort`).
-const IMMEDIATE_ABORT_FEATURE: &str = "panic_immediate_abort";
-
 /// The modules of `oatf/validate`: size first (`opt-level = "z"`); a panic, which no input may cause,
 /// aborts without formatting a message or a location nobody could read.
 const SMALL: Build = Build {
     profile: "wasm-small",
     unstable_rustflags: &["-Zlocation-detail=none"],
-    std_features: &[IMMEDIATE_ABORT_FEATURE, "optimize_for_size"],
+    std_features: &["optimize_for_size"],
+    immediate_abort: true,
     rustflags: "",
     wasm_opt: &["-Oz", "--converge"],
 };
@@ -182,10 +186,11 @@ const MODULES: &[Module] = &[
         features: &["--no-default-features", "--features", "document"],
         build: &SMALL,
         what: "`oatf/validate`: its first module",
-        // The regex syntax tree is parsed here (most V-013 answers); translating it (Unicode tables,
-        // capture counts) is the syntax module's. The module parses no JSON text: serde_json's parser
-        // comes back with the facade, whose evaluator turns on `raw_value` (D-221).
+        // A regex's syntax tree is the regex module's (D-271); translating it (Unicode tables, capture
+        // counts) is the syntax module's. The module parses no JSON text: serde_json's parser comes back
+        // with the facade, whose evaluator turns on `raw_value` (D-221).
         absent: &[
+            "regex_syntax::ast::parse",
             "regex_syntax::hir",
             "regex_syntax::unicode",
             "regex_automata",
@@ -193,6 +198,9 @@ const MODULES: &[Module] = &[
             "antlr4rust",
             "cel",
             "serde_json::de",
+            // Normalizing and writing YAML are the normalize module's (D-270).
+            "oatf_model::yaml::emit",
+            "oatf_model::serialize",
         ],
     },
     Module {
@@ -201,6 +209,25 @@ const MODULES: &[Module] = &[
         build: &SMALL,
         what: "`oatf/validate`: the syntax module (CEL, regex, JSONPath), loaded on demand",
         absent: &[],
+    },
+    Module {
+        name: "oatf_regex",
+        features: &["--no-default-features", "--features", "regex"],
+        build: &SMALL,
+        what: "`oatf/validate`: the regex module (regex syntax trees), loaded on demand",
+        absent: &["regex_syntax::hir", "regex_automata", "serde_json::de"],
+    },
+    Module {
+        name: "oatf_normalize",
+        features: &["--no-default-features", "--features", "normalize"],
+        build: &SMALL,
+        what: "`oatf/validate`: the normalize module (load, normalize, serialize), loaded on demand",
+        // Parse, normalize, write: no validation (the validation module's, D-270).
+        absent: &[
+            "regex_syntax::ast::parse",
+            "serde_json::de",
+            "oatf_model::validate",
+        ],
     },
 ];
 
@@ -287,117 +314,6 @@ fn build() -> Result<(), String> {
     Ok(())
 }
 
-/// Fails when the module holds a function of one of `paths` (crates or `crate::module`): its mangled
-/// name has `<len><segment>…` (`_ZN12regex_syntax3hir…`), or `crate..module` inside `<…>`, in the name
-/// section that `wasm-ld` writes; a module without names cannot be checked and passes.
-fn check_absent(module: &Path, paths: &[&str]) -> Result<(), String> {
-    if paths.is_empty() {
-        return Ok(());
-    }
-    let bytes =
-        std::fs::read(module).map_err(|e| format!("cannot read {}: {e}", module.display()))?;
-    let names = function_names(&bytes);
-    if !names.iter().any(|name| name.contains("9oatf_wasm")) {
-        println!(
-            "{}: no name section, linked crates not checked",
-            module.display()
-        );
-        return Ok(());
-    }
-    let linked: Vec<&str> = paths
-        .iter()
-        .copied()
-        .filter(|path| names.iter().any(|name| names_item_of(name, path)))
-        .collect();
-    if linked.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} links {} (D-190: these are answered by the syntax module; something now calls them, \
-             e.g. `ValidateOptions::new()` instead of `ValidateOptions::with_syntax_check`; D-221: \
-             serde_json's parser comes with the facade's `raw_value`, the module is built on oatf-model)",
-            module.display(),
-            linked.join(", ")
-        ))
-    }
-}
-
-/// Whether the mangled function name `name` is of an item under `path` (`crate` or
-/// `crate::module`), in either mangling: legacy (`_ZN12regex_syntax3ast5parse…`) or v0
-/// (`_RNv…Cs…_12regex_syntax3ast5parse…`), or as a demangled type (`regex_syntax..hir..Hir`).
-/// A v0 name ends with the crate that instantiated a generic function (`…Cs…_14regex_automata`
-/// after `hashbrown`'s code that crate's types made): that names where the copy was made, shared
-/// by every crate that uses it after LTO, not an item of that crate, so a match that ends the name
-/// does not count.
-fn names_item_of(name: &str, path: &str) -> bool {
-    let segments: Vec<&str> = path.split("::").collect();
-    let mangled: String = segments.iter().map(|s| format!("{}{s}", s.len())).collect();
-    let name = name.split(".llvm.").next().unwrap_or(name);
-    let inside = name
-        .match_indices(&mangled)
-        .any(|(at, _)| at + mangled.len() < name.len());
-    inside || (segments.len() > 1 && name.contains(&segments.join("..")))
-}
-
-/// The function names of a WebAssembly module's `name` section (empty when it has none or the
-/// bytes are not a module).
-fn function_names(bytes: &[u8]) -> Vec<String> {
-    fn leb(bytes: &[u8], at: &mut usize) -> Option<usize> {
-        let mut value = 0usize;
-        for shift in (0..35).step_by(7) {
-            let byte = *bytes.get(*at)?;
-            *at += 1;
-            value |= usize::from(byte & 0x7f) << shift;
-            if byte & 0x80 == 0 {
-                return Some(value);
-            }
-        }
-        None
-    }
-    fn names(bytes: &[u8]) -> Option<Vec<String>> {
-        let mut at = 8;
-        if bytes.get(..4)? != b"\0asm" {
-            return None;
-        }
-        while at < bytes.len() {
-            let id = bytes[at];
-            at += 1;
-            let size = leb(bytes, &mut at)?;
-            let section = bytes.get(at..at.checked_add(size)?)?;
-            at += size;
-            let mut inner = 0;
-            let name_len = leb(section, &mut inner)?;
-            if id != 0 || section.get(inner..inner + name_len)? != b"name" {
-                continue;
-            }
-            inner += name_len;
-            while inner < section.len() {
-                let sub = section[inner];
-                inner += 1;
-                let sub_size = leb(section, &mut inner)?;
-                let body = section.get(inner..inner.checked_add(sub_size)?)?;
-                inner += sub_size;
-                if sub != 1 {
-                    continue;
-                }
-                let mut pos = 0;
-                let count = leb(body, &mut pos)?;
-                let mut out = Vec::with_capacity(count.min(body.len()));
-                for _ in 0..count {
-                    leb(body, &mut pos)?;
-                    let len = leb(body, &mut pos)?;
-                    let text = body.get(pos..pos.checked_add(len)?)?;
-                    pos += len;
-                    out.push(String::from_utf8_lossy(text).into_owned());
-                }
-                return Some(out);
-            }
-        }
-        None
-    }
-    names(bytes).unwrap_or_default()
-}
-
 /// The module as a JavaScript module whose default export is its base64 text (`oatf/inline`, D-145).
 fn write_inline(module: &Path, output: &Path) -> Result<(), String> {
     let bytes =
@@ -455,17 +371,15 @@ fn find_toolchain() -> Result<Toolchain, String> {
     ))
 }
 
-/// Whether `rustc` accepts the panic strategy `immediate-abort` (asked, not inferred from its
-/// version: the strategy is unstable and its name could change again).
+/// Whether `rustc` accepts the `immediate-abort` panic strategy for the target.
 fn has_immediate_abort(rustc: &Path) -> bool {
     Command::new(rustc)
         .args([
             "-Zunstable-options",
             "-Cpanic=immediate-abort",
+            "--print=cfg",
             "--target",
             TARGET,
-            "--print",
-            "cfg",
         ])
         .env("RUSTC_BOOTSTRAP", "1")
         .output()
@@ -542,6 +456,9 @@ fn describe(build: &Build, toolchain: &Toolchain) -> String {
     if matches!(toolchain, Toolchain::Debian { .. }) {
         parts.extend(build.unstable_rustflags.iter().map(|f| (*f).to_owned()));
         parts.extend(build.std_features.iter().map(|f| format!("std {f}")));
+        if build.immediate_abort {
+            parts.push("panic immediate-abort".to_owned());
+        }
     }
     parts.push(format!("wasm-opt {}", build.wasm_opt.join(" ")));
     parts.join(", ")
@@ -577,13 +494,13 @@ fn compile(toolchain: &Toolchain, features: &[&str], build: &Build) -> Result<()
             rustflags.push(' ');
             rustflags.push_str(flag);
         }
-        // The same build on both sides of rustc 1.92: the standard library's feature became a
-        // panic strategy, given to every crate (the standard library's included) after the
-        // profile's `panic = "abort"`, which it overrides.
-        let mut std_features: Vec<&str> = build.std_features.to_vec();
-        if *immediate_abort && std_features.contains(&IMMEDIATE_ABORT_FEATURE) {
-            std_features.retain(|f| *f != IMMEDIATE_ABORT_FEATURE);
-            rustflags.push_str(" -Zunstable-options -Cpanic=immediate-abort");
+        let mut std_features = build.std_features.to_vec();
+        if build.immediate_abort {
+            if *immediate_abort {
+                rustflags.push_str(" -Zunstable-options -Cpanic=immediate-abort");
+            } else {
+                std_features.push("panic_immediate_abort");
+            }
         }
         command
             .args(["-Zbuild-std=std,panic_abort"])
@@ -704,101 +621,4 @@ fn run_in(dir: &Path, program: &str, args: &[&str]) -> bool {
         .current_dir(dir)
         .status()
         .is_ok_and(|s| s.success())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::check_absent;
-
-    /// A module of only a `name` section naming these functions.
-    fn module_naming(dir: &std::path::Path, names: &[&str]) -> std::path::PathBuf {
-        fn leb(mut value: usize, out: &mut Vec<u8>) {
-            loop {
-                let byte = (value & 0x7f) as u8;
-                value >>= 7;
-                if value == 0 {
-                    out.push(byte);
-                    return;
-                }
-                out.push(byte | 0x80);
-            }
-        }
-        let mut functions = Vec::new();
-        leb(names.len(), &mut functions);
-        for (index, name) in names.iter().enumerate() {
-            leb(index, &mut functions);
-            leb(name.len(), &mut functions);
-            functions.extend_from_slice(name.as_bytes());
-        }
-        let mut section = vec![4];
-        section.extend_from_slice(b"name");
-        section.push(1);
-        leb(functions.len(), &mut section);
-        section.extend_from_slice(&functions);
-        let mut module = b"\0asm\x01\0\0\0".to_vec();
-        module.push(0);
-        leb(section.len(), &mut module);
-        module.extend_from_slice(&section);
-        let path = dir.join(format!("m{}.wasm", names.len()));
-        std::fs::write(&path, module).expect("write");
-        path
-    }
-
-    #[test]
-    fn a_module_that_links_what_it_must_not_fails() {
-        let dir = std::env::temp_dir().join(format!("oatf-xtask-absent-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temporary directory");
-        let module = module_naming(
-            &dir,
-            &[
-                "_ZN9oatf_wasm4main",
-                "_ZN12regex_syntax3ast5parse",
-                "_ZN4core3fmt",
-            ],
-        );
-        assert!(check_absent(&module, &["regex_syntax::hir", "cel"]).is_ok());
-        let error =
-            check_absent(&module, &["regex_syntax::ast", "cel"]).expect_err("links the parser");
-        assert!(error.contains("regex_syntax::ast"), "{error}");
-        let module = module_naming(
-            &dir,
-            &["_ZN9oatf_wasm4main", "_$LT$regex_syntax..hir..Hir$GT$"],
-        );
-        assert!(check_absent(&module, &["regex_syntax::hir"]).is_err());
-        assert!(check_absent(&module, &["regex_automata"]).is_ok());
-        // serde_json's value deserializer is not its text parser (D-221).
-        let module = module_naming(
-            &dir,
-            &[
-                "_ZN9oatf_wasm4main",
-                "_ZN10serde_json5value2de5visit",
-                "_ZN4core3fmt",
-            ],
-        );
-        assert!(check_absent(&module, &["serde_json::de"]).is_ok());
-        let module = module_naming(&dir, &["_ZN9oatf_wasm4main", "_ZN10serde_json2de8from_str"]);
-        assert!(check_absent(&module, &["serde_json::de"]).is_err());
-        // v0 names: a generic copy made in a crate ends with that crate, an item of it has it inside.
-        let module = module_naming(
-            &dir,
-            &[
-                "_RNvCs1_9oatf_wasm4main",
-                "_RINvNtCs2_9hashbrown3map9make_hasherECs3_14regex_automata",
-                "_RNvMs2_NtCs4_5alloc7raw_vecNtB5_11RawVecInner7reserveCs3_14regex_automata.llvm.12",
-            ],
-        );
-        assert!(check_absent(&module, &["regex_automata"]).is_ok());
-        let module = module_naming(
-            &dir,
-            &[
-                "_RNvCs1_9oatf_wasm4main",
-                "_RNvNtCs3_14regex_automata4meta5build",
-            ],
-        );
-        assert!(check_absent(&module, &["regex_automata"]).is_err());
-        // Not a module: nothing to check.
-        std::fs::write(dir.join("x.wasm"), "_ZN14regex_automata4meta").expect("write");
-        assert!(check_absent(&dir.join("x.wasm"), &["regex_automata"]).is_ok());
-        let _ = std::fs::remove_dir_all(&dir);
-    }
 }

@@ -1,7 +1,10 @@
-// The validation entry of the npm package, `oatf/validate` (D-140, D-190): parse, validate, load, normalize
-// and serialize over a small WebAssembly module without the evaluation engine, the CEL and JSONPath parsers
-// and the regex translator (it parses a regex's syntax tree only). Their checks (V-014; V-015; V-042 and
-// V-013 of Unicode classes) are a second module, loaded the first time a document needs one of them; results are those of the full package (`oatf`), the same Rust code.
+// The validation entry of the npm package, `oatf/validate` (D-140, D-190, D-270, D-271): parse and validate
+// over a small WebAssembly module without the evaluation engine, the regex, CEL and JSONPath parsers and
+// normalization. A regex's syntax tree (V-013) is the regex module, loaded the first time a document has a
+// regex; the other checks (V-014; V-015; V-042 and V-013 of Unicode classes) are the syntax module, loaded
+// the first time a document needs one of them;
+// normalizing and serializing (`load`, `normalize`, `serialize`) are the normalize module, loaded the first
+// time one of those is called. Results are those of the full package (`oatf`), the same Rust code.
 import * as wasm from './oatf_validate.js';
 import { OatfError, describe, toText, unwrap } from './common.js';
 
@@ -12,23 +15,74 @@ const text = (input) => toText(input, 'the document', wasm.decodeErrorsJson);
 /** The SDK version (set once the WebAssembly module is instantiated, before any importer runs). */
 export let version = '';
 
-/** How the syntax module is loaded: `load()` (a Promise of its wasm-bindgen module) and, where the host
- * can instantiate it synchronously (Node), `sync()`. Set by the entry point. */
-let loader = null;
+/** How the modules loaded on demand are loaded, by name (`syntax`, `normalize`): `load()` (a Promise of
+ * its wasm-bindgen module) and, where the host can instantiate it synchronously (Node), `sync()`. Set by
+ * the entry point. */
+let loaders = null;
 /** The syntax module once loaded (`syntaxCheckJson`). */
 let syntax = null;
+/** The regex module once loaded (`regexTree`): V-013 of a regex by its syntax tree (D-271). */
+let regexTrees = null;
+/** The normalize module once loaded (`loadedJson`, `normalizeJson`, `serializeJson`). */
+let normalizer = null;
 
 /** @internal Called by the entry points once the module is instantiated. */
-export function __ready(syntaxLoader) {
+export function __ready(onDemand) {
   version = wasm.version();
-  loader = syntaxLoader;
+  loaders = onDemand;
 }
 
-/** Loads the syntax module now (it is otherwise loaded the first time a document has a CEL expression,
- * a JSONPath selector, a regex extractor or a regex with a Unicode class); after it, `validateSync` and `loadSync` work on every
+/** Loads the syntax checks now: the regex module (otherwise loaded the first time a document has a regex)
+ * and the syntax module (otherwise loaded the first time a document has a CEL expression, a JSONPath
+ * selector, a regex extractor or a regex with a Unicode class); after it, `validateSync` works on every
  * document in every host. */
 export async function loadSyntaxChecks() {
-  if (!syntax) syntax = await loader.load();
+  if (!regexTrees) regexTrees = await loaders.regex.load();
+  if (!syntax) syntax = await loaders.syntax.load();
+}
+
+/** Loads what `pending` (the questions of a validation) needs: the regex module for regex syntax trees,
+ * the syntax module for the rest. */
+async function loadFor(pending) {
+  if (pending.tree?.length && !regexTrees) regexTrees = await loaders.regex.load();
+  if (needsSyntax(pending) && !syntax) syntax = await loaders.syntax.load();
+}
+
+/** `loadFor`, synchronously where the host can (Node); false when a module it needs is not loaded. */
+function loadForSync(pending) {
+  if (pending.tree?.length && !regexTrees && loaders.regex.sync) regexTrees = loaders.regex.sync();
+  if (needsSyntax(pending) && !syntax && loaders.syntax.sync) syntax = loaders.syntax.sync();
+  return !(pending.tree?.length && !regexTrees) && !(needsSyntax(pending) && !syntax);
+}
+
+/** Whether `pending` has questions for the syntax module. */
+function needsSyntax({ cel = [], regex = [], jsonpath = [] }) {
+  return cel.length + regex.length + jsonpath.length > 0;
+}
+
+/** Loads the normalize module now (it is otherwise loaded by the first `load`, `loadWithWarnings`, or,
+ * in Node, `loadSync`, `normalize` or `serialize`); after it, `normalize`, `serialize` and `loadSync`
+ * work in every host. */
+export async function loadNormalizer() {
+  if (!normalizer) normalizer = await loaders.normalize.load();
+}
+
+/** Whether the normalize module is loaded (in Node it is loaded synchronously when first needed). */
+export function normalizerLoaded() {
+  return normalizer !== null;
+}
+
+/** The normalize module for a synchronous call `name`: loaded synchronously where the host can (Node),
+ * else it must have been loaded before. */
+function normalizerFor(name) {
+  if (!normalizer && loaders.normalize.sync) normalizer = loaders.normalize.sync();
+  if (!normalizer) {
+    throw new Error(
+      `${name}: the normalize module (normalization and YAML output) is not loaded yet: await ` +
+        `loadNormalizer() once before ${name}${name === 'loadSync' ? ', or await load(…) instead' : ''}`,
+    );
+  }
+  return normalizer;
 }
 
 /** Whether the syntax module is loaded (in Node it is loaded synchronously when first needed). */
@@ -39,7 +93,15 @@ export function syntaxChecksLoaded() {
 /** Hands the validation module the syntax module's answers to `pending` (`{ cel, regex, jsonpath }`,
  * arrays of texts), one by one (the validation module parses no JSON, D-190). */
 function answer(pending) {
-  const { cel = [], regex = [], jsonpath = [] } = pending;
+  const { cel = [], regex = [], jsonpath = [], tree = [] } = pending;
+  if (tree.length) {
+    const trees = regexTrees.regexTree(tree);
+    wasm.syntaxMakeRoom(tree.length);
+    tree.forEach((pattern, i) =>
+      wasm.rememberRegexTree(pattern, trees[i] !== null, typeof trees[i] === 'string' ? trees[i] : undefined),
+    );
+  }
+  if (!needsSyntax(pending)) return;
   const answers = JSON.parse(syntax.syntaxCheckJson(JSON.stringify({ cel, regex, jsonpath })));
   if (!answers) throw new Error('oatf: the syntax module did not answer');
   wasm.syntaxMakeRoom(cel.length + regex.length + jsonpath.length);
@@ -53,20 +115,19 @@ function answer(pending) {
   );
 }
 
-/** Passes of a call at most: the first asks every question of the document, the second has the answers. */
-const PASSES = 3;
+/** Passes of a call at most: the first asks every question of the document, the second has the answers
+ * or asks the syntax module about the regexes whose syntax tree did not decide, the third has those. */
+const PASSES = 4;
 
 /** Runs `call` (a call into the validation module returning JSON) synchronously. */
 function runSync(call, name) {
   for (let pass = 0; pass < PASSES; pass++) {
     const result = JSON.parse(call());
     if (!result.syntaxPending) return result;
-    if (!syntax && loader.sync) syntax = loader.sync();
-    if (!syntax) {
+    if (!loadForSync(result.syntaxPending)) {
       throw new Error(
-        `${name}: this document needs the syntax module (CEL, JSONPath, regex extractors or Unicode classes) and the ` +
-          `syntax module is not loaded yet: await ${name.replace('Sync', '')}(…) instead, or await ` +
-          `loadSyntaxChecks() once before ${name}`,
+        `${name}: this document needs the syntax checks (regexes, CEL, JSONPath) and their module is not ` +
+          `loaded yet: await ${name.replace('Sync', '')}(…) instead, or await loadSyntaxChecks() once before ${name}`,
       );
     }
     answer(result.syntaxPending);
@@ -80,7 +141,7 @@ async function run(call) {
   for (let pass = 0; pass < PASSES; pass++) {
     const result = JSON.parse(call());
     if (!result.syntaxPending) return result;
-    await loadSyntaxChecks();
+    await loadFor(result.syntaxPending);
     answer(result.syntaxPending);
   }
   throw new Error('oatf: the syntax answers did not settle');
@@ -109,34 +170,46 @@ export function validateSync(source) {
   return validationOf(source, (call) => runSync(call, 'validateSync'));
 }
 
+/** A validation result as `load` gives it: `{ document, warnings }` (the document parsed and normalized by
+ * the normalize module, which is the full package's `load` for a valid document), or `OatfError` with every
+ * error (those of validation, as the full package's). */
+function loaded(yaml, validation, module) {
+  if (!validation.valid) throw new OatfError(validation.errors);
+  return { document: unwrap(module.loadedJson(yaml)).document, warnings: validation.warnings };
+}
+
 /** Parses, validates and normalizes a document (SDK §3.5): a Promise of the normalized document.
  * Rejects with `OatfError` holding every diagnostic when it does not load. */
 export async function load(source) {
-  const yaml = text(source);
-  return unwrap(await run(() => wasm.loadJson(yaml))).document;
+  return (await loadWithWarnings(source)).document;
 }
 
-/** `load`, synchronously (as `validateSync`). */
+/** `load`, synchronously: in Node always; in a browser once `loadNormalizer()` has resolved, for a document
+ * that `validateSync` can check (else it throws, saying so). */
 export function loadSync(source) {
   const yaml = text(source);
-  return unwrap(runSync(() => wasm.loadJson(yaml), 'loadSync')).document;
+  const validation = runSync(() => wasm.validateJson(yaml), 'loadSync');
+  return loaded(yaml, validation, validation.valid ? normalizerFor('loadSync') : null).document;
 }
 
 /** Like `load`, with the warnings: a Promise of `{ document, warnings }`. */
 export async function loadWithWarnings(source) {
   const yaml = text(source);
-  const { document, warnings } = unwrap(await run(() => wasm.loadJson(yaml)));
-  return { document, warnings };
+  const validation = await run(() => wasm.validateJson(yaml));
+  if (validation.valid) await loadNormalizer();
+  return loaded(yaml, validation, normalizer);
 }
 
 /** Parses and normalizes a document without validating it (SDK §3.3) and returns canonical YAML.
- * Throws `OatfError` when it does not parse. Synchronous: normalizing needs no CEL. */
+ * Throws `OatfError` when it does not parse. Synchronous: in Node always, in a browser once
+ * `loadNormalizer()` (or a `load`) has resolved. */
 export function normalize(source) {
-  return unwrap(wasm.normalizeJson(text(source))).yaml;
+  const yaml = text(source);
+  return unwrap(normalizerFor('normalize').normalizeJson(yaml)).yaml;
 }
 
-/** A document (a plain object, e.g. from `load`) as canonical YAML (SDK §3.4). */
+/** A document (a plain object, e.g. from `load`) as canonical YAML (SDK §3.4). Synchronous, as `normalize`. */
 export function serialize(document) {
   if (document === null || typeof document !== 'object') throw new TypeError('serialize takes a document object');
-  return unwrap(wasm.serializeJson(JSON.stringify(document))).yaml;
+  return unwrap(normalizerFor('serialize').serializeJson(JSON.stringify(document))).yaml;
 }

@@ -6,21 +6,28 @@
 //! give the public API (`validate`, `load`, `compile`, `OatfError`, …) and its TypeScript types;
 //! `docs/javascript.md` is the user guide.
 //!
-//! Three modules are built from this crate, by features (D-140): the full package (`eval`, the
-//! default), the validation module of `oatf/validate` (`document` alone: no CEL engine, no evaluation),
-//! and the syntax module (`syntax`) that the validation module's wrapper loads the first time a
-//! document has a CEL expression, a JSONPath selector, a regex extractor or a regex with a Unicode
-//! class (a regex's syntax tree is checked in the validation module); its answers reach
-//! validation through `syntax.rs` (D-190).
+//! Four modules are built from this crate, by features (D-140): the full package (`eval`, the
+//! default), the validation module of `oatf/validate` (`document` alone: parse and validate, no CEL
+//! engine, no evaluation, no normalization), the syntax module (`syntax`) that the validation
+//! module's wrapper loads the first time a document has a CEL expression, a JSONPath selector, a
+//! regex extractor or a regex with a Unicode class (the answers reach validation through
+//! `syntax.rs`, D-190), and the normalize
+//! module (`normalize` alone: parse, normalize, serialize) that it loads for `load`, `normalize` and
+//! `serialize` (D-270). A regex's syntax tree is checked by a fourth small module, the regex module
+//! (`regex` alone), loaded the first time a document has a regex (D-271).
 #![forbid(unsafe_code)]
 
 #[cfg(feature = "eval")]
 mod attack;
-#[cfg(feature = "document")]
+#[cfg(any(feature = "document", feature = "normalize"))]
 mod diagnostics;
-#[cfg(feature = "document")]
+#[cfg(any(feature = "document", feature = "normalize"))]
 mod document;
-#[cfg(any(feature = "syntax", all(feature = "document", not(feature = "eval"))))]
+#[cfg(any(
+    feature = "syntax",
+    feature = "regex",
+    all(feature = "document", not(feature = "eval"))
+))]
 mod syntax;
 
 use wasm_bindgen::prelude::*;
@@ -41,7 +48,14 @@ static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_all
 #[cfg(any(feature = "eval", feature = "syntax"))]
 use oatf as sdk;
 
-#[cfg(all(feature = "document", not(any(feature = "eval", feature = "syntax"))))]
+#[cfg(all(
+    any(feature = "document", feature = "normalize", feature = "regex"),
+    not(any(feature = "eval", feature = "syntax"))
+))]
+#[allow(
+    unused_imports,
+    reason = "the validation and the normalize module each use a part"
+)]
 mod sdk {
     pub(crate) use oatf_model::{
         LoadError, Loaded, ValidateOptions, load_with, parse, validate_with,
@@ -63,12 +77,22 @@ mod sdk {
 pub use attack::{
     WasmAttack, WasmTraceEvaluator, judge_answer, judge_call, judge_questions_json, judge_record,
 };
+#[cfg(all(feature = "document", feature = "normalize"))]
+pub use document::load_json;
+#[cfg(all(feature = "normalize", not(feature = "eval")))]
+pub use document::loaded_json;
 #[cfg(feature = "document")]
-pub use document::{decode_errors_json, load_json, normalize_json, serialize_json, validate_json};
+pub use document::{decode_errors_json, validate_json};
+#[cfg(feature = "normalize")]
+pub use document::{normalize_json, serialize_json};
+#[cfg(feature = "regex")]
+pub use syntax::regex_tree;
 #[cfg(feature = "syntax")]
 pub use syntax::syntax_check_json;
 #[cfg(all(feature = "document", not(feature = "eval")))]
-pub use syntax::{remember_cel, remember_json_path, remember_regex, syntax_make_room};
+pub use syntax::{
+    remember_cel, remember_json_path, remember_regex, remember_regex_tree, syntax_make_room,
+};
 
 /// The SDK version (the workspace version of the crates built into this module).
 #[wasm_bindgen(js_name = version)]

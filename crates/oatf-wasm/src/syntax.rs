@@ -17,24 +17,57 @@
 //! [`BuiltInSyntax`]: oatf::syntax::BuiltInSyntax
 
 #[cfg(all(feature = "document", not(feature = "eval")))]
-pub use answers::{remember_cel, remember_json_path, remember_regex, syntax_make_room};
+pub use answers::{
+    remember_cel, remember_json_path, remember_regex, remember_regex_tree, syntax_make_room,
+};
 #[cfg(all(feature = "document", not(feature = "eval")))]
 pub(crate) use answers::{take_pending, validate_options};
 #[cfg(feature = "syntax")]
 pub use check::syntax_check_json;
+#[cfg(feature = "regex")]
+pub use tree::regex_tree;
 
+#[cfg(any(feature = "syntax", feature = "document"))]
 use serde::{Deserialize, Serialize};
 
-/// The questions of one validation, by kind (each text once).
+/// The questions of one validation, by kind (each text once): `tree` for the regex module, the
+/// others for the syntax module.
+#[cfg(any(feature = "syntax", feature = "document"))]
 #[derive(Serialize, Deserialize, Default)]
 #[serde(default)]
 struct Questions {
     cel: Vec<String>,
     regex: Vec<String>,
     jsonpath: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tree: Vec<String>,
+}
+
+/// The regex module (D-271): V-013 of regexes decided by their syntax tree, which is most of them
+/// (only a Unicode class needs the syntax module's tables).
+#[cfg(feature = "regex")]
+mod tree {
+    use wasm_bindgen::prelude::*;
+
+    use crate::sdk::syntax::BuiltInSyntax;
+
+    /// V-013 of each regex of `patterns` by its syntax tree, in order: `true` (valid), its message
+    /// (invalid), or `null` when the tree does not decide (a Unicode class: the syntax module's).
+    #[wasm_bindgen(js_name = regexTree)]
+    pub fn regex_tree(patterns: Vec<String>) -> Vec<JsValue> {
+        patterns
+            .iter()
+            .map(|pattern| match BuiltInSyntax::regex_from_tree(pattern) {
+                None => JsValue::NULL,
+                Some(Ok(())) => JsValue::TRUE,
+                Some(Err(message)) => JsValue::from_str(&message),
+            })
+            .collect()
+    }
 }
 
 /// What the syntax module says of a regex: V-013's message, and V-042's count.
+#[cfg(any(feature = "syntax", feature = "document"))]
 #[derive(Serialize, Clone)]
 struct RegexAnswer {
     error: Option<String>,
@@ -142,7 +175,7 @@ mod answers {
     use std::sync::Arc;
 
     use crate::sdk::model::{CelSyntaxCheck, CelSyntaxError, CelSyntaxErrorKind};
-    use crate::sdk::syntax::{BuiltInSyntax, JsonPathSyntax, SyntaxCheck};
+    use crate::sdk::syntax::{JsonPathSyntax, SyntaxCheck};
     use wasm_bindgen::prelude::*;
 
     use super::{Questions, RegexAnswer};
@@ -157,11 +190,13 @@ mod answers {
         cel: HashMap<String, Result<(), CelSyntaxError>>,
         regex: HashMap<String, RegexAnswer>,
         jsonpath: HashMap<String, JsonPathSyntax>,
+        /// The regex module's answers: V-013 from the syntax tree, or none (the syntax module's).
+        tree: HashMap<String, Option<Result<(), String>>>,
     }
 
     impl Cache {
         fn len(&self) -> usize {
-            self.cel.len() + self.regex.len() + self.jsonpath.len()
+            self.cel.len() + self.regex.len() + self.jsonpath.len() + self.tree.len()
         }
     }
 
@@ -192,10 +227,16 @@ mod answers {
 
     impl SyntaxCheck for Cached {
         fn regex(&self, pattern: &str) -> Result<(), String> {
-            // Most regexes are decided by their syntax tree, here; only a Unicode class needs the
-            // syntax module's tables.
-            if let Some(answer) = BuiltInSyntax::regex_from_tree(pattern) {
-                return answer;
+            // Most regexes are decided by their syntax tree, in the regex module; only a Unicode
+            // class needs the syntax module's tables.
+            let tree = CACHE.with(|cache| cache.borrow().tree.get(pattern).cloned());
+            match tree {
+                None => {
+                    pending(|q| &mut q.tree, pattern);
+                    return Ok(());
+                }
+                Some(Some(answer)) => return answer,
+                Some(None) => {}
             }
             let known =
                 CACHE.with(|cache| cache.borrow().regex.get(pattern).map(|a| a.error.clone()));
@@ -239,11 +280,16 @@ mod answers {
             &mut questions.cel,
             &mut questions.regex,
             &mut questions.jsonpath,
+            &mut questions.tree,
         ] {
             list.sort_unstable();
             list.dedup();
         }
-        if questions.cel.is_empty() && questions.regex.is_empty() && questions.jsonpath.is_empty() {
+        if questions.cel.is_empty()
+            && questions.regex.is_empty()
+            && questions.jsonpath.is_empty()
+            && questions.tree.is_empty()
+        {
             return None;
         }
         serde_json::to_value(questions).ok()
@@ -288,6 +334,14 @@ mod answers {
         });
     }
 
+    /// Keeps the regex module's answer for a regex (D-271): `decided` with its V-013 message (none:
+    /// it is valid), or not decided by its syntax tree (a Unicode class: the syntax module answers).
+    #[wasm_bindgen(js_name = rememberRegexTree)]
+    pub fn remember_regex_tree(pattern: String, decided: bool, error: Option<String>) {
+        let answer = decided.then(|| error.map_or(Ok(()), Err));
+        CACHE.with(|cache| cache.borrow_mut().tree.insert(pattern, answer));
+    }
+
     /// Keeps the syntax module's answer for a JSONPath selector: the parser's message (none: it
     /// parses), or that it could not be checked.
     #[wasm_bindgen(js_name = rememberJsonPath)]
@@ -329,7 +383,13 @@ mod tests {
         };
         let text = |value: &Value| value.as_str().map(str::to_owned);
         let (cel, regex, jsonpath) = (texts("cel"), texts("regex"), texts("jsonpath"));
-        syntax_make_room(cel.len() + regex.len() + jsonpath.len());
+        let tree = texts("tree");
+        syntax_make_room(cel.len() + regex.len() + jsonpath.len() + tree.len());
+        // The regex module's answers (what `regexTree` gives).
+        for pattern in tree {
+            let answer = crate::sdk::syntax::BuiltInSyntax::regex_from_tree(&pattern);
+            remember_regex_tree(pattern, answer.is_some(), answer.and_then(Result::err));
+        }
         for (i, expression) in cel.into_iter().enumerate() {
             let refusal = &answers["cel"][i];
             remember_cel(
@@ -371,17 +431,23 @@ mod tests {
         let first: Value = serde_json::from_str(&crate::validate_json(DOCUMENT)).expect("JSON");
         let pending = first["syntaxPending"].clone();
         assert_eq!(pending["cel"].as_array().map(Vec::len), Some(2), "{first}");
-        assert_eq!(
-            pending["regex"].as_array().map(Vec::len),
-            Some(2),
-            "{first}"
-        );
+        // Every regex to the regex module first; the extractor's capture groups to the syntax module.
+        assert_eq!(pending["tree"].as_array().map(Vec::len), Some(3), "{first}");
+        assert_eq!(pending["regex"], serde_json::json!(["no group"]), "{first}");
         assert_eq!(
             pending["jsonpath"].as_array().map(Vec::len),
             Some(1),
             "{first}"
         );
         answer(&pending);
+        // The regex with a Unicode class is not decided by its tree: the syntax module's.
+        let again: Value = serde_json::from_str(&crate::validate_json(DOCUMENT)).expect("JSON");
+        assert_eq!(
+            again["syntaxPending"],
+            serde_json::json!({ "cel": [], "regex": ["\\p{Nope}"], "jsonpath": [] }),
+            "{again}"
+        );
+        answer(&again["syntaxPending"]);
         let second: Value = serde_json::from_str(&crate::validate_json(DOCUMENT)).expect("JSON");
         assert_eq!(second["valid"], false, "{second}");
         assert_eq!(
@@ -396,8 +462,11 @@ mod tests {
     /// diagnostics, message for message.
     #[test]
     fn the_answers_are_those_of_the_built_in_checks() {
-        let first: Value = serde_json::from_str(&crate::validate_json(DOCUMENT)).expect("JSON");
-        answer(&first["syntaxPending"]);
+        for _ in 0..2 {
+            let pending: Value =
+                serde_json::from_str(&crate::validate_json(DOCUMENT)).expect("JSON");
+            answer(&pending["syntaxPending"]);
+        }
         let answered: Value = serde_json::from_str(&crate::validate_json(DOCUMENT)).expect("JSON");
         let document = crate::sdk::parse(DOCUMENT).expect("parses");
         let built_in =

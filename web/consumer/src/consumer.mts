@@ -76,6 +76,8 @@ async function later(): Promise<void> {
   const withWarnings = await validation.loadWithWarnings(yaml);
   await validation.loadSyntaxChecks();
   const ready: boolean = validation.syntaxChecksLoaded();
+  await validation.loadNormalizer();
+  const normalizerReady: boolean = validation.normalizerLoaded();
   const yamlText: string = validation.normalize(yaml) + validation.serialize(loaded) + validation.describe(checked.errors[0]!);
   try {
     inline.compile(yaml);
@@ -83,7 +85,7 @@ async function later(): Promise<void> {
     if (e instanceof OatfError || e instanceof validation.OatfError) console.log(e.errors.length, e.rule, e.path, e.line, e.column);
     if (e instanceof TraceError) console.log(e.message);
   }
-  console.log(asyncVerdict, asyncReport, now, loadedNow, withWarnings.warnings, ready, yamlText, validation.version);
+  console.log(asyncVerdict, asyncReport, now, loadedNow, withWarnings.warnings, ready, normalizerReady, yamlText, validation.version);
 }
 
 console.log(result, line, text, warnings, canonical, sdk, id, indicators, notMatched, computed, lines, exit, matched, traceWarnings, pushed, counts, later);
