@@ -117,19 +117,38 @@ pub(crate) fn run(options: &Options<'_>, out: &mut Output<'_>) -> u8 {
     let progress = Progress::new(plan.runs.len(), options.quiet);
     let report = Report::new(&plan.documents, &attacks, &plan.runs);
     let mut writing = Writing::start(&report, out, options.format, options.quiet, plan.runs.len());
-    // Each run's part of the report is written by its worker and handed to this thread in run order
-    // as the runs finish, written here and dropped (D-260).
-    ordered::in_order(
-        &plan.runs,
-        |run| {
-            let outcome = evaluate_run(run, &attacks, options.max_line_len, options.strict);
-            report.written(outcome, options.format, options.quiet, &run.trace)
-        },
-        |first, outcomes| {
+    let work = |run: &Run| {
+        let outcome = evaluate_run(run, &attacks, options.max_line_len, options.strict);
+        report.written(outcome, options.format, options.quiet, &run.trace)
+    };
+    if writing.streams() {
+        // Each run's part of the report is written by its worker and handed to this thread in run
+        // order as the runs finish, written here and dropped (D-260).
+        ordered::in_order(&plan.runs, work, |first, outcomes| {
             progress.inc(outcomes.len() as u64);
             writing.take(first, outcomes);
-        },
-    );
+        });
+    } else {
+        // The human, JUnit and HTML reports write their runs' parts after something that depends on
+        // all of them: the runs are collected, and this thread only waits (D-260).
+        let outcomes: Vec<Outcome> = plan
+            .runs
+            .par_iter()
+            // The bar is moved every 16 runs of a worker: once per run, every core wrote its counter.
+            .map_init(
+                || 0_u64,
+                |done, run| {
+                    let outcome = work(run);
+                    *done += 1;
+                    if *done % 16 == 0 {
+                        progress.inc(16);
+                    }
+                    outcome
+                },
+            )
+            .collect();
+        writing.take_all(outcomes);
+    }
     progress.finish();
     let (code, kept) = writing.finish(options.color);
     // Freed in parallel: a campaign of 100,000 runs holds that many paths in its plan, and, for the

@@ -105,6 +105,33 @@ impl<'r, 'a, 'o, 'w> Writing<'r, 'a, 'o, 'w> {
         }
     }
 
+    /// Whether the report writes its runs as they are handed over (`take`): CSV, JSON and SARIF.
+    pub(super) fn streams(&self) -> bool {
+        matches!(self.format, Format::Csv | Format::Json | Format::Sarif)
+    }
+
+    /// Every run at once, in order, for a report that does not stream (`streams`): the facts
+    /// taken and the runs it does not keep dropped on the workers.
+    pub(super) fn take_all(&mut self, outcomes: Vec<Outcome>) {
+        use rayon::prelude::*;
+        if self.streams() {
+            self.take(0, outcomes);
+            return;
+        }
+        self.facts = outcomes.par_iter().map(Fact::of).collect();
+        self.kept = match self.format {
+            Format::Human if self.quiet => {
+                outcomes.into_par_iter().for_each(drop);
+                Vec::new()
+            }
+            Format::Human => outcomes
+                .into_par_iter()
+                .filter(|o| o.code() != 0)
+                .collect(),
+            _ => outcomes,
+        };
+    }
+
     /// Writes the rest of the report and gives the campaign's exit code (its worst run's) and the
     /// runs kept until now, for the caller to free.
     pub(super) fn finish(self, color: bool) -> (u8, Vec<Outcome>) {
