@@ -124,10 +124,7 @@ impl<'r, 'a, 'o, 'w> Writing<'r, 'a, 'o, 'w> {
                 outcomes.into_par_iter().for_each(drop);
                 Vec::new()
             }
-            Format::Human => outcomes
-                .into_par_iter()
-                .filter(|o| o.code() != 0)
-                .collect(),
+            Format::Human => outcomes.into_par_iter().filter(|o| o.code() != 0).collect(),
             _ => outcomes,
         };
     }
