@@ -29,7 +29,7 @@
 
 use oatf_eval::AttackVerdict;
 
-pub use crate::nested::Joined;
+pub use crate::nested::{Joined, Joining};
 pub use crate::sarif_descriptor::SarifRules;
 
 use crate::{TraceStats, run_exit_code, warnings};
@@ -364,6 +364,30 @@ pub fn sarif_run(run: crate::CampaignRun<'_>) -> String {
 /// text ([`Joined`]): the text [`campaign_sarif`](crate::campaign_sarif) of the same runs gives.
 pub fn sarif_log<S: AsRef<str>>(runs: &[S]) -> Joined<'_, S> {
     crate::sarif::campaign_sarif_log(runs)
+}
+
+/// The SARIF log of a campaign of `count` runs around its runs ([`Joining`]), for runs written by
+/// [`sarif_run`] and handed over in order as they finish, each dropped once written (D-260): the
+/// text [`sarif_log`] gives of the same runs.
+///
+/// ```
+/// use oatf_report::CampaignRun;
+/// use oatf_report::campaign::{sarif_log, sarif_log_around, sarif_run};
+///
+/// let runs: Vec<String> = ["a.jsonl", "b.jsonl"]
+///     .map(|trace| sarif_run(CampaignRun::Failed { attack_id: "OATF-001", trace, message: "gone" }))
+///     .into();
+/// let around = sarif_log_around(runs.len());
+/// let mut text: String = around.start().concat();
+/// for (i, run) in runs.iter().enumerate() {
+///     text.push_str(around.before(i));
+///     text.push_str(run);
+/// }
+/// text.push_str(&around.end().concat());
+/// assert_eq!(text, sarif_log(&runs).to_text());
+/// ```
+pub fn sarif_log_around(count: usize) -> Joining {
+    crate::sarif::campaign_sarif_log_around(count)
 }
 
 /// A run in a campaign's JSON report ([`json_run`]).

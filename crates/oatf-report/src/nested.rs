@@ -126,11 +126,8 @@ impl Formatter for PrettyAt {
 /// ```
 #[derive(Clone, Debug)]
 pub struct Joined<'a, S> {
-    head: String,
+    around: Joining,
     items: &'a [S],
-    /// The array's closing line: a line break, its indentation and `]`.
-    close: String,
-    tail: String,
 }
 
 impl<'a, S: AsRef<str>> Joined<'a, S> {
@@ -142,36 +139,24 @@ impl<'a, S: AsRef<str>> Joined<'a, S> {
         depth: usize,
         tail: impl Into<String>,
     ) -> Self {
-        let mut close = String::with_capacity(2 + 2 * depth);
-        close.push('\n');
-        for _ in 0..depth {
-            close.push_str("  ");
-        }
-        close.push(']');
         Joined {
-            head: head.into(),
+            around: Joining::new(head, items.len(), depth, tail),
             items,
-            close,
-            tail: tail.into(),
         }
     }
 
     /// The pieces of the text, in order.
     pub fn pieces(&self) -> impl Iterator<Item = &str> {
-        let (open, close) = if self.items.is_empty() {
-            ("[]", "")
-        } else {
-            ("[\n", self.close.as_str())
-        };
         let items = self
             .items
             .iter()
             .enumerate()
-            .flat_map(|(i, item)| [if i == 0 { "" } else { ",\n" }, item.as_ref()]);
-        [self.head.as_str(), open]
+            .flat_map(|(i, item)| [self.around.before(i), item.as_ref()]);
+        self.around
+            .start()
             .into_iter()
             .chain(items)
-            .chain([close, self.tail.as_str()])
+            .chain(self.around.end())
     }
 
     /// The whole text.
@@ -181,6 +166,84 @@ impl<'a, S: AsRef<str>> Joined<'a, S> {
             text.push_str(piece);
         }
         text
+    }
+}
+
+/// The text of a [`Joined`] around its items, for items that come one after the other and are
+/// dropped once written, as a campaign writes its runs in run order as they finish (D-260): the
+/// pieces of [`start`](Self::start), then each item after the piece [`before`](Self::before) its
+/// index, then the pieces of [`end`](Self::end) are the text [`Joined`] gives of the same items.
+/// The number of items is known at the start (an empty array is written `[]`).
+///
+/// ```
+/// use oatf_report::campaign::{Joined, Joining};
+///
+/// let items = ["    1", "    2"];
+/// let around = Joining::new("{\n  \"runs\": ", items.len(), 1, "\n}\n");
+/// let mut text: String = around.start().concat();
+/// for (i, item) in items.iter().enumerate() {
+///     text.push_str(around.before(i));
+///     text.push_str(item);
+/// }
+/// text.push_str(&around.end().concat());
+/// assert_eq!(text, Joined::new("{\n  \"runs\": ", &items, 1, "\n}\n").to_text());
+/// ```
+#[derive(Clone, Debug)]
+pub struct Joining {
+    head: String,
+    count: usize,
+    /// The array's closing line: a line break, its indentation and `]`.
+    close: String,
+    tail: String,
+}
+
+impl Joining {
+    /// The text `head`, then an array of `count` items at `depth` (each item written at `depth + 1`;
+    /// `[]` when there are none), then `tail`.
+    pub fn new(
+        head: impl Into<String>,
+        count: usize,
+        depth: usize,
+        tail: impl Into<String>,
+    ) -> Self {
+        let mut close = String::with_capacity(2 + 2 * depth);
+        close.push('\n');
+        for _ in 0..depth {
+            close.push_str("  ");
+        }
+        close.push(']');
+        Joining {
+            head: head.into(),
+            count,
+            close,
+            tail: tail.into(),
+        }
+    }
+
+    /// The pieces before the first item: the head and the array's opening.
+    pub fn start(&self) -> [&str; 2] {
+        [
+            self.head.as_str(),
+            if self.count == 0 { "[]" } else { "[\n" },
+        ]
+    }
+
+    /// The piece before the item at `index` (counted from 0): nothing before the first, `,` and a
+    /// line break before the others.
+    pub fn before(&self, index: usize) -> &'static str {
+        if index == 0 { "" } else { ",\n" }
+    }
+
+    /// The pieces after the last item: the array's closing line and the tail.
+    pub fn end(&self) -> [&str; 2] {
+        [
+            if self.count == 0 {
+                ""
+            } else {
+                self.close.as_str()
+            },
+            self.tail.as_str(),
+        ]
     }
 }
 

@@ -12,7 +12,7 @@ use serde::Serialize;
 use crate::artifact::{SRCROOT, file_uri, relative_to_cwd};
 use crate::exit::{run_exit_code, strict_failure};
 use crate::json::TraceJson;
-use crate::nested::{Joined, pretty_at_depth};
+use crate::nested::{Joined, Joining, pretty_at_depth};
 use crate::sarif_descriptor::Text;
 use crate::sarif_descriptor::{Rule, RuleSource, SarifRules};
 use crate::sarif_rule::sarif_level;
@@ -341,12 +341,25 @@ pub(crate) fn campaign_sarif_run(run: CampaignRun<'_>, rules: Option<&SarifRules
 /// The SARIF log of runs written by [`campaign_sarif_run`], in order: the text
 /// `serde_json::to_string_pretty` of the whole log gives.
 pub(crate) fn campaign_sarif_log<S: AsRef<str>>(runs: &[S]) -> Joined<'_, S> {
+    let (head, tail) = campaign_sarif_ends();
+    Joined::new(head, runs, 1, tail)
+}
+
+/// The SARIF log of `count` runs around them, for runs written by [`campaign_sarif_run`] and
+/// handed over one after the other: the text [`campaign_sarif_log`] gives of the same runs.
+pub(crate) fn campaign_sarif_log_around(count: usize) -> Joining {
+    let (head, tail) = campaign_sarif_ends();
+    Joining::new(head, count, 1, tail)
+}
+
+/// The text of a campaign's SARIF log before its `runs` array and after it.
+fn campaign_sarif_ends() -> (String, String) {
     // The log without runs ends with its empty `runs`, the last key at its depth.
     let skeleton = Log::new(Vec::new()).to_text();
-    let (head, tail) = skeleton
-        .rsplit_once("[]")
-        .map_or((skeleton.as_str(), ""), |(head, tail)| (head, tail));
-    Joined::new(head, runs, 1, tail)
+    match skeleton.rsplit_once("[]") {
+        Some((head, tail)) => (head.to_owned(), tail.to_owned()),
+        None => (skeleton, String::new()),
+    }
 }
 
 /// The run of a campaign pair without a verdict.

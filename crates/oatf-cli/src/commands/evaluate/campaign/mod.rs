@@ -22,13 +22,16 @@ use crate::output::Output;
 use crate::render::diagnostic::{parse_headline, render, with_path};
 
 mod manifest_parts;
+mod ordered;
 mod outcome;
 mod plan;
 mod report;
+mod writing;
 
-use outcome::{Failure, Outcome, worst_code};
+use outcome::{Failure, Outcome};
 use plan::{Pair, Plan, Run, plan_from_manifest};
 use report::Report;
+use writing::Writing;
 
 /// Whether the arguments ask for a campaign rather than one evaluation: a manifest, several traces,
 /// a directory of traces, or the CSV or HTML format.
@@ -112,63 +115,47 @@ pub(crate) fn run(options: &Options<'_>, out: &mut Output<'_>) -> u8 {
         .collect();
 
     let progress = Progress::new(plan.runs.len(), options.quiet);
-    let writer = Report::new(&plan.documents, &attacks, &[]);
-    let outcomes: Vec<Outcome> = plan
-        .runs
-        .par_iter()
-        // The bar is moved every 16 runs of a worker: once per run, every core wrote its counter.
-        .map_init(
-            || 0_u64,
-            |done, run| {
-                let outcome = evaluate_run(run, &attacks, options.max_line_len, options.strict);
-                let outcome = writer.written(outcome, options.format, options.quiet, &run.trace);
-                *done += 1;
-                if *done % 16 == 0 {
-                    progress.inc(16);
-                }
-                outcome
-            },
-        )
-        .collect();
-    progress.finish();
-
-    let report = Report::new(&plan.documents, &attacks, &outcomes);
-    let text = match options.format {
-        Format::Human => {
-            let text = report.human(options.quiet);
-            if options.color {
-                crate::render::color::paint_verdicts(&text)
-            } else {
-                text
-            }
-        }
-        // Written in pieces: the runs' parts are not copied into one string first.
-        Format::Json => {
-            report.write_json(out);
-            String::new()
-        }
-        Format::Sarif => {
-            report.write_sarif(out);
-            String::new()
-        }
-        Format::Csv => {
-            report.write_csv(out);
-            String::new()
-        }
-        Format::Html => report.html(),
-        Format::Junit => {
-            report.write_junit(out);
-            String::new()
-        }
+    let report = Report::new(&plan.documents, &attacks, &plan.runs);
+    let mut writing = Writing::start(&report, out, options.format, options.quiet, plan.runs.len());
+    let work = |run: &Run| {
+        let outcome = evaluate_run(run, &attacks, options.max_line_len, options.strict);
+        report.written(outcome, options.format, options.quiet, &run.trace)
     };
-    out.write(&text);
-    let code = worst_code(outcomes.iter().map(Outcome::code));
-    // Freed in parallel: a campaign of 100,000 runs holds that many parts of the report, and the
-    // plan that many paths (D-213).
+    if writing.streams() {
+        // Each run's part of the report is written by its worker and handed to this thread in run
+        // order as the runs finish, written here and dropped (D-260).
+        ordered::in_order(&plan.runs, work, |first, outcomes| {
+            progress.inc(outcomes.len() as u64);
+            writing.take(first, outcomes);
+        });
+    } else {
+        // The human, JUnit and HTML reports write their runs' parts after something that depends on
+        // all of them: the runs are collected, and this thread only waits (D-260).
+        let outcomes: Vec<Outcome> = plan
+            .runs
+            .par_iter()
+            // The bar is moved every 16 runs of a worker: once per run, every core wrote its counter.
+            .map_init(
+                || 0_u64,
+                |done, run| {
+                    let outcome = work(run);
+                    *done += 1;
+                    if *done % 16 == 0 {
+                        progress.inc(16);
+                    }
+                    outcome
+                },
+            )
+            .collect();
+        writing.take_all(outcomes);
+    }
+    progress.finish();
+    let (code, kept) = writing.finish(options.color);
+    // Freed in parallel: a campaign of 100,000 runs holds that many paths in its plan, and, for the
+    // JUnit and HTML reports, that many runs (D-213).
     drop(report);
-    drop(writer);
     rayon::join(
-        || outcomes.into_par_iter().for_each(drop),
+        || kept.into_par_iter().for_each(drop),
         || plan.runs.into_par_iter().for_each(drop),
     );
     code

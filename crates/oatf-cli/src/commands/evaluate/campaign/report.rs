@@ -1,6 +1,6 @@
 //! A campaign's report in every format: the summaries, totals and matrix of the runs, and each run's
-//! part, written by the worker that evaluated it (`Report::written`, D-112, D-181) and joined here in
-//! run order.
+//! part, written by the worker that evaluated it (`Report::written`, D-112, D-181) and written here
+//! in run order as the runs finish (`Writing`, D-260).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -16,6 +16,8 @@ use std::io::Write as _;
 
 use super::Attack;
 use super::outcome::{Kept, Outcome, RunResult, outcome_of, worst_code};
+use super::plan::Run;
+use super::writing::Fact;
 use crate::commands::evaluate::trace::{Format, one_line, result_and_tier, result_with_tier};
 use crate::output::Output;
 
@@ -74,7 +76,8 @@ struct AttackSummary {
 pub(super) struct Report<'a> {
     documents: &'a [PathBuf],
     attacks: &'a [Result<Attack, u8>],
-    outcomes: &'a [Outcome],
+    /// The plan's runs, in order: their groups, for the matrix.
+    runs: &'a [Run],
     /// Per document: its `attack_id` column, its name as given and its category, made once
     /// (the per-run rows and totals only look them up).
     labels: Vec<String>,
@@ -89,12 +92,12 @@ impl<'a> Report<'a> {
     pub(super) fn new(
         documents: &'a [PathBuf],
         attacks: &'a [Result<Attack, u8>],
-        outcomes: &'a [Outcome],
+        runs: &'a [Run],
     ) -> Self {
         let mut report = Report {
             documents,
             attacks,
-            outcomes,
+            runs,
             labels: Vec::new(),
             files: Vec::new(),
             categories: Vec::new(),
@@ -159,9 +162,9 @@ impl<'a> Report<'a> {
         category.unwrap_or_else(|| "(none)".to_owned())
     }
 
-    fn summaries(&self) -> Vec<AttackSummary> {
+    fn summaries(facts: &[Fact]) -> Vec<AttackSummary> {
         let mut by_document: BTreeMap<usize, AttackSummary> = BTreeMap::new();
-        for outcome in self.outcomes {
+        for outcome in facts {
             let summary = by_document
                 .entry(outcome.document)
                 .or_insert_with(|| AttackSummary {
@@ -173,7 +176,7 @@ impl<'a> Report<'a> {
                 });
             let verdict = outcome.summary;
             summary.counts.add(verdict.map(|(result, _)| result));
-            let code = outcome.code();
+            let code = outcome.code;
             if summary.counts.total() == 1 || severity_rank(code) > severity_rank(summary.worst) {
                 summary.worst = code;
                 summary.worst_verdict = verdict.map(|(result, tier)| {
@@ -191,13 +194,13 @@ impl<'a> Report<'a> {
         by_document.into_values().collect()
     }
 
-    fn totals(&self) -> (Counts, [usize; 4], BTreeMap<String, Counts>) {
+    fn totals(&self, facts: &[Fact]) -> (Counts, [usize; 4], BTreeMap<String, Counts>) {
         let mut counts = Counts::default();
         // Exploited or partial runs by max_tier: none, ingested, local_action, boundary_breach.
         let mut tiers = [0; 4];
         // By document first, then by category: no string per run.
         let mut by_document: Vec<Counts> = vec![Counts::default(); self.categories.len()];
-        for outcome in self.outcomes {
+        for outcome in facts {
             let result = outcome.summary.map(|(result, _)| result);
             counts.add(result);
             if let Some(document) = by_document.get_mut(outcome.document) {
@@ -222,16 +225,16 @@ impl<'a> Report<'a> {
     }
 
     /// The matrix attacks × groups of the runs (D-105).
-    fn matrix(&self) -> Matrix {
+    fn matrix(&self, facts: &[Fact]) -> Matrix {
         // The labels are borrowed: a string per run on the main thread was a part of the serial share.
         // Collected in parallel: the workers, not the main thread, touch the list's memory.
-        let runs: Vec<MatrixRun<'_>> = self
-            .outcomes
+        let runs: Vec<MatrixRun<'_>> = facts
             .par_iter()
-            .map(|o| {
+            .zip(self.runs.par_iter())
+            .map(|(o, run)| {
                 let (result, tier) = o.summary.unwrap_or((AttackResult::Error, None));
                 let id = self.labels.get(o.document).map_or("", String::as_str);
-                MatrixRun::new(id, o.group.as_deref(), result, tier, o.code())
+                MatrixRun::new(id, run.group.as_deref(), result, tier, o.code)
             })
             .collect();
         Matrix::new(&runs)
@@ -292,9 +295,10 @@ impl<'a> Report<'a> {
         )
     }
 
-    pub(super) fn human(&self, quiet: bool) -> String {
+    /// The human report; `notable` holds the runs that did not pass, in order, with their lines.
+    pub(super) fn human(&self, quiet: bool, facts: &[Fact], notable: &[Outcome]) -> String {
         let mut text = String::new();
-        let summaries = self.summaries();
+        let summaries = Self::summaries(facts);
         let ids: Vec<String> = summaries
             .iter()
             .map(|s| one_line(&self.attack_id(s.document)))
@@ -326,8 +330,7 @@ impl<'a> Report<'a> {
         }
         if !quiet {
             // Written by the workers (`written`), joined in run order.
-            let notable: Vec<&str> = self
-                .outcomes
+            let notable: Vec<&str> = notable
                 .iter()
                 .filter(|o| o.code() != 0)
                 .filter_map(Outcome::text)
@@ -341,11 +344,11 @@ impl<'a> Report<'a> {
                 text.push_str(line);
             }
         }
-        let matrix = self.matrix();
+        let matrix = self.matrix(facts);
         if matrix.has_groups() {
             text.push_str(&crate::commands::evaluate::groups::human(&matrix));
         }
-        let (counts, tiers, categories) = self.totals();
+        let (counts, tiers, categories) = self.totals(facts);
         text.push_str(&format!(
             "runs: {} ({} exploited, {} partial, {} not_exploited, {} error)\n",
             counts.total(),
@@ -384,10 +387,11 @@ impl<'a> Report<'a> {
         )
     }
 
-    /// The JSON report. Each run is written by its worker (`written`) and set into the document at
-    /// its depth (D-112, D-180): the text is the one `serde_json::to_string_pretty` of the whole document
-    /// gives, since a nested value's lines are its own lines indented by its depth.
-    pub(super) fn write_json(&self, out: &mut Output<'_>) {
+    /// The JSON report after its runs (`{"runs": [...],` was written by `Writing`). Each run is
+    /// written by its worker (`written`) and set into the document at its depth (D-112, D-180): the
+    /// text is the one `serde_json::to_string_pretty` of the whole document gives, since a nested
+    /// value's lines are its own lines indented by its depth.
+    pub(super) fn write_json_rest(&self, out: &mut Output<'_>, facts: &[Fact]) {
         /// The document after `runs`, its first key (D-212): no `Value` of the matrix, whose
         /// cells list every run's index.
         #[derive(serde::Serialize)]
@@ -397,8 +401,7 @@ impl<'a> Report<'a> {
             matrix: &'m Matrix,
             exit_code: u8,
         }
-        let attacks: Vec<Value> = self
-            .summaries()
+        let attacks: Vec<Value> = Self::summaries(facts)
             .iter()
             .map(|s| {
                 json!({
@@ -413,8 +416,8 @@ impl<'a> Report<'a> {
                 })
             })
             .collect();
-        let (counts, tiers, categories) = self.totals();
-        let matrix = self.matrix();
+        let (counts, tiers, categories) = self.totals(facts);
+        let matrix = self.matrix(facts);
         let rest = Rest {
             attacks,
             totals: json!({
@@ -429,12 +432,10 @@ impl<'a> Report<'a> {
                     .collect::<serde_json::Map<String, Value>>(),
             }),
             matrix: &matrix,
-            exit_code: worst_code(self.outcomes.iter().map(Outcome::code)),
+            exit_code: worst_code(facts.iter().map(|f| f.code)),
         };
-        // `{"runs": [...], REST}`: the runs as their workers wrote them, then the text of `rest`
-        // after its opening brace, serialized straight to the output.
-        let runs = campaign::Joined::new("{\n  \"runs\": ", self.outcomes, 1, ",");
-        write_pieces(out, runs.pieces());
+        // `{"runs": [...], REST}`: after the runs, the text of `rest` after its opening brace,
+        // serialized straight to the output.
         let mut rest_out = std::io::BufWriter::with_capacity(1 << 16, AfterFirstByte(out, false));
         let _ = serde_json::to_writer_pretty(&mut rest_out, &rest);
         let _ = rest_out.write_all(b"\n").and_then(|()| rest_out.flush());
@@ -456,26 +457,13 @@ impl<'a> Report<'a> {
         line
     }
 
-    /// The CSV report: the header, then the rows written by the workers (`written`) in run order,
-    /// written to the output in pieces rather than copied into one string first (D-212).
-    pub(super) fn write_csv(&self, out: &mut Output<'_>) {
-        let mut header = campaign::csv_header();
-        header.push('\n');
-        write_pieces(
-            out,
-            std::iter::once(header.as_str()).chain(self.outcomes.iter().map(AsRef::as_ref)),
-        );
-    }
-
-    /// The self-contained HTML report (`oatf::report::html`, D-107).
-    pub(super) fn html(&self) -> String {
-        let ids: Vec<String> = self
-            .outcomes
+    /// The self-contained HTML report (`oatf::report::html`, D-107) of the runs, kept whole.
+    pub(super) fn html(&self, outcomes: &[Outcome]) -> String {
+        let ids: Vec<String> = outcomes
             .iter()
             .map(|o| self.attack_id(o.document))
             .collect();
-        let runs: Vec<HtmlRun<'_>> = self
-            .outcomes
+        let runs: Vec<HtmlRun<'_>> = outcomes
             .iter()
             .zip(&ids)
             .map(|(o, id)| {
@@ -523,11 +511,6 @@ impl<'a> Report<'a> {
         campaign::sarif_run(run)
     }
 
-    /// SARIF: one run per pair (`oatf::report::campaign_sarif`), written by the workers.
-    pub(super) fn write_sarif(&self, out: &mut Output<'_>) {
-        write_pieces(out, campaign::sarif_log(self.outcomes).pieces());
-    }
-
     /// The JUnit suite of a run: its single report's (`oatf::report::junit_suite`), named
     /// `ATTACK-ID TRACE`; a run without a verdict is a suite with one `run` case in error.
     fn junit_suite(&self, o: &Outcome, run: &RunResult) -> oatf::report::xml::TestSuite {
@@ -557,21 +540,14 @@ impl<'a> Report<'a> {
     }
 
     /// JUnit XML: the suites written by the workers, in run order, written to the output in pieces
-    /// (D-212).
-    pub(super) fn write_junit(&self, out: &mut Output<'_>) {
-        let suites = self.outcomes.iter().filter_map(Outcome::suite);
+    /// (D-212). They are kept until the end: the report's head counts their tests.
+    pub(super) fn write_junit(out: &mut Output<'_>, outcomes: &[Outcome]) {
+        let suites = outcomes.iter().filter_map(Outcome::suite);
         let mut chunk = Chunked::new(out);
         oatf::report::xml::TestSuites::new("oatf evaluate")
             .write_pieces_with(suites, |piece| chunk.push(piece));
         chunk.finish();
     }
-}
-
-/// Writes `pieces` to `out` one after the other: a report of many runs is not copied into one string
-/// (for 20,000 SARIF runs, 190 MB and its page faults on the main thread, D-181), nor into chunks
-/// (D-212), but written as its pieces (`Output::write_pieces`).
-fn write_pieces<'p>(out: &mut Output<'_>, pieces: impl Iterator<Item = &'p str>) {
-    out.write_pieces(pieces);
 }
 
 /// A writer to the output that drops the first byte written to it (a JSON object's `{`, whose
