@@ -26,6 +26,18 @@ mod tidy;
 mod wasm;
 mod wasm_names;
 
+/// What the small modules of `oatf/validate` built on the model alone (validation, normalize) must not
+/// depend on: the facade and the evaluation engine, the JavaScript glue of closures, the JSONPath
+/// parser (D-221, D-270).
+const SMALL_MODULE_ABSENT: &[&str] = &[
+    "oatf-sdk",
+    "oatf-eval",
+    "oatf-runtime",
+    "oatf-cel",
+    "js-sys",
+    "serde_json_path",
+];
+
 /// `(package, cargo tree extra args, crates that must not appear in its normal dependency tree)`.
 const RULES: &[(&str, &[&str], &[&str])] = &[
     // The shared helpers without a stability promise (D-165) sit below everything.
@@ -143,27 +155,13 @@ const RULES: &[(&str, &[&str], &[&str])] = &[
     (
         "oatf-wasm",
         &["--no-default-features", "--features", "document"],
-        &[
-            "oatf-sdk",
-            "oatf-eval",
-            "oatf-runtime",
-            "oatf-cel",
-            "js-sys",
-            "serde_json_path",
-        ],
+        SMALL_MODULE_ABSENT,
     ),
     // The normalize module of `oatf/validate` likewise (D-270).
     (
         "oatf-wasm",
         &["--no-default-features", "--features", "normalize"],
-        &[
-            "oatf-sdk",
-            "oatf-eval",
-            "oatf-runtime",
-            "oatf-cel",
-            "js-sys",
-            "serde_json_path",
-        ],
+        SMALL_MODULE_ABSENT,
     ),
     (
         "oatf-sdk",

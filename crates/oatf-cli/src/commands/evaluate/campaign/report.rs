@@ -330,11 +330,7 @@ impl<'a> Report<'a> {
         }
         if !quiet {
             // Written by the workers (`written`), joined in run order.
-            let notable: Vec<&str> = notable
-                .iter()
-                .filter(|o| o.code() != 0)
-                .filter_map(Outcome::text)
-                .collect();
+            let notable: Vec<&str> = notable.iter().filter_map(Outcome::text).collect();
             if !notable.is_empty() {
                 text.push_str(
                     "runs that did not pass (not not_exploited, or failed by --strict):\n",

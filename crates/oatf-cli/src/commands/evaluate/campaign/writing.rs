@@ -83,25 +83,21 @@ impl<'r, 'a, 'o, 'w> Writing<'r, 'a, 'o, 'w> {
         }
     }
 
-    /// The runs `first..first + outcomes.len()`, every earlier run handed over already, as their
-    /// workers wrote them (`Report::written`): written in one vectored write, then dropped.
+    /// The runs `first..first + outcomes.len()` of a report that streams (`streams`), every earlier
+    /// run handed over already, as their workers wrote them (`Report::written`): written in one
+    /// vectored write, then dropped.
     pub(super) fn take(&mut self, first: usize, outcomes: Vec<Outcome>) {
         self.facts.extend(outcomes.iter().map(Fact::of));
-        match (self.format, &self.around) {
-            (Format::Csv, _) => self.out.write_pieces(outcomes.iter().map(AsRef::as_ref)),
-            (Format::Json | Format::Sarif, Some(around)) => {
-                self.out.write_pieces(
-                    outcomes
-                        .iter()
-                        .enumerate()
-                        .flat_map(|(k, o)| [around.before(first + k), o.as_ref()]),
-                );
-            }
-            (Format::Human, _) if !self.quiet => self
-                .kept
-                .extend(outcomes.into_iter().filter(|o| o.code() != 0)),
-            (Format::Junit | Format::Html, _) => self.kept.extend(outcomes),
-            _ => {}
+        match &self.around {
+            // JSON and SARIF: each run after its separator in the runs' array.
+            Some(around) => self.out.write_pieces(
+                outcomes
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(k, o)| [around.before(first + k), o.as_ref()]),
+            ),
+            // CSV: the rows.
+            None => self.out.write_pieces(outcomes.iter().map(AsRef::as_ref)),
         }
     }
 
@@ -114,10 +110,6 @@ impl<'r, 'a, 'o, 'w> Writing<'r, 'a, 'o, 'w> {
     /// taken and the runs it does not keep dropped on the workers.
     pub(super) fn take_all(&mut self, outcomes: Vec<Outcome>) {
         use rayon::prelude::*;
-        if self.streams() {
-            self.take(0, outcomes);
-            return;
-        }
         self.facts = outcomes.par_iter().map(Fact::of).collect();
         self.kept = match self.format {
             Format::Human if self.quiet => {
