@@ -26,10 +26,38 @@ let regexTrees = null;
 /** The normalize module once loaded (`loadedJson`, `normalizeJson`, `serializeJson`). */
 let normalizer = null;
 
-/** @internal Called by the entry points once the module is instantiated. */
-export function __ready(onDemand) {
+/** Validations run (calls into the validation module), for the tests: a document whose only questions
+ * are for the regex module takes one pass once the regex module is there (D-320). */
+let passes = 0;
+
+/** @internal Called by the entry points once the module is instantiated, with the loaders of the
+ * modules loaded on demand and the regex module when the entry has it already (`regex`, its
+ * wasm-bindgen module, instantiated). */
+export function __ready(onDemand, { regex = null } = {}) {
   version = wasm.version();
   loaders = onDemand;
+  regexTrees = regex;
+  wasm.setRegexTrees({ tree: regexTree });
+}
+
+/** @internal Validations run so far (calls into the validation module). */
+export function __passes() {
+  return passes;
+}
+
+/** The regex module's answer for one regex, asked by the validation module during a validation
+ * (D-320): `true`, its V-013 message, `null` (its syntax tree does not decide: the syntax module's),
+ * or `undefined` when the regex module is not there (in a browser before it has loaded), and the
+ * question then waits for the next pass. In Node the regex module is instantiated here, synchronously,
+ * the first time a document has a regex. Never throws into the validation module: a regex module that
+ * fails to load is loaded again, and its error thrown, between passes. */
+function regexTree(pattern) {
+  try {
+    if (!regexTrees && loaders.regex.sync) regexTrees = loaders.regex.sync();
+    return regexTrees ? regexTrees.regexTree([pattern])[0] : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Loads the syntax checks now: the regex module (otherwise loaded the first time a document has a regex)
@@ -122,6 +150,7 @@ const PASSES = 4;
 /** Runs `call` (a call into the validation module returning JSON) synchronously. */
 function runSync(call, name) {
   for (let pass = 0; pass < PASSES; pass++) {
+    passes++;
     const result = JSON.parse(call());
     if (!result.syntaxPending) return result;
     if (!loadForSync(result.syntaxPending)) {
@@ -139,6 +168,7 @@ function runSync(call, name) {
  * document needs it. */
 async function run(call) {
   for (let pass = 0; pass < PASSES; pass++) {
+    passes++;
     const result = JSON.parse(call());
     if (!result.syntaxPending) return result;
     await loadFor(result.syntaxPending);
