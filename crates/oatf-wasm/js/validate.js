@@ -6,7 +6,7 @@
 // normalizing and serializing (`load`, `normalize`, `serialize`) are the normalize module, loaded the first
 // time one of those is called. Results are those of the full package (`oatf`), the same Rust code.
 import * as wasm from './oatf_validate.js';
-import { OatfError, describe, toText, unwrap } from './common.js';
+import { OatfError, __setRegexAsker, describe, toText, unwrap } from './common.js';
 
 export { OatfError, describe };
 
@@ -26,8 +26,7 @@ let regexTrees = null;
 /** The normalize module once loaded (`loadedJson`, `normalizeJson`, `serializeJson`). */
 let normalizer = null;
 
-/** Validations run (calls into the validation module), for the tests: a document whose only questions
- * are for the regex module takes one pass once the regex module is there (D-320). */
+/** Calls into the validation module so far (`__passes`). */
 let passes = 0;
 
 /** @internal Called by the entry points once the module is instantiated, with the loaders of the
@@ -37,26 +36,30 @@ export function __ready(onDemand, { regex = null } = {}) {
   version = wasm.version();
   loaders = onDemand;
   regexTrees = regex;
-  wasm.setRegexTrees({ tree: regexTree });
+  __setRegexAsker(askRegexTree);
 }
 
-/** @internal Validations run so far (calls into the validation module). */
+/** @internal Validations run so far (calls into the validation module), for the tests: a document
+ * whose only questions are for the regex module takes one pass once the regex module is there. */
 export function __passes() {
   return passes;
 }
 
-/** The regex module's answer for one regex, asked by the validation module during a validation
- * (D-320): `true`, its V-013 message, `null` (its syntax tree does not decide: the syntax module's),
- * or `undefined` when the regex module is not there (in a browser before it has loaded), and the
- * question then waits for the next pass. In Node the regex module is instantiated here, synchronously,
- * the first time a document has a regex. Never throws into the validation module: a regex module that
- * fails to load is loaded again, and its error thrown, between passes. */
-function regexTree(pattern) {
+/** Asked by the validation module during a validation (D-320, through `common.js`'s `__askRegexTree`):
+ * hands it the regex module's answer for one regex (`rememberRegexTree`) and says `true`, or says
+ * `false` when the regex module is not there (in a browser before it has arrived), and the question
+ * then waits for the next pass. In Node and in the inline entry the regex module is instantiated here,
+ * synchronously, the first time a document has a regex. Never throws into the validation module: a
+ * regex module that fails to load is loaded again, and its error thrown, between passes. */
+function askRegexTree(pattern) {
   try {
     if (!regexTrees && loaders.regex.sync) regexTrees = loaders.regex.sync();
-    return regexTrees ? regexTrees.regexTree([pattern])[0] : undefined;
+    if (!regexTrees) return false;
+    const [tree] = regexTrees.regexTree([pattern]);
+    wasm.rememberRegexTree(pattern, tree !== null, typeof tree === 'string' ? tree : undefined);
+    return true;
   } catch {
-    return undefined;
+    return false;
   }
 }
 

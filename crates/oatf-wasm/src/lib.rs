@@ -91,8 +91,7 @@ pub use syntax::regex_tree;
 pub use syntax::syntax_check_json;
 #[cfg(all(feature = "document", not(feature = "eval")))]
 pub use syntax::{
-    RegexTrees, remember_cel, remember_json_path, remember_regex, remember_regex_tree,
-    set_regex_trees, syntax_make_room,
+    remember_cel, remember_json_path, remember_regex, remember_regex_tree, syntax_make_room,
 };
 
 /// The SDK version (the workspace version of the crates built into this module).

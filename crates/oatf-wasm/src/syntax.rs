@@ -18,8 +18,7 @@
 
 #[cfg(all(feature = "document", not(feature = "eval")))]
 pub use answers::{
-    RegexTrees, remember_cel, remember_json_path, remember_regex, remember_regex_tree,
-    set_regex_trees, syntax_make_room,
+    remember_cel, remember_json_path, remember_regex, remember_regex_tree, syntax_make_room,
 };
 #[cfg(all(feature = "document", not(feature = "eval")))]
 pub(crate) use answers::{take_pending, validate_options};
@@ -201,17 +200,38 @@ mod answers {
         }
     }
 
-    #[wasm_bindgen]
+    #[cfg(target_family = "wasm")]
+    #[wasm_bindgen(raw_module = "./common.js")]
     extern "C" {
-        /// The regex module as the validation module asks it during a validation (D-320): an object
-        /// of JavaScript (`js/validate.js`) whose `tree(pattern)` answers at once what the regex
-        /// module's `regexTree` says of one regex (`true`, its V-013 message, or `null` when its
-        /// syntax tree does not decide), or `undefined` when the regex module is not loaded (then the
-        /// question waits for the next pass, as the syntax module's do).
-        pub type RegexTrees;
+        /// Asks the regex module about `pattern` during a validation (D-320): `js/validate.js` (through
+        /// `js/common.js`, which every instance of it imports under one URL) hands
+        /// its answer over with [`remember_regex_tree`] and says `true`, or says `false` when the
+        /// regex module is not loaded (in a browser before it has arrived), and the question then
+        /// waits for the next pass, as the syntax module's do.
+        #[wasm_bindgen(js_name = __askRegexTree)]
+        fn ask_regex_tree(pattern: &str) -> bool;
+    }
 
-        #[wasm_bindgen(method, js_name = tree)]
-        fn tree(this: &RegexTrees, pattern: &str) -> JsValue;
+    /// Outside WebAssembly (the crate's tests) there is no JavaScript to ask.
+    #[cfg(not(target_family = "wasm"))]
+    fn ask_regex_tree(_pattern: &str) -> bool {
+        false
+    }
+
+    /// The regex module's answer for `pattern` now, asked through JavaScript: none when the regex
+    /// module is not loaded. It stays in the cache while the cache has room.
+    fn ask_tree(pattern: &str) -> Option<Option<Result<(), String>>> {
+        if !ask_regex_tree(pattern) {
+            return None;
+        }
+        CACHE.with(|cache| {
+            let mut cache = cache.borrow_mut();
+            if cache.len() > MAX_ANSWERS {
+                cache.tree.remove(pattern)
+            } else {
+                cache.tree.get(pattern).cloned()
+            }
+        })
     }
 
     thread_local! {
@@ -219,40 +239,6 @@ mod answers {
         static CACHE: RefCell<Cache> = RefCell::new(Cache::default());
         /// Questions validation met without an answer since the last `validate_options`.
         static PENDING: RefCell<Questions> = RefCell::new(Questions::default());
-        /// The asker of the regex module, once JavaScript has handed it over.
-        static REGEX_TREES: RefCell<Option<RegexTrees>> = const { RefCell::new(None) };
-    }
-
-    /// Hands the validation module the asker of the regex module (D-320), called once by the
-    /// entry points: from then on a regex's syntax tree is asked during the validation itself, so a
-    /// document with regexes is validated in one pass when the regex module is there.
-    #[wasm_bindgen(js_name = setRegexTrees)]
-    pub fn set_regex_trees(asker: RegexTrees) {
-        REGEX_TREES.with(|trees| *trees.borrow_mut() = Some(asker));
-    }
-
-    /// The regex module's answer for `pattern` now, through the asker: `None` when there is no
-    /// asker or the regex module is not loaded. Kept in the cache while it has room.
-    fn ask_tree(pattern: &str) -> Option<Option<Result<(), String>>> {
-        let answer = REGEX_TREES.with(|trees| trees.borrow().as_ref().map(|t| t.tree(pattern)))?;
-        let answer = if answer.is_undefined() {
-            return None;
-        } else if answer.is_null() {
-            None
-        } else if let Some(message) = answer.as_string() {
-            Some(Err(message))
-        } else if answer.as_bool() == Some(true) {
-            Some(Ok(()))
-        } else {
-            return None;
-        };
-        CACHE.with(|cache| {
-            let mut cache = cache.borrow_mut();
-            if cache.len() < MAX_ANSWERS {
-                cache.tree.insert(pattern.to_owned(), answer.clone());
-            }
-        });
-        Some(answer)
     }
 
     /// The checks that answer from the cache; a question without an answer is recorded and passes
