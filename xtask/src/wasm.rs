@@ -160,7 +160,11 @@ const SMALL: Build = Build {
     std_features: &["optimize_for_size"],
     immediate_abort: true,
     rustflags: "",
-    wasm_opt: &["-Oz", "--converge", "--one-caller-inline-max-function-size=0"],
+    wasm_opt: &[
+        "-Oz",
+        "--converge",
+        "--one-caller-inline-max-function-size=0",
+    ],
 };
 
 /// One WebAssembly module of the package (D-140): the crate's features, and the name wasm-bindgen
