@@ -1,9 +1,10 @@
 // Entry point `oatf/validate/inline`: `oatf/validate` with its modules inside the JavaScript (base64),
 // instantiated synchronously (D-145). The regex module (82 KB as base64) is imported with it and
-// instantiated, synchronously, the first time a document has a regex, during its first validation (D-320). The syntax and the normalize
-// module are dynamic imports, so a bundler that splits code loads each only when needed: the syntax module
-// when a document has a CEL expression, a JSONPath selector, a regex extractor or a regex with a Unicode
-// class, the normalize module when a document is loaded (or `loadNormalizer()` is called).
+// instantiated, synchronously, the first time a document has a regex, inside that validation (D-320).
+// The syntax and the normalize module are dynamic imports, so a bundler that splits code loads each only
+// when needed: the syntax module when a document has a CEL expression, a JSONPath selector, a regex
+// extractor or a regex with a Unicode class, the normalize module when a document is loaded (or
+// `loadNormalizer()` is called).
 import { initSync } from './oatf_validate.js';
 import wasmBase64 from './oatf_validate_inline.js';
 import * as regexGlue from './oatf_regex.js';
