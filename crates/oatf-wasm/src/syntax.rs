@@ -12,6 +12,11 @@
 //! captures }` (the V-013 message or `null`, and the number of capture groups or `null`); for a
 //! JSONPath `{ error, unchecked }` (the parser's message or `null`; `true` when it was not checked).
 //!
+//! A regex's syntax tree (the regex module's, D-271) is asked during the validation itself, through
+//! the one JavaScript function the validation module imports (`__askRegexTree`, D-320), which hands the
+//! answer over with `rememberRegexTree`; only when the regex module is not loaded yet does the regex
+//! become a `tree` question for the next pass.
+//!
 //! [`CelSyntaxCheck`]: oatf::model::CelSyntaxCheck
 //! [`SyntaxCheck`]: oatf::syntax::SyntaxCheck
 //! [`BuiltInSyntax`]: oatf::syntax::BuiltInSyntax
