@@ -6,8 +6,9 @@
 // - `validate`: `import('./validate-web.js')` (`oatf/validate`) from a page without hints: the browser learns of
 //   each JavaScript module when the one importing it has arrived, and of the `.wasm` when the entry runs;
 // - `validate+preload`: the same page as a site should ship it: `<link rel="modulepreload">` for every JavaScript
-//   module of the entry and `<link rel="preload" as="fetch" crossorigin>` for its `.wasm`, so that everything
-//   is fetched at once, while the HTML is parsed;
+//   module of the entry and `<link rel="preload" as="fetch" crossorigin>` for the `.wasm` of every module it
+//   imports statically (the first module's, and the regex module's since D-320), so that everything is fetched
+//   at once, while the HTML is parsed;
 // - `validate/inline`: `oatf/validate/inline` (the module inside the JavaScript, base64), with modulepreload;
 // - `oatf`, `oatf+preload`: the full package (`web.js`), without and with the hints.
 //
