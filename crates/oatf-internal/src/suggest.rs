@@ -30,6 +30,12 @@ fn closest<'a>(input: &str, candidates: &[&'a str]) -> Option<&'a str> {
             continue;
         }
         let limit = (lowered.len() / 3).max(1);
+        // The distance is at least the difference of the lengths: a candidate that cannot be
+        // close enough, or closer than the best, is not measured.
+        let bound = best.map_or(limit, |(d, _)| limit.min(d.saturating_sub(1)));
+        if lowered.len().abs_diff(input.len()) > bound {
+            continue;
+        }
         let distance = distance(&input, &lowered);
         if distance <= limit && best.is_none_or(|(d, _)| distance < d) {
             best = Some((distance, candidate));
