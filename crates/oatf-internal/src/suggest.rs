@@ -89,6 +89,20 @@ mod tests {
         assert_eq!(did_you_mean("tool/list", surfaces), Some("tools/list"));
     }
 
+    /// Candidates skipped by their length alone are only those that could not be chosen.
+    #[test]
+    fn the_length_bound_skips_only_what_cannot_win() {
+        // A length difference equal to the allowed distance is still measured.
+        assert_eq!(did_you_mean("abc", ["abcd"]), Some("abcd"));
+        // A later candidate closer than the best so far is found.
+        assert_eq!(
+            did_you_mean("abcdef", ["abcdefgh", "abcdefg"]),
+            Some("abcdefg")
+        );
+        // A tie keeps the earlier candidate.
+        assert_eq!(did_you_mean("abcdef", ["abcdeg", "abcdeh"]), Some("abcdeg"));
+    }
+
     #[test]
     fn unrelated_words_get_nothing() {
         let keys = ["id", "name", "indicators"];
