@@ -30,6 +30,12 @@ fn closest<'a>(input: &str, candidates: &[&'a str]) -> Option<&'a str> {
             continue;
         }
         let limit = (lowered.len() / 3).max(1);
+        // The distance is at least the difference of the lengths: a candidate that cannot be
+        // close enough, or closer than the best, is not measured.
+        let bound = best.map_or(limit, |(d, _)| limit.min(d.saturating_sub(1)));
+        if lowered.len().abs_diff(input.len()) > bound {
+            continue;
+        }
         let distance = distance(&input, &lowered);
         if distance <= limit && best.is_none_or(|(d, _)| distance < d) {
             best = Some((distance, candidate));
@@ -81,6 +87,20 @@ mod tests {
         let surfaces = ["tools/list", "tools/call", "resources/read"];
         assert_eq!(did_you_mean("tools/cal", surfaces), Some("tools/call"));
         assert_eq!(did_you_mean("tool/list", surfaces), Some("tools/list"));
+    }
+
+    /// Candidates skipped by their length alone are only those that could not be chosen.
+    #[test]
+    fn the_length_bound_skips_only_what_cannot_win() {
+        // A length difference equal to the allowed distance is still measured.
+        assert_eq!(did_you_mean("abc", ["abcd"]), Some("abcd"));
+        // A later candidate closer than the best so far is found.
+        assert_eq!(
+            did_you_mean("abcdef", ["abcdefgh", "abcdefg"]),
+            Some("abcdefg")
+        );
+        // A tie keeps the earlier candidate.
+        assert_eq!(did_you_mean("abcdef", ["abcdeg", "abcdeh"]), Some("abcdeg"));
     }
 
     #[test]

@@ -22,10 +22,17 @@ pub(crate) fn pretty_at_depth<T: Serialize + ?Sized>(value: &T, depth: usize) ->
     String::from_utf8(out).unwrap_or_default()
 }
 
-/// `depth` levels of indentation.
+/// Spaces for [`indent`] to write from.
+const SPACES: &[u8; 64] = b"                                                                ";
+
+/// `depth` levels of indentation, in as few writes as the depth allows (one up to 32 levels): a
+/// campaign's SARIF run has hundreds of lines (D-302).
 fn indent<W: ?Sized + Write>(writer: &mut W, depth: usize) -> std::io::Result<()> {
-    for _ in 0..depth {
-        writer.write_all(b"  ")?;
+    let mut left = 2 * depth;
+    while left > 0 {
+        let now = left.min(SPACES.len());
+        writer.write_all(&SPACES[..now])?;
+        left -= now;
     }
     Ok(())
 }
@@ -276,5 +283,12 @@ mod tests {
             pretty_at_depth(&inner, 0),
             serde_json::to_string_pretty(&inner).unwrap_or_default()
         );
+        // Deeper than one write of spaces: 40 levels.
+        let mut deep = json!(1);
+        for _ in 0..40 {
+            deep = json!([deep]);
+        }
+        let whole = serde_json::to_string_pretty(&json!([deep])).unwrap_or_default();
+        assert_eq!(whole, format!("[\n{}\n]", pretty_at_depth(&deep, 1)));
     }
 }

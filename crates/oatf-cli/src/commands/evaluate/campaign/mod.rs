@@ -22,6 +22,7 @@ use crate::output::Output;
 use crate::render::diagnostic::{parse_headline, render, with_path};
 
 mod manifest_parts;
+mod manifest_plain;
 mod ordered;
 mod outcome;
 mod plan;

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use oatf::trace::Compat;
 use rayon::prelude::*;
 
-use super::manifest_parts;
+use super::{manifest_parts, manifest_plain};
 use crate::input::source::read_input;
 
 /// Trace files a directory contributes: JSON Lines by extension.
@@ -206,6 +206,43 @@ struct Manifest {
     runs: Vec<ManifestRun>,
 }
 
+impl Manifest {
+    /// The manifest of `source`: read directly when it has the plainest shape (D-301), else by
+    /// serde-saphyr; the same manifest either way.
+    fn read(source: &str) -> Result<Manifest, serde_saphyr::Error> {
+        match Self::plain(source) {
+            Some(manifest) => Ok(manifest),
+            None => serde_saphyr::from_str_with_options(source, manifest_parts::options(source)),
+        }
+    }
+
+    /// The manifest of a text of the plain shape ([`manifest_plain`]) whose profiles are all known.
+    fn plain(source: &str) -> Option<Manifest> {
+        let plain = manifest_plain::read(source)?;
+        let compat = |name: Option<&str>| match name {
+            Some(name) => name.parse().ok().map(|c| Some(CompatName(c))),
+            None => Some(None),
+        };
+        let runs = plain
+            .runs
+            .into_iter()
+            .map(|run| {
+                Some(ManifestRun {
+                    document: PathBuf::from(run.document),
+                    trace: Some(PathBuf::from(run.trace)),
+                    traces: Vec::new(),
+                    group: run.group.map(str::to_owned),
+                    compat: compat(run.compat)?,
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(Manifest {
+            compat: compat(plain.compat)?,
+            runs,
+        })
+    }
+}
+
 /// Reads a manifest: a large one of the plain shape in parts on every core (D-114), the same
 /// entries in the same order (the parts' entries one after the other); any other, or one whose parts
 /// do not all read, whole (one part).
@@ -219,7 +256,7 @@ fn parse_manifest(
             .par_iter()
             .map(|part| {
                 let part = manifest_parts::part_manifest(head, part);
-                serde_saphyr::from_str_with_options(&part, manifest_parts::options(&part))
+                Manifest::read(&part)
             })
             .collect();
         if read.iter().all(Result::is_ok) {
@@ -230,8 +267,7 @@ fn parse_manifest(
             return Ok((manifests.into_iter().map(|m| m.runs).collect(), compat));
         }
     }
-    let manifest: Manifest =
-        serde_saphyr::from_str_with_options(source, manifest_parts::options(source))?;
+    let manifest = Manifest::read(source)?;
     Ok((vec![manifest.runs], manifest.compat))
 }
 
@@ -393,6 +429,66 @@ mod tests {
             ));
         }
         text
+    }
+
+    /// The plain reader (D-301) and serde-saphyr read the same manifest from every text the plain
+    /// reader takes, and the plain reader takes the generated shape.
+    #[test]
+    fn a_plain_manifest_reads_as_the_yaml_reader_reads_it() {
+        let saphyr = |text: &str| -> String {
+            let read: Result<Manifest, _> =
+                serde_saphyr::from_str_with_options(text, manifest_parts::options(text));
+            format!("{read:?}")
+        };
+        let mut taken = 0;
+        let groups = [
+            "gpt-4o",
+            "claude_3.5",
+            "a/b",
+            "yes-man",
+            "Y2K",
+            "nullable",
+            "x1",
+            "_",
+            "/abs",
+            "e5",
+            "inf",
+            "nan",
+            "NaN",
+            "Off-grid",
+            "1/2",
+            "./m",
+        ];
+        let plain = big_manifest().replace('"', "");
+        let mut texts = vec![plain.clone()];
+        for group in groups {
+            texts.push(format!(
+                "# head\n\ncompat: thoughtjack-context\nruns:\n- document: a.yaml\n  trace: t/1.jsonl\n  \
+                 group: {group}\n  compat: spec-exact\n# note\n- trace: ../u.jsonl\n  document: b/c.yaml\n"
+            ));
+        }
+        for bad in [
+            "    compat: nope\n",
+            "    group: null\n",
+            "    group: 12\n",
+            "    group: ~\n",
+        ] {
+            texts.push(format!(
+                "runs:\n  - document: a.yaml\n    trace: t.jsonl\n{bad}"
+            ));
+        }
+        for text in &texts {
+            if Manifest::plain(text).is_some() {
+                taken += 1;
+            }
+            assert_eq!(
+                format!("{:?}", Manifest::read(text)),
+                saphyr(text),
+                "{text}"
+            );
+        }
+        assert!(Manifest::plain(&plain).is_some());
+        assert_eq!(taken, 1 + groups.len(), "the plain texts are read directly");
     }
 
     #[test]
