@@ -3,4 +3,5 @@
 pub(crate) mod de;
 pub(crate) mod emit;
 pub(crate) mod node;
+mod float;
 mod scalar;
