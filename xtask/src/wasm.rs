@@ -150,14 +150,16 @@ const FULL: Build = Build {
 };
 
 /// The modules of `oatf/validate`: size first (`opt-level = "z"`); a panic, which no input may cause,
-/// aborts without formatting a message or a location nobody could read.
+/// aborts without formatting a message or a location nobody could read. `wasm-opt` first flattens the
+/// code and rebuilds its control flow (`--flatten --rereloop`), optimizes that at `-O3`, then shrinks
+/// at `-Oz` until nothing changes: 1.0 % smaller gzipped than `-Oz --converge` alone (D-313).
 const SMALL: Build = Build {
     profile: "wasm-small",
     unstable_rustflags: &["-Zlocation-detail=none"],
     std_features: &["optimize_for_size"],
     immediate_abort: true,
     rustflags: "",
-    wasm_opt: &["-Oz", "--converge"],
+    wasm_opt: &["--flatten", "--rereloop", "-O3", "-Oz", "--converge"],
 };
 
 /// One WebAssembly module of the package (D-140): the crate's features, and the name wasm-bindgen
