@@ -15,12 +15,79 @@ const KEEP: usize = 800;
 /// (leading zeros allowed); `None` when it is out of range (infinite, as `str::parse` would give) or
 /// not such a number. Linear in the length of `text`, bounded work past it.
 pub(crate) fn parse_finite(text: &str) -> Option<f64> {
-    let bytes = text.as_bytes();
-    let (negative, rest) = match bytes.first() {
+    few_digits(text).or_else(|| exact(text))
+}
+
+/// The sign and the rest of a number.
+fn sign(bytes: &[u8]) -> (bool, &[u8]) {
+    match bytes.first() {
         Some(b'-') => (true, &bytes[1..]),
         Some(b'+') => (false, &bytes[1..]),
         _ => (false, bytes),
+    }
+}
+
+/// The common case without allocating: at most 15 significant digits and a power of ten of at most
+/// 22 either way, both exact in an `f64`, so one multiplication or division rounds correctly (the
+/// standard library's fast path). `None` for anything else, which [`exact`] reads.
+fn few_digits(text: &str) -> Option<f64> {
+    let (negative, rest) = sign(text.as_bytes());
+    let mut mantissa = 0u64;
+    let mut count = 0;
+    let mut exponent = 0i64;
+    let mut seen_digit = false;
+    let mut in_fraction = false;
+    let mut at = 0;
+    while let Some(&byte) = rest.get(at) {
+        match byte {
+            b'0'..=b'9' => {
+                seen_digit = true;
+                if mantissa != 0 || byte != b'0' {
+                    if count == 15 {
+                        return None;
+                    }
+                    mantissa = mantissa * 10 + u64::from(byte - b'0');
+                    count += 1;
+                }
+                exponent -= i64::from(in_fraction);
+            }
+            b'.' if !in_fraction => in_fraction = true,
+            b'e' | b'E' => break,
+            _ => return None,
+        }
+        at += 1;
+    }
+    if !seen_digit {
+        return None;
+    }
+    if at < rest.len() {
+        let (minus, written) = sign(&rest[at + 1..]);
+        if written.is_empty() || written.len() > 4 || !written.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        let value = written
+            .iter()
+            .fold(0i64, |v, &b| v * 10 + i64::from(b - b'0'));
+        exponent += if minus { -value } else { value };
+    }
+    let magnitude = if mantissa == 0 {
+        0.0
+    } else if exponent.abs() > 22 {
+        return None;
+    } else {
+        let power = (0..exponent.abs()).fold(1.0f64, |p, _| p * 10.0);
+        if exponent < 0 {
+            mantissa as f64 / power
+        } else {
+            mantissa as f64 * power
+        }
     };
+    Some(if negative { -magnitude } else { magnitude })
+}
+
+/// Any decimal number, computed exactly on big integers.
+fn exact(text: &str) -> Option<f64> {
+    let (negative, rest) = sign(text.as_bytes());
     // The value is `digits × 10^exponent` (plus something below the last digit kept when
     // `truncated`).
     let mut digits: Vec<u8> = Vec::new();
@@ -55,12 +122,7 @@ pub(crate) fn parse_finite(text: &str) -> Option<f64> {
         return None;
     }
     if at < rest.len() {
-        let written = &rest[at + 1..];
-        let (minus, written) = match written.first() {
-            Some(b'-') => (true, &written[1..]),
-            Some(b'+') => (false, &written[1..]),
-            _ => (false, written),
-        };
+        let (minus, written) = sign(&rest[at + 1..]);
         if written.is_empty() {
             return None;
         }
@@ -88,16 +150,6 @@ pub(crate) fn parse_finite(text: &str) -> Option<f64> {
         // At least 10^309: past `f64::MAX`.
         return None;
     }
-    if !truncated && count <= 15 && exponent.abs() <= 22 {
-        // Both exact in an f64: one correctly rounded operation.
-        let mantissa = digits.iter().fold(0u64, |n, &d| n * 10 + u64::from(d)) as f64;
-        let power = (0..exponent.abs()).fold(1.0f64, |p, _| p * 10.0);
-        return Some(signed(if exponent < 0 {
-            mantissa / power
-        } else {
-            mantissa * power
-        }));
-    }
     let mut number = Big::default();
     for chunk in digits.chunks(9) {
         let (scale, value) = chunk.iter().fold((1u32, 0u32), |(scale, value), &d| {
@@ -118,13 +170,15 @@ pub(crate) fn parse_finite(text: &str) -> Option<f64> {
         } else {
             (number, divisor.shl(shift.unsigned_abs()))
         };
+        // Long division, one bit of the quotient at a time (it has at most 66).
+        let mut part = divisor.shl(66);
         let mut quotient = 0u128;
         for bit in (0..67u64).rev() {
-            let part = divisor.shl(bit);
             if dividend.at_least(&part) {
                 dividend.subtract(&part);
                 quotient |= 1 << bit;
             }
+            part.halve();
         }
         (quotient, -shift, !dividend.is_zero())
     };
@@ -217,6 +271,19 @@ impl Big {
             out.push(carry);
         }
         Big(out)
+    }
+
+    /// `self / 2`, rounded down.
+    fn halve(&mut self) {
+        let mut carry = 0u32;
+        for limb in self.0.iter_mut().rev() {
+            let low = *limb & 1;
+            *limb = (*limb >> 1) | (carry << 31);
+            carry = low;
+        }
+        if self.0.last() == Some(&0) {
+            self.0.pop();
+        }
     }
 
     fn at_least(&self, other: &Big) -> bool {
