@@ -6,10 +6,14 @@
 // - `validate`: `import('./validate-web.js')` (`oatf/validate`) from a page without hints: the browser learns of
 //   each JavaScript module when the one importing it has arrived, and of the `.wasm` when the entry runs;
 // - `validate+preload`: the same page as a site should ship it: `<link rel="modulepreload">` for every JavaScript
-//   module of the entry and `<link rel="preload" as="fetch" crossorigin>` for its `.wasm`, so that everything
-//   is fetched at once, while the HTML is parsed;
+//   module of the entry and `<link rel="preload" as="fetch" crossorigin>` for the `.wasm` of every module it
+//   imports statically (the first module's, and the regex module's since D-320), so that everything is fetched
+//   at once, while the HTML is parsed;
 // - `validate/inline`: `oatf/validate/inline` (the module inside the JavaScript, base64), with modulepreload;
 // - `oatf`, `oatf+preload`: the full package (`web.js`), without and with the hints.
+//
+// `--vs DIR` adds the same pages for a second package (e.g. main's `target/npm`), served from `vs/` of the same
+// site and taken in turn with the others run by run, named `vs:PAGE`: two packages compared under one load.
 //
 // Times are in ms. `html` is when the page's HTML had arrived (since the navigation began); `fromHtml` the time
 // from then to the validation's result, the figure to compare (the hints start fetching before any script
@@ -25,6 +29,8 @@ const repo = new URL('../..', import.meta.url).pathname;
 const npm = process.env.OATF_NPM_DIR ?? join(repo, 'target/npm');
 const example = readFileSync(join(repo, 'examples/mcp-tool-poisoning.yaml'), 'utf8');
 const args = process.argv.slice(2);
+const vsAt = args.indexOf('--vs');
+const vs = vsAt < 0 ? null : args.splice(vsAt, 2)[1];
 const runs = /^\d+$/.test(args[0] ?? '') ? Number(args.shift()) : 5;
 
 /** The JavaScript modules `entry` imports statically (not `import()`), itself included, in the site. */
@@ -38,25 +44,32 @@ function staticGraph(site, entry, seen = new Set()) {
   return seen;
 }
 
+// `wasm`: preload the `.wasm` of every module the entry imports statically (the regex module's too where the
+// entry fetches it at import, D-320).
 const PAGES = {
   validate: { entry: 'validate-web.js' },
-  'validate+preload': { entry: 'validate-web.js', wasm: 'oatf_validate_bg.wasm' },
+  'validate+preload': { entry: 'validate-web.js', wasm: true },
   'validate/inline': { entry: 'validate-inline.js', preload: true },
   oatf: { entry: 'web.js' },
-  'oatf+preload': { entry: 'web.js', wasm: 'oatf_wasm_bg.wasm' },
+  'oatf+preload': { entry: 'web.js', wasm: true },
 };
-const chosen = args.length ? args : ['validate', 'validate+preload', 'validate/inline'];
-for (const name of chosen) if (!PAGES[name]) throw new Error(`unknown page ${name} (the pages: ${Object.keys(PAGES).join(', ')})`);
+const pages = args.length ? args : ['validate', 'validate+preload', 'validate/inline'];
+for (const name of pages) if (!PAGES[name]) throw new Error(`unknown page ${name} (the pages: ${Object.keys(PAGES).join(', ')})`);
+const chosen = vs ? pages.flatMap((name) => [name, `vs:${name}`]) : pages;
 
-// The site: the package's files and one page per variant.
+// The site: the package's files and one page per variant (the second package's under vs/).
 const site = mkdtempSync(join(tmpdir(), 'oatf-site-'));
 cpSync(npm, site, { recursive: true });
-const pageFile = (name) => `${name.replace(/[^a-z]+/g, '-')}.html`;
+if (vs) cpSync(vs, join(site, 'vs'), { recursive: true });
+const pageFile = (name) => (name.startsWith('vs:') ? `vs/${pageFile(name.slice(3))}` : `${name.replace(/[^a-z]+/g, '-')}.html`);
 for (const name of chosen) {
-  const { entry, wasm, preload } = PAGES[name];
+  const dir = name.startsWith('vs:') ? join(site, 'vs') : site;
+  const { entry, wasm, preload } = PAGES[name.replace(/^vs:/, '')];
+  const graph = [...staticGraph(dir, entry)];
+  const modules = graph.filter((m) => /^oatf_[a-z]+\.js$/.test(m)).map((m) => m.replace(/\.js$/, '_bg.wasm'));
   const hints = wasm || preload
-    ? [...staticGraph(site, entry)].map((m) => `<link rel="modulepreload" href="./${m}">`).join('') +
-      (wasm ? `<link rel="preload" href="./${wasm}" as="fetch" crossorigin>` : '')
+    ? graph.map((m) => `<link rel="modulepreload" href="./${m}">`).join('') +
+      (wasm ? modules.map((w) => `<link rel="preload" href="./${w}" as="fetch" crossorigin>`).join('') : '')
     : '';
   writeFileSync(join(site, pageFile(name)), `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,">${hints}<script type="module">
 const text = ${JSON.stringify(example)};

@@ -1,10 +1,11 @@
 // `node web/bench/startup.mjs [ENTRY]`: how long a fresh Node process takes to import an entry of the
 // npm package (instantiating its module) and validate examples/mcp-tool-poisoning.yaml (5.6 KB), from
-// before the import to the result, in milliseconds. ENTRY is `validate-node.js` (default) or `node.js`.
+// before the import to the result, in milliseconds. ENTRY is `validate-node.js` (default) or `node.js`;
+// `node web/bench/startup.mjs ENTRY FILE` validates FILE instead (it must be valid).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 const repo = new URL('../..', import.meta.url).pathname;
-const text = readFileSync(join(repo, 'examples/mcp-tool-poisoning.yaml'), 'utf8');
+const text = readFileSync(process.argv[3] ?? join(repo, 'examples/mcp-tool-poisoning.yaml'), 'utf8');
 const entry = process.argv[2] ?? 'validate-node.js';
 const cpu = process.cpuUsage();
 const started = performance.now();

@@ -46,6 +46,37 @@ test('regex syntax trees are checked by the regex module; the syntax module load
   assert.equal(small.normalizerLoaded(), true);
 });
 
+test('a document whose regexes the regex module decides is validated in one pass, with its answers (D-320)', async () => {
+  // Regexes no validation of this process has asked about yet, so that the validation module asks the
+  // regex module during the pass rather than finding them in its cache.
+  const valid = doc('    - {surface: tools/call, target: arguments, pattern: {regex: "^one-pass-(a|b)\\\\d+$"}}\n');
+  const invalid = doc(
+    '    - {surface: tools/call, target: arguments, pattern: {regex: "(one-pass-unclosed"}}\n' +
+      '    - {surface: tools/call, target: arguments, pattern: {regex: "one-pass{2,1}"}}\n' +
+      '    - {surface: tools/call, target: arguments, pattern: {regex: "one-pass-ok[a-z]"}}\n',
+  );
+  for (const [text, run] of [
+    [valid, (t) => small.validate(t)],
+    [invalid, (t) => small.validateSync(t)],
+  ]) {
+    const before = small.__passes();
+    const result = await run(text);
+    assert.equal(small.__passes() - before, 1, 'the regex module was not asked during the first pass');
+    assert.deepEqual(result, oatf.validate(text));
+  }
+  const errors = small.validateSync(invalid).errors;
+  assert.deepEqual(errors.map((e) => [e.rule, e.path]), [
+    ['V-013', 'attack.indicators[0].pattern.regex'],
+    ['V-013', 'attack.indicators[1].pattern.regex'],
+  ]);
+  assert.match(errors[0].message, /unclosed group/);
+  // A Unicode class is not decided by the syntax tree: the syntax module is asked in a second pass.
+  const unicode = doc('    - {surface: tools/call, target: arguments, pattern: {regex: "\\\\p{Nope}one-pass"}}\n');
+  const before = small.__passes();
+  assert.deepEqual(await small.validate(unicode), oatf.validate(unicode));
+  assert.equal(small.__passes() - before, 2);
+});
+
 test('every example validates, loads and normalizes as in the full package', async () => {
   for (const name of readdirSync(EXAMPLES).filter((n) => n.endsWith('.yaml') && !n.endsWith('.test.yaml'))) {
     const text = readFileSync(join(EXAMPLES, name), 'utf8');
@@ -130,4 +161,30 @@ test('without a synchronous loader (a browser), normalize, serialize and loadSyn
   assert.equal(entry.serialize(document), oatf.serialize(document));
   assert.deepEqual(entry.loadSync(PLAIN), document);
   assert.deepEqual(await entry.loadWithWarnings(PLAIN), oatf.loadWithWarnings(PLAIN));
+  // Once loaded, the regex module is asked during the pass (D-320).
+  const later = doc('    - {surface: tools/call, target: arguments, pattern: {regex: "(browser-later"}}\n');
+  const before = entry.__passes();
+  assert.deepEqual(entry.validateSync(later), oatf.validate(later));
+  assert.equal(entry.__passes() - before, 1);
+});
+
+test('an entry that has the regex module at import (the browser entry) checks regexes in the first pass', async () => {
+  // A third instance of the shared code, set up as the browser entry sets it up when the regex module's
+  // fetch, started at import beside the first module's, has resolved (D-320).
+  const entry = await import(`${pathToFileURL(join(PACKAGE, 'validate.js')).href}?preloaded`);
+  const regexGlue = await import(pathToFileURL(join(PACKAGE, 'oatf_regex.js')).href);
+  const never = {
+    load: async () => {
+      throw new Error('loaded on demand although the entry had it');
+    },
+  };
+  entry.__ready({ regex: never, syntax: never, normalize: never }, { regex: regexGlue });
+  const text = doc(
+    '    - {surface: tools/call, target: arguments, pattern: {regex: "^preloaded-\\\\d+$"}}\n' +
+      '    - {surface: tools/call, target: arguments, pattern: {regex: "preloaded-(?<=a)b"}}\n',
+  );
+  const result = entry.validateSync(text);
+  assert.equal(entry.__passes(), 1);
+  assert.deepEqual(result, oatf.validate(text));
+  assert.deepEqual(result.errors.map((e) => e.rule), ['V-013']);
 });

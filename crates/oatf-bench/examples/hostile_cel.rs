@@ -133,6 +133,23 @@ fn main() {
     time("steps, 10 nested loops, interpreter", || {
         eval(&engine, &nested(10, &deep_body, "exists_one"), &four)
     });
+    // Copies (D-330): each step of a `map` copies a list of the message into the result; each
+    // loop over a list of large lists binds a copy of each.
+    time("copies, map appends a list", || {
+        eval(
+            &engine,
+            "size(message.xs.map(x, message.xs)) > 0",
+            &xs(10_000),
+        )
+    });
+    let large = json!({"xs": (0..1_000).collect::<Vec<_>>(), "ys": vec![(0..50_000).collect::<Vec<_>>(); 2]});
+    time("copies, loops bind large lists", || {
+        eval(
+            &engine,
+            "message.xs.all(x, message.ys.all(y, true))",
+            &large,
+        )
+    });
     // Cost: scanning large strings in a loop.
     let big = json!({"xs": (0..1_000).collect::<Vec<_>>(), "s": "a".repeat(10 << 20), "t": "ab"});
     time("cost, contains", || {

@@ -64,6 +64,13 @@ pub(crate) fn with<R>(counter: Counter, f: impl FnOnce(&AtomicUsize) -> R) -> R 
     })
 }
 
+/// What is left of `counter` under a total of `max`.
+pub(crate) fn left(counter: Counter, max: usize) -> usize {
+    with(counter, |spent| {
+        max.saturating_sub(spent.load(Ordering::Relaxed))
+    })
+}
+
 /// Adds `amount` to `counter` when the total stays within `max`; says whether it did.
 pub(crate) fn charge(counter: Counter, amount: usize, max: usize) -> bool {
     with(counter, |spent| {

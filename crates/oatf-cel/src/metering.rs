@@ -18,6 +18,16 @@ pub(crate) const PRODUCED_FUNCTION: &str = "@oatf_charge_produced";
 /// the evaluation's [`CelLimits::max_cost`].
 pub(crate) const COST_FUNCTION: &str = "@oatf_charge_cost";
 
+/// The function wrapped around an element a comprehension's step appends to its list (`map`,
+/// `filter`): charges its [`Copied`] to the evaluation's [`CelLimits::max_cost`] and
+/// [`CelLimits::max_produced_bytes`].
+pub(crate) const COPY_FUNCTION: &str = "@oatf_charge_copy";
+
+/// The cost units of copying one value, besides its text (D-330): the `cel` crate copies a bound
+/// or appended list element by element, each copy an allocation and later a free, several times
+/// the work of comparing or walking one element (what a unit of [`deep_size`] stands for).
+pub(crate) const COPY_WEIGHT: usize = 8;
+
 /// The function wrapped around the target of `replace`, `join` and `split`, with their arguments:
 /// charges the worst-case size of the result to [`CelLimits::max_produced_bytes`] before the call.
 pub(crate) const PRECHECK_FUNCTION: &str = "@oatf_charge_worst_case";
@@ -122,8 +132,9 @@ pub(crate) fn meter(expr: &mut IdedExpr) {
 
 /// Meters a comprehension's loop condition or step without changing its shape: `accu && x`,
 /// `accu || x`, `accu + [x]` and `c ? accu + [x] : accu` keep their operators, the accumulator and
-/// the list literal; what they combine (`x`, `c`) is metered. The list the step appends to is the
-/// comprehension's own, charged by the iteration budget.
+/// the list literal; what they combine (`x`, `c`) is metered, and an appended `x` is charged its
+/// [`Copied`] to the cost and produced-bytes budgets. The list the step appends to is the comprehension's own, charged
+/// by the iteration budget.
 fn meter_step(expr: &mut IdedExpr, accu: &str) {
     match &mut expr.expr {
         Expr::Call(call)
@@ -133,7 +144,16 @@ fn meter_step(expr: &mut IdedExpr, accu: &str) {
             for arg in &mut call.args {
                 match &mut arg.expr {
                     Expr::Ident(name) if name == accu => {}
-                    Expr::List(list) => list.elements.iter_mut().for_each(meter),
+                    // The element the step appends is copied into the accumulator: charged as a
+                    // copy (`copy_budget`).
+                    Expr::List(list) => {
+                        for element in &mut list.elements {
+                            meter(element);
+                            if !matches!(element.expr, Expr::Literal(_)) {
+                                wrap(COPY_FUNCTION, element);
+                            }
+                        }
+                    }
                     Expr::Call(_) => meter_step(arg, accu),
                     _ => meter(arg),
                 }
@@ -175,28 +195,122 @@ fn value_size(value: &dyn Val, per_element: usize) -> usize {
 /// the sum of its elements' sizes and a map of its values' sizes, each at least 1, anything else 1:
 /// what comparing, searching or copying the value may touch, nested parts included. The recursion
 /// follows the value's nesting, at most the message's 128 levels plus the expression's.
-pub(crate) fn deep_size(value: &dyn Val) -> usize {
+///
+/// The walk stops once the size is past `cap` (the budget left) and answers a size past it: so
+/// measuring a value costs at most what the budget allows, however large the value is.
+pub(crate) fn deep_size(value: &dyn Val, cap: usize) -> usize {
     if let Some(s) = value.downcast_ref::<CelString<'_>>() {
         s.inner().len()
     } else if let Some(b) = value.downcast_ref::<cel::common::types::CelBytes<'_>>() {
         b.inner().len()
     } else if let Some(list) = value.downcast_ref::<CelList<'_>>() {
-        list.inner()
-            .iter()
-            .map(|item| deep_size(item.as_ref()).max(1))
-            .fold(0, usize::saturating_add)
+        sum_within(list.inner().iter().map(|item| item.as_ref()), cap)
     } else if let Some(map) = value.downcast_ref::<CelMap<'_>>() {
-        map.inner()
-            .values()
-            .map(|item| deep_size(item.as_ref()).max(1))
-            .fold(0, usize::saturating_add)
+        sum_within(map.inner().values().map(|item| item.as_ref()), cap)
     } else {
         value_size(value, 1)
     }
 }
 
-/// The size of a value for the produced-bytes budget: [`value_size`] with 48 bytes per element.
-pub(crate) fn produced_size(value: &dyn Val) -> usize {
+/// The sum of the [`deep_size`]s of `items`, each at least 1, walked until it is past `cap`.
+fn sum_within<'v>(items: impl Iterator<Item = &'v dyn Val>, cap: usize) -> usize {
+    let mut total: usize = 0;
+    for item in items {
+        total = total.saturating_add(deep_size(item, cap - total).max(1));
+        if total > cap {
+            break;
+        }
+    }
+    total
+}
+
+/// What copying a value copies (D-330): its values (the value itself and each element of a list or
+/// value of a map, nested parts included) and the bytes of its strings and bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Copied {
+    values: usize,
+    bytes: usize,
+}
+
+/// The budget left to a walk of [`Copied::add`]: cost units and produced bytes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Left {
+    pub(crate) cost: usize,
+    pub(crate) produced: usize,
+}
+
+impl Copied {
+    /// The copy's cost units: [`COPY_WEIGHT`] per value, plus its bytes.
+    pub(crate) fn cost(self) -> usize {
+        self.values
+            .saturating_mul(COPY_WEIGHT)
+            .saturating_add(self.bytes)
+    }
+
+    /// The bytes the copy produces: 48 per value (as [`produced_size`] counts a list's
+    /// elements), plus its bytes.
+    pub(crate) fn produced(self) -> usize {
+        self.values.saturating_mul(48).saturating_add(self.bytes)
+    }
+
+    fn past(self, left: Left) -> bool {
+        self.cost() > left.cost || self.produced() > left.produced
+    }
+
+    /// Adds the copy of `value`, walking it only until the total is past what is `left`: so
+    /// measuring a copy costs at most what the budgets allow, however large the value. The
+    /// recursion follows the value's nesting, at most the message's 128 levels plus the
+    /// expression's.
+    pub(crate) fn add(&mut self, value: &dyn Val, left: Left) {
+        self.values = self.values.saturating_add(1);
+        if let Some(s) = value.downcast_ref::<CelString<'_>>() {
+            self.bytes = self.bytes.saturating_add(s.inner().len());
+        } else if let Some(b) = value.downcast_ref::<cel::common::types::CelBytes<'_>>() {
+            self.bytes = self.bytes.saturating_add(b.inner().len());
+        } else if let Some(list) = value.downcast_ref::<CelList<'_>>() {
+            self.add_all(list.inner().iter().map(|item| item.as_ref()), left);
+        } else if let Some(map) = value.downcast_ref::<CelMap<'_>>() {
+            self.add_all(map.inner().values().map(|item| item.as_ref()), left);
+        }
+    }
+
+    fn add_all<'v>(&mut self, items: impl Iterator<Item = &'v dyn Val>, left: Left) {
+        for item in items {
+            if self.past(left) {
+                return;
+            }
+            self.add(item, left);
+        }
+    }
+}
+
+/// The [`COPY_FUNCTION`] of one evaluation: charges the [`Copied`] of its argument to the cost
+/// budget of `max_cost` and to the produced-bytes budget of `max_produced` (an appended copy is
+/// kept in the comprehension's result), and passes the value through unchanged.
+pub(crate) fn copy_budget(max_cost: usize, max_produced: usize) -> BuiltinFunction {
+    Box::new(move |ftx: &mut FunctionContext<'_, '_>| {
+        let Some(value) = ftx.args.pop() else {
+            return Err(ExecutionError::invalid_argument_count(1, 0));
+        };
+        let left = Left {
+            cost: budget::left(budget::Counter::Cost, max_cost),
+            produced: budget::left(budget::Counter::Produced, max_produced),
+        };
+        let mut copied = Copied::default();
+        copied.add(value.as_ref(), left);
+        if !budget::charge(budget::Counter::Cost, copied.cost(), max_cost) {
+            return Err(cost_exceeded(max_cost));
+        }
+        if !budget::charge(budget::Counter::Produced, copied.produced(), max_produced) {
+            return Err(produced_exceeded(max_produced));
+        }
+        Ok(value)
+    })
+}
+
+/// The size of a value for the produced-bytes budget: [`value_size`] with 48 bytes per element
+/// (counted, not walked: the budget left does not matter).
+pub(crate) fn produced_size(value: &dyn Val, _cap: usize) -> usize {
     value_size(value, 48)
 }
 
@@ -239,14 +353,14 @@ fn worst_case(args: &[CowVal<'_, '_>]) -> usize {
     }
 }
 
-/// A budget function of one evaluation: charges the size of its argument (by `measure`) to a
-/// total of at most `max` and passes the value through unchanged.
+/// A budget function of one evaluation: charges the size of its argument (by `measure`, given the
+/// budget left) to a total of at most `max` and passes the value through unchanged.
 pub(crate) fn size_budget(
     function: &'static str,
     max: usize,
     what: &'static str,
     option: &'static str,
-    measure: fn(&dyn Val) -> usize,
+    measure: fn(&dyn Val, usize) -> usize,
     counter: budget::Counter,
 ) -> BuiltinFunction {
     Box::new(move |ftx: &mut FunctionContext<'_, '_>| {
@@ -260,7 +374,7 @@ pub(crate) fn size_budget(
             let Some(value) = ftx.args.pop() else {
                 return Err(ExecutionError::invalid_argument_count(1, 0));
             };
-            let size = measure(value.as_ref());
+            let size = measure(value.as_ref(), budget::left(counter, max));
             (value, size)
         };
         let (value, size) = value;
@@ -456,16 +570,26 @@ fn charge_entries(entries: &mut [cel::common::ast::IdedEntryExpr], weights: &Has
     }
 }
 
-/// The cost of running a comprehension's loop over `range` (D-127): binding each element (a copy
-/// in the `cel` crate: a list element its [`deep_size`], at least 1; a map key 1) and evaluating
-/// the loop's condition and step, `weight` nodes, for each.
-pub(crate) fn loop_cost(range: &dyn Val, len: usize, weight: usize) -> usize {
+/// The cost of running a comprehension's loop over `range` (D-127, D-330): binding each element
+/// (a copy in the `cel` crate: a list element the cost of its [`Copied`]; a map key 1) and
+/// evaluating the loop's condition and step, `weight` nodes, for each. The elements are walked only
+/// until their cost is past `cap`, the budget left.
+pub(crate) fn loop_cost(range: &dyn Val, len: usize, weight: usize, cap: usize) -> usize {
     let binding = match range.downcast_ref::<CelList<'_>>() {
-        Some(list) => list
-            .inner()
-            .iter()
-            .map(|item| deep_size(item.as_ref()).max(1))
-            .fold(0, usize::saturating_add),
+        Some(list) => {
+            let mut copied = Copied::default();
+            let left = Left {
+                cost: cap,
+                produced: usize::MAX,
+            };
+            for item in list.inner() {
+                if copied.cost() > cap {
+                    break;
+                }
+                copied.add(item.as_ref(), left);
+            }
+            copied.cost()
+        }
         None => len,
     };
     binding.saturating_add(len.saturating_mul(weight))
@@ -492,7 +616,12 @@ pub(crate) fn iteration_budget(max: usize, max_cost: usize) -> BuiltinFunction {
             if !budget::charge(budget::Counter::Iterations, size, max) {
                 return Err(iterations_exceeded(max));
             }
-            let cost = loop_cost(range.as_ref(), size, weight);
+            let cost = loop_cost(
+                range.as_ref(),
+                size,
+                weight,
+                budget::left(budget::Counter::Cost, max_cost),
+            );
             if !budget::charge(budget::Counter::Cost, cost, max_cost) {
                 return Err(cost_exceeded(max_cost));
             }

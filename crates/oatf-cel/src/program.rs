@@ -17,8 +17,8 @@ use crate::convert::to_cel;
 use crate::direct::Direct;
 use crate::limits::CelLimits;
 use crate::metering::{
-    CHARGE_FUNCTION, COST_FUNCTION, COST_WHAT, PRECHECK_FUNCTION, PRODUCED_FUNCTION, PRODUCED_WHAT,
-    deep_size, iteration_budget, produced_size, size_budget,
+    CHARGE_FUNCTION, COPY_FUNCTION, COST_FUNCTION, COST_WHAT, PRECHECK_FUNCTION, PRODUCED_FUNCTION,
+    PRODUCED_WHAT, copy_budget, deep_size, iteration_budget, produced_size, size_budget,
 };
 use crate::parse::first_line;
 use crate::regex_cache::{REGEX_BOUND_MARKER, RegexCache};
@@ -232,6 +232,10 @@ pub(crate) fn root_context(
                 deep_size,
                 budget::Counter::Cost,
             ),
+        ),
+        (
+            COPY_FUNCTION,
+            copy_budget(limits.max_cost, limits.max_produced_bytes),
         ),
     ];
     for (name, function) in registered {

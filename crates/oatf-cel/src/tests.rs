@@ -503,3 +503,66 @@ fn the_engine_offers_the_literal_guard_of_a_direct_expression() {
     let no_literal = engine.compile_guarded("message.b == 1", &[]);
     assert!(no_literal.is_ok_and(|(_, guard)| guard.is_none()));
 }
+
+/// What a `map` or `filter` appends is a copy kept in its result (D-330): charged to the produced
+/// bytes per nested value and to the cost per nested value, so a loop copying a large part of the
+/// message into its result stops at the budgets, not after copying it once per element.
+#[test]
+fn appended_copies_are_charged_to_both_budgets() {
+    let message = json!({"xs": (0..10).collect::<Vec<_>>(), "big": (0..100).collect::<Vec<_>>()});
+    let with = |max_cost: usize, max_produced_bytes: usize| {
+        let engine = CelEngine::with_limits(CelLimits {
+            max_cost,
+            max_produced_bytes,
+            ..CelLimits::default()
+        });
+        let program = engine
+            .compile("size(message.xs.map(x, message.big)) == 10", &[])
+            .expect("compiles");
+        program.evaluate(&message, &[])
+    };
+    // Ten copies of 101 values: 48,480 bytes and 8,080 cost units, besides the rest.
+    assert_eq!(with(1_000_000, 1_000_000), Ok(true));
+    let produced = with(1_000_000, 40_000).expect_err("over the produced bytes");
+    assert!(
+        produced.message().contains("max_produced_bytes"),
+        "{produced}"
+    );
+    let cost = with(7_000, 1_000_000).expect_err("over the cost");
+    assert!(cost.message().contains("max_cost"), "{cost}");
+    // `filter` appends its element: a nested one is charged its nested values.
+    let nested = json!({"ys": vec![(0..100).collect::<Vec<_>>(); 10]});
+    let engine = CelEngine::with_limits(CelLimits {
+        max_produced_bytes: 40_000,
+        ..CelLimits::default()
+    });
+    let filtered = engine
+        .compile("size(message.ys.filter(y, true)) == 10", &[])
+        .expect("compiles")
+        .evaluate(&nested, &[]);
+    assert!(filtered.is_err(), "{filtered:?}");
+}
+
+/// Measuring a value for a budget walks it only until the budget left is spent (D-330): a copy of
+/// a list of a million elements is measured past a small budget after a few elements.
+#[test]
+fn measuring_a_value_stops_past_the_budget_left() {
+    use crate::metering::{Copied, Left, deep_size};
+    let items = json!((0..1_000_000).collect::<Vec<_>>());
+    let list = crate::convert::to_cel(&items, 0).expect("converts");
+    let mut copied = Copied::default();
+    copied.add(
+        list.as_ref(),
+        Left {
+            cost: 100,
+            produced: usize::MAX,
+        },
+    );
+    assert!(
+        copied.cost() > 100 && copied.cost() <= 100 + 16,
+        "{copied:?}"
+    );
+    let size = deep_size(list.as_ref(), 100);
+    assert!(size > 100 && size <= 102, "{size}");
+    assert_eq!(deep_size(list.as_ref(), usize::MAX), 1_000_000);
+}

@@ -1,5 +1,22 @@
 // What both entries of the npm package share (`oatf` and `oatf/validate`): errors, the text of a
-// diagnostic, how a document argument becomes text, and the one check of option names (D-144).
+// diagnostic, how a document argument becomes text, and the one check of option names (D-144); and
+// the one import of the validation module (D-320), here because every instance of `validate.js` imports
+// this file under one URL.
+
+/** The validation module's question about a regex during a validation: `validate.js`'s, set by its
+ * `__ready`. */
+let regexAsker = () => false;
+
+/** @internal Imported by the validation module (`oatf_validate.js`): asks the regex module about one regex
+ * during a validation (see `validate.js`). */
+export function __askRegexTree(pattern) {
+  return regexAsker(pattern);
+}
+
+/** @internal Sets what `__askRegexTree` asks (`validate.js`'s `__ready`). */
+export function __setRegexAsker(ask) {
+  regexAsker = ask;
+}
 
 /** A document that does not load: `errors` holds every diagnostic; `rule`, `path`, `line`, `column`
  * and `message` are those of the first. */

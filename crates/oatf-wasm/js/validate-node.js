@@ -1,8 +1,8 @@
 // Node.js entry point of `oatf/validate`: instantiates the validation module synchronously from the
 // package directory; the regex module is read and instantiated synchronously the first time a document
-// has a regex, the syntax module the first time a document has a CEL expression, a JSONPath selector,
-// a regex extractor or a regex with a Unicode class,
-// the normalize module the first time a document is loaded, normalized or serialized.
+// has a regex, inside that validation (D-320), the syntax module the first time a document has a CEL
+// expression, a JSONPath selector, a regex extractor or a regex with a Unicode class, the normalize
+// module the first time a document is loaded, normalized or serialized.
 import { readFileSync } from 'node:fs';
 import { initSync } from './oatf_validate.js';
 import * as regexModule from './oatf_regex.js';

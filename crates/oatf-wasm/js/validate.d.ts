@@ -11,7 +11,8 @@ export declare const version: string;
 /** Validates a document (SDK §3.2); never rejects for a bad document. */
 export declare function validate(source: Source): Promise<ValidationResult>;
 /** `validate`, synchronously: in Node always; in a browser for a document without CEL expressions,
- * regular expressions or JSONPath selectors, or once `loadSyntaxChecks()` has resolved (else it throws). */
+ * JSONPath selectors, regex extractors or regexes with a Unicode class, or once `loadSyntaxChecks()` has
+ * resolved (else it throws). */
 export declare function validateSync(source: Source): ValidationResult;
 /** Parses, validates and normalizes (SDK §3.5). Rejects with `OatfError`. */
 export declare function load(source: Source): Promise<Document>;
@@ -26,7 +27,7 @@ export declare function normalize(source: Source): string;
 /** A document object as canonical YAML (SDK §3.4). Throws `OatfError`. Where it works: as `normalize`. */
 export declare function serialize(document: Document): string;
 /** Loads the regex and the syntax module now (otherwise loaded the first time a document has a regular
- * expression, a CEL expression or a JSONPath selector). */
+ * expression, a CEL expression or a JSONPath selector; in a browser the regex module comes with the import). */
 export declare function loadSyntaxChecks(): Promise<void>;
 /** Whether the syntax module is loaded. */
 export declare function syntaxChecksLoaded(): boolean;

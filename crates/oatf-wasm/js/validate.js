@@ -6,7 +6,7 @@
 // normalizing and serializing (`load`, `normalize`, `serialize`) are the normalize module, loaded the first
 // time one of those is called. Results are those of the full package (`oatf`), the same Rust code.
 import * as wasm from './oatf_validate.js';
-import { OatfError, describe, toText, unwrap } from './common.js';
+import { OatfError, __setRegexAsker, describe, toText, unwrap } from './common.js';
 
 export { OatfError, describe };
 
@@ -26,10 +26,41 @@ let regexTrees = null;
 /** The normalize module once loaded (`loadedJson`, `normalizeJson`, `serializeJson`). */
 let normalizer = null;
 
-/** @internal Called by the entry points once the module is instantiated. */
-export function __ready(onDemand) {
+/** Calls into the validation module so far (`__passes`). */
+let passes = 0;
+
+/** @internal Called by the entry points once the module is instantiated, with the loaders of the
+ * modules loaded on demand and the regex module when the entry has it already (`regex`, its
+ * wasm-bindgen module, instantiated). */
+export function __ready(onDemand, { regex = null } = {}) {
   version = wasm.version();
   loaders = onDemand;
+  regexTrees = regex;
+  __setRegexAsker(askRegexTree);
+}
+
+/** @internal Validations run so far (calls into the validation module), for the tests: a document
+ * whose only questions are for the regex module takes one pass once the regex module is there. */
+export function __passes() {
+  return passes;
+}
+
+/** Asked by the validation module during a validation (D-320, through `common.js`'s `__askRegexTree`):
+ * hands it the regex module's answer for one regex (`rememberRegexTree`) and says `true`, or says
+ * `false` when the regex module is not there (in a browser before it has arrived), and the question
+ * then waits for the next pass. In Node and in the inline entry the regex module is instantiated here,
+ * synchronously, the first time a document has a regex. Never throws into the validation module: a
+ * regex module that fails to load is loaded again, and its error thrown, between passes. */
+function askRegexTree(pattern) {
+  try {
+    if (!regexTrees && loaders.regex.sync) regexTrees = loaders.regex.sync();
+    if (!regexTrees) return false;
+    const [tree] = regexTrees.regexTree([pattern]);
+    wasm.rememberRegexTree(pattern, tree !== null, typeof tree === 'string' ? tree : undefined);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Loads the syntax checks now: the regex module (otherwise loaded the first time a document has a regex)
@@ -122,6 +153,7 @@ const PASSES = 4;
 /** Runs `call` (a call into the validation module returning JSON) synchronously. */
 function runSync(call, name) {
   for (let pass = 0; pass < PASSES; pass++) {
+    passes++;
     const result = JSON.parse(call());
     if (!result.syntaxPending) return result;
     if (!loadForSync(result.syntaxPending)) {
@@ -139,6 +171,7 @@ function runSync(call, name) {
  * document needs it. */
 async function run(call) {
   for (let pass = 0; pass < PASSES; pass++) {
+    passes++;
     const result = JSON.parse(call());
     if (!result.syntaxPending) return result;
     await loadFor(result.syntaxPending);

@@ -12,6 +12,11 @@
 //! captures }` (the V-013 message or `null`, and the number of capture groups or `null`); for a
 //! JSONPath `{ error, unchecked }` (the parser's message or `null`; `true` when it was not checked).
 //!
+//! A regex's syntax tree (the regex module's, D-271) is asked during the validation itself, through
+//! the one JavaScript function the validation module imports (`__askRegexTree`, D-320), which hands the
+//! answer over with `rememberRegexTree`; only when the regex module is not loaded yet does the regex
+//! become a `tree` question for the next pass.
+//!
 //! [`CelSyntaxCheck`]: oatf::model::CelSyntaxCheck
 //! [`SyntaxCheck`]: oatf::syntax::SyntaxCheck
 //! [`BuiltInSyntax`]: oatf::syntax::BuiltInSyntax
@@ -225,6 +230,45 @@ mod answers {
         });
     }
 
+    #[cfg(target_family = "wasm")]
+    #[wasm_bindgen(raw_module = "./common.js")]
+    extern "C" {
+        /// Asks the regex module about `pattern` during a validation (D-320): `js/validate.js` (through
+        /// `js/common.js`, which every instance of it imports under one URL) hands
+        /// its answer over with [`remember_regex_tree`] and says `true`, or says `false` when the
+        /// regex module is not loaded (in a browser before it has arrived), and the question then
+        /// waits for the next pass, as the syntax module's do.
+        #[wasm_bindgen(js_name = __askRegexTree)]
+        fn ask_regex_tree(pattern: &str) -> bool;
+    }
+
+    /// Outside WebAssembly (the crate's tests) there is no JavaScript to ask.
+    #[cfg(not(target_family = "wasm"))]
+    fn ask_regex_tree(_pattern: &str) -> bool {
+        false
+    }
+
+    /// The regex module's answer for `pattern` now, asked through JavaScript: none when the regex
+    /// module is not loaded. It stays in the cache while the cache has room.
+    fn ask_tree(pattern: &str) -> Option<Option<Result<(), String>>> {
+        if !ask_regex_tree(pattern) {
+            return None;
+        }
+        CACHE.with(|cache| {
+            let mut cache = cache.borrow_mut();
+            if cache.len() > MAX_ANSWERS {
+                let taken = cache
+                    .answers
+                    .get_mut(pattern)
+                    .and_then(|answers| answers.tree.take());
+                cache.count -= usize::from(taken.is_some());
+                taken
+            } else {
+                cache.get(pattern, |a| &a.tree)
+            }
+        })
+    }
+
     thread_local! {
         /// A WebAssembly instance has one thread.
         static CACHE: RefCell<Cache> = RefCell::new(Cache::default());
@@ -254,7 +298,9 @@ mod answers {
         fn regex(&self, pattern: &str) -> Result<(), String> {
             // Most regexes are decided by their syntax tree, in the regex module; only a Unicode
             // class needs the syntax module's tables.
-            let tree = CACHE.with(|cache| cache.borrow().get(pattern, |a| &a.tree));
+            let tree = CACHE
+                .with(|cache| cache.borrow().get(pattern, |a| &a.tree))
+                .or_else(|| ask_tree(pattern));
             match tree {
                 None => {
                     pending(|q| &mut q.tree, pattern);

@@ -96,6 +96,25 @@ fn json_size(value: &Value) -> usize {
     }
 }
 
+/// The cost of a [`metering::Copied`] of the CEL value of `value`: [`metering::COPY_WEIGHT`] for the
+/// value and each of its nested elements (values), plus the bytes of its strings. Bound values nest
+/// at most 128 levels (see [`bound`]), so the recursion is bounded.
+fn json_copy_size(value: &Value) -> usize {
+    let content = match value {
+        Value::String(s) => s.len(),
+        Value::Array(items) => items
+            .iter()
+            .map(json_copy_size)
+            .fold(0, usize::saturating_add),
+        Value::Object(map) => map
+            .values()
+            .map(json_copy_size)
+            .fold(0, usize::saturating_add),
+        _ => 0,
+    };
+    content.saturating_add(metering::COPY_WEIGHT)
+}
+
 /// CEL equality where the subset decides it: `Some(equal)`, or `None` to abstain.
 fn equal(a: V<'_>, b: V<'_>) -> Option<bool> {
     Some(match (a, b) {
@@ -444,11 +463,11 @@ impl<'a, 'l> Run<'a, 'l> {
                         .map(|outcome| outcome.map(|()| V::Null));
                 }
                 self.iterations = total;
-                // Then the loop's cost, as `metering::loop_cost` charges it (D-127).
+                // Then the loop's cost, as `metering::loop_cost` charges it (D-127, D-330).
                 let binding = match range {
                     V::Array(items) => items
                         .iter()
-                        .map(|item| json_size(item).max(1))
+                        .map(json_copy_size)
                         .fold(0, usize::saturating_add),
                     _ => size,
                 };

@@ -161,6 +161,8 @@ fn hostile() -> impl Strategy<Value = (String, Value)> {
             "message.xs.all(x, message.xs + message.xs == message.xs)",
             "message.xs.all(x, message.big == message.big)",
             "message.xs.all(x, message.xs.exists(y, y in message.big))",
+            "size(message.xs.map(x, message.big)) > 0",
+            "size(message.xs.filter(x, message.big.all(y, true))) > 0",
         ]),
         1usize..=2_000,
         1usize..=2_000,

@@ -162,14 +162,14 @@ fn errors_after_a_loop_over_a_map_are_left_to_the_interpreter() {
     assert!(answered < 160, "{answered}");
 }
 
-/// A loop is charged each bound element's size, nested parts included, and its weight per
-/// element (D-127), on both paths: at every cost limit around the charges of a loop over nested
-/// elements, the direct path answers the interpreter's result or error.
+/// A loop is charged each bound element's copy, nested parts included, and its weight per
+/// element (D-127, D-330), on both paths: at every cost limit around the charges of a loop over
+/// nested elements, the direct path answers the interpreter's result or error.
 #[test]
 fn loops_are_charged_their_elements_sizes_on_both_paths() {
     let message = json!({"ys": [{"k": "xyzw"}, "abcdefgh", [1, "ab"]]});
     let (mut results, mut errors) = (0, 0);
-    for max_cost in 0..80 {
+    for max_cost in 0..160 {
         let engine = CelEngine::with_limits(CelLimits {
             max_cost,
             ..CelLimits::default()
