@@ -216,7 +216,9 @@ fn round(bits: u128, exponent: i64, inexact: bool) -> Option<f64> {
     if biased >= 2047 {
         return None;
     }
-    Some(f64::from_bits((biased << 52) | (mantissa & ((1 << 52) - 1))))
+    Some(f64::from_bits(
+        (biased << 52) | (mantissa & ((1 << 52) - 1)),
+    ))
 }
 
 /// An unsigned big integer, 32-bit limbs, least significant first, no zero limb on top.
@@ -302,7 +304,8 @@ impl Big {
     fn subtract(&mut self, other: &Big) {
         let mut borrow = 0i64;
         for (at, limb) in self.0.iter_mut().enumerate() {
-            let value = i64::from(*limb) - i64::from(other.0.get(at).copied().unwrap_or(0)) - borrow;
+            let value =
+                i64::from(*limb) - i64::from(other.0.get(at).copied().unwrap_or(0)) - borrow;
             borrow = i64::from(value < 0);
             *limb = (value + (borrow << 32)) as u32;
         }
@@ -350,25 +353,88 @@ mod tests {
 
     #[test]
     fn edges_as_the_standard_library() {
-        let long_half = format!("1.00000000000000011102230246251565404236316680908203125{}", "0".repeat(900));
+        let long_half = format!(
+            "1.00000000000000011102230246251565404236316680908203125{}",
+            "0".repeat(900)
+        );
         let above_half = format!("{long_half}1");
-        let below_half = "1.000000000000000111022302462515654042363166809082031249999999".to_owned();
+        let below_half =
+            "1.000000000000000111022302462515654042363166809082031249999999".to_owned();
         let tiny = format!("0.{}1", "0".repeat(2000));
         let huge = format!("1{}", "0".repeat(400));
         let many = "7".repeat(1000);
         for text in [
-            "0", "0.0", "-0.0", "+0", ".0", "0.", "1", "-1", "1.5", ".5", "1.", "+.25", "0001.2500",
-            "1e0", "1E5", "1e-5", "1e+5", "3.14159", "0.1", "0.2", "0.3", "123456789012345678901234567890",
-            "9007199254740992", "9007199254740993", "9007199254740994", "9007199254740995",
-            "18446744073709551616", "-9223372036854775809", "1e22", "1e23", "8.98846567431158e307",
-            "1.7976931348623157e308", "1.7976931348623158e308", "1.7976931348623159e308", "1e308",
-            "1e309", "-1e309", "2.2250738585072014e-308", "2.2250738585072011e-308",
-            "2.2250738585072012e-308", "4.9e-324", "5e-324", "2.4703282292062327e-324",
-            "2.4703282292062328e-324", "1e-323", "1e-400", "-1e-400", "1e-324", "3e-324",
-            "4.4501477170144023e-308", "1e99999999999999999999", "1e-99999999999999999999",
-            "0.000000000000000000000000000000001", "123.456e-7", "9.999999999999999e22",
-            &long_half, &above_half, &below_half, &tiny, &huge, &many, "", ".", "-", "e5", "1e",
-            "1e+", "1x", "1.2.3", "--1", "1e5.5",
+            "0",
+            "0.0",
+            "-0.0",
+            "+0",
+            ".0",
+            "0.",
+            "1",
+            "-1",
+            "1.5",
+            ".5",
+            "1.",
+            "+.25",
+            "0001.2500",
+            "1e0",
+            "1E5",
+            "1e-5",
+            "1e+5",
+            "3.14159",
+            "0.1",
+            "0.2",
+            "0.3",
+            "123456789012345678901234567890",
+            "9007199254740992",
+            "9007199254740993",
+            "9007199254740994",
+            "9007199254740995",
+            "18446744073709551616",
+            "-9223372036854775809",
+            "1e22",
+            "1e23",
+            "8.98846567431158e307",
+            "1.7976931348623157e308",
+            "1.7976931348623158e308",
+            "1.7976931348623159e308",
+            "1e308",
+            "1e309",
+            "-1e309",
+            "2.2250738585072014e-308",
+            "2.2250738585072011e-308",
+            "2.2250738585072012e-308",
+            "4.9e-324",
+            "5e-324",
+            "2.4703282292062327e-324",
+            "2.4703282292062328e-324",
+            "1e-323",
+            "1e-400",
+            "-1e-400",
+            "1e-324",
+            "3e-324",
+            "4.4501477170144023e-308",
+            "1e99999999999999999999",
+            "1e-99999999999999999999",
+            "0.000000000000000000000000000000001",
+            "123.456e-7",
+            "9.999999999999999e22",
+            &long_half,
+            &above_half,
+            &below_half,
+            &tiny,
+            &huge,
+            &many,
+            "",
+            ".",
+            "-",
+            "e5",
+            "1e",
+            "1e+",
+            "1x",
+            "1.2.3",
+            "--1",
+            "1e5.5",
         ] {
             check(text);
         }
@@ -435,7 +501,12 @@ mod tests {
 
     /// `factor × 5^power` in decimal digits, most significant first (schoolbook, for the tests).
     fn times_power_of_five(factor: u64, power: u32) -> String {
-        let mut digits: Vec<u32> = factor.to_string().bytes().rev().map(|b| u32::from(b - b'0')).collect();
+        let mut digits: Vec<u32> = factor
+            .to_string()
+            .bytes()
+            .rev()
+            .map(|b| u32::from(b - b'0'))
+            .collect();
         for _ in 0..power {
             let mut carry = 0;
             for digit in &mut digits {
@@ -448,14 +519,28 @@ mod tests {
                 carry /= 10;
             }
         }
-        digits.iter().rev().map(|d| char::from_digit(*d, 10).unwrap_or('?')).collect()
+        digits
+            .iter()
+            .rev()
+            .map(|d| char::from_digit(*d, 10).unwrap_or('?'))
+            .collect()
     }
 
     #[test]
     fn subnormal_halfway_points_need_every_digit() {
         // `(2m + 1) × 2^-1075`, halfway between two subnormals (or the smallest normals): up to 767
         // significant digits, all of which decide the rounding.
-        for m in [0u64, 1, 2, 3, 12345, (1 << 52) - 2, (1 << 52) - 1, 1 << 52, (1 << 53) - 1] {
+        for m in [
+            0u64,
+            1,
+            2,
+            3,
+            12345,
+            (1 << 52) - 2,
+            (1 << 52) - 1,
+            1 << 52,
+            (1 << 53) - 1,
+        ] {
             let digits = times_power_of_five(2 * m + 1, 1075);
             let last = digits.len() - 1;
             let mut below = digits.clone().into_bytes();
