@@ -2,6 +2,6 @@
 
 pub(crate) mod de;
 pub(crate) mod emit;
-pub(crate) mod node;
 mod float;
+pub(crate) mod node;
 mod scalar;
