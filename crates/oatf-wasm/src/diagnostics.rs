@@ -7,5 +7,12 @@ use serde_json::json;
 
 /// `{ ok: false, errors }` as JSON.
 pub(crate) fn failure(errors: &[Finding]) -> String {
-    json!({ "ok": false, "errors": errors }).to_string()
+    json_text(&json!({ "ok": false, "errors": errors }))
+}
+
+/// A JSON value as text: what its `Display` writes, through the serializer into a `Vec<u8>` that
+/// the module already links, not through `Display`, which would link a second copy of the
+/// serializer (and a pretty-printing third) into the validation module (D-311).
+pub(crate) fn json_text(value: &serde_json::Value) -> String {
+    serde_json::to_string(value).unwrap_or_default()
 }

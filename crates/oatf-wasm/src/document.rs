@@ -11,7 +11,7 @@ use crate::sdk::model::Finding;
 use serde_json::json;
 use wasm_bindgen::prelude::*;
 
-use crate::diagnostics::failure;
+use crate::diagnostics::{failure, json_text};
 
 /// The validation options of this module (D-140).
 #[cfg(feature = "document")]
@@ -37,7 +37,7 @@ fn pending() -> Option<String> {
     #[cfg(not(feature = "eval"))]
     {
         crate::syntax::take_pending()
-            .map(|questions| json!({ "syntaxPending": questions }).to_string())
+            .map(|questions| json_text(&json!({ "syntaxPending": questions })))
     }
 }
 
@@ -72,7 +72,7 @@ pub fn validate_json(text: &str) -> String {
     if let Some(pending) = pending() {
         return pending;
     }
-    json!({ "valid": errors.is_empty(), "errors": errors, "warnings": warnings }).to_string()
+    json_text(&json!({ "valid": errors.is_empty(), "errors": errors, "warnings": warnings }))
 }
 
 /// `load(text)`: `{ ok: true, document, warnings }` (the normalized document) or
@@ -85,12 +85,11 @@ pub fn load_json(text: &str) -> String {
         return pending;
     }
     match loaded {
-        Ok(loaded) => json!({
+        Ok(loaded) => json_text(&json!({
             "ok": true,
             "document": document_value(&loaded.document),
             "warnings": loaded.warnings.iter().map(Finding::from).collect::<Vec<_>>(),
-        })
-        .to_string(),
+        })),
         Err(errors) => failure(&errors),
     }
 }
@@ -108,11 +107,10 @@ fn document_value(document: &oatf_model::Document) -> serde_json::Value {
 #[wasm_bindgen(js_name = loadedJson)]
 pub fn loaded_json(text: &str) -> String {
     match crate::sdk::parse(text) {
-        Ok(document) => json!({
+        Ok(document) => json_text(&json!({
             "ok": true,
             "document": document_value(&crate::sdk::model::normalize(document)),
-        })
-        .to_string(),
+        })),
         Err(errors) => failure(&errors.iter().map(Finding::from).collect::<Vec<_>>()),
     }
 }
@@ -144,10 +142,9 @@ pub(crate) fn load(text: &str) -> Result<crate::sdk::Loaded, Vec<Finding>> {
 #[wasm_bindgen(js_name = normalizeJson)]
 pub fn normalize_json(text: &str) -> String {
     match crate::sdk::parse(text) {
-        Ok(document) => {
-            json!({ "ok": true, "yaml": crate::sdk::model::serialize(&crate::sdk::model::normalize(document)) })
-                .to_string()
-        }
+        Ok(document) => json_text(
+            &json!({ "ok": true, "yaml": crate::sdk::model::serialize(&crate::sdk::model::normalize(document)) }),
+        ),
         Err(errors) => failure(&errors.iter().map(Finding::from).collect::<Vec<_>>()),
     }
 }
@@ -159,7 +156,7 @@ pub fn normalize_json(text: &str) -> String {
 pub fn serialize_json(document_json: &str) -> String {
     match crate::sdk::parse(document_json) {
         Ok(document) => {
-            json!({ "ok": true, "yaml": crate::sdk::model::serialize(&document) }).to_string()
+            json_text(&json!({ "ok": true, "yaml": crate::sdk::model::serialize(&document) }))
         }
         Err(errors) => failure(&errors.iter().map(Finding::from).collect::<Vec<_>>()),
     }

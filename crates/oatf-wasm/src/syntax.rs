@@ -189,20 +189,45 @@ mod answers {
     /// go in (a document validated right after still finds all of its own).
     const MAX_ANSWERS: usize = 4096;
 
-    /// The syntax module's answers, by kind and text.
+    /// The syntax module's answers, by text and kind: one map for every kind, so that the module
+    /// compiles one hash table, not one per kind (D-311).
     #[derive(Default)]
     struct Cache {
-        cel: HashMap<String, Result<(), CelSyntaxError>>,
-        regex: HashMap<String, RegexAnswer>,
-        jsonpath: HashMap<String, JsonPathSyntax>,
-        /// The regex module's answers: V-013 from the syntax tree, or none (the syntax module's).
-        tree: HashMap<String, Option<Result<(), String>>>,
+        answers: HashMap<String, Answers>,
+        /// The answers held, all kinds together.
+        count: usize,
+    }
+
+    /// The answers known for one text.
+    #[derive(Default)]
+    struct Answers {
+        cel: Option<Result<(), CelSyntaxError>>,
+        regex: Option<RegexAnswer>,
+        jsonpath: Option<JsonPathSyntax>,
+        /// The regex module's answer: V-013 from the syntax tree, or none (the syntax module's).
+        tree: Option<Option<Result<(), String>>>,
     }
 
     impl Cache {
         fn len(&self) -> usize {
-            self.cel.len() + self.regex.len() + self.jsonpath.len() + self.tree.len()
+            self.count
         }
+
+        /// The answer of a kind (`field`) for `text`, if known.
+        fn get<T: Clone>(&self, text: &str, field: fn(&Answers) -> &Option<T>) -> Option<T> {
+            self.answers.get(text).and_then(|a| field(a).clone())
+        }
+    }
+
+    /// Keeps `answer` for `text` in the slot of its kind (`field`).
+    fn remember<T>(text: String, answer: T, field: fn(&mut Answers) -> &mut Option<T>) {
+        CACHE.with(|cache| {
+            let mut cache = cache.borrow_mut();
+            let added = field(cache.answers.entry(text).or_default())
+                .replace(answer)
+                .is_none();
+            cache.count += usize::from(added);
+        });
     }
 
     #[cfg(target_family = "wasm")]
@@ -232,9 +257,14 @@ mod answers {
         CACHE.with(|cache| {
             let mut cache = cache.borrow_mut();
             if cache.len() > MAX_ANSWERS {
-                cache.tree.remove(pattern)
+                let taken = cache
+                    .answers
+                    .get_mut(pattern)
+                    .and_then(|answers| answers.tree.take());
+                cache.count -= usize::from(taken.is_some());
+                taken
             } else {
-                cache.tree.get(pattern).cloned()
+                cache.get(pattern, |a| &a.tree)
             }
         })
     }
@@ -256,7 +286,7 @@ mod answers {
 
     impl CelSyntaxCheck for Cached {
         fn check(&self, expression: &str) -> Result<(), CelSyntaxError> {
-            let known = CACHE.with(|cache| cache.borrow().cel.get(expression).cloned());
+            let known = CACHE.with(|cache| cache.borrow().get(expression, |a| &a.cel));
             known.unwrap_or_else(|| {
                 pending(|q| &mut q.cel, expression);
                 Ok(())
@@ -269,7 +299,7 @@ mod answers {
             // Most regexes are decided by their syntax tree, in the regex module; only a Unicode
             // class needs the syntax module's tables.
             let tree = CACHE
-                .with(|cache| cache.borrow().tree.get(pattern).cloned())
+                .with(|cache| cache.borrow().get(pattern, |a| &a.tree))
                 .or_else(|| ask_tree(pattern));
             match tree {
                 None => {
@@ -280,7 +310,7 @@ mod answers {
                 Some(None) => {}
             }
             let known =
-                CACHE.with(|cache| cache.borrow().regex.get(pattern).map(|a| a.error.clone()));
+                CACHE.with(|cache| cache.borrow().get(pattern, |a| &a.regex).map(|a| a.error));
             match known {
                 Some(error) => error.map_or(Ok(()), Err),
                 None => {
@@ -291,7 +321,12 @@ mod answers {
         }
 
         fn capture_groups(&self, pattern: &str) -> Option<usize> {
-            let known = CACHE.with(|cache| cache.borrow().regex.get(pattern).map(|a| a.captures));
+            let known = CACHE.with(|cache| {
+                cache
+                    .borrow()
+                    .get(pattern, |a| &a.regex)
+                    .map(|a| a.captures)
+            });
             known.unwrap_or_else(|| {
                 pending(|q| &mut q.regex, pattern);
                 Some(1)
@@ -299,7 +334,7 @@ mod answers {
         }
 
         fn json_path(&self, selector: &str) -> JsonPathSyntax {
-            let known = CACHE.with(|cache| cache.borrow().jsonpath.get(selector).cloned());
+            let known = CACHE.with(|cache| cache.borrow().get(selector, |a| &a.jsonpath));
             known.unwrap_or_else(|| {
                 pending(|q| &mut q.jsonpath, selector);
                 JsonPathSyntax::Valid
@@ -359,7 +394,7 @@ mod answers {
             CelSyntaxErrorKind::Syntax
         };
         let answer = message.map_or(Ok(()), |m| Err(CelSyntaxError::new(kind, m)));
-        CACHE.with(|cache| cache.borrow_mut().cel.insert(expression, answer));
+        remember(expression, answer, |a| &mut a.cel);
     }
 
     /// Keeps the syntax module's answer for a regex: its V-013 message (none: it is valid) and its
@@ -367,12 +402,7 @@ mod answers {
     #[wasm_bindgen(js_name = rememberRegex)]
     pub fn remember_regex(pattern: String, error: Option<String>, captures: Option<u32>) {
         let captures = captures.and_then(|n| usize::try_from(n).ok());
-        CACHE.with(|cache| {
-            cache
-                .borrow_mut()
-                .regex
-                .insert(pattern, RegexAnswer { error, captures })
-        });
+        remember(pattern, RegexAnswer { error, captures }, |a| &mut a.regex);
     }
 
     /// Keeps the regex module's answer for a regex (D-271): `decided` with its V-013 message (none:
@@ -380,7 +410,7 @@ mod answers {
     #[wasm_bindgen(js_name = rememberRegexTree)]
     pub fn remember_regex_tree(pattern: String, decided: bool, error: Option<String>) {
         let answer = decided.then(|| error.map_or(Ok(()), Err));
-        CACHE.with(|cache| cache.borrow_mut().tree.insert(pattern, answer));
+        remember(pattern, answer, |a| &mut a.tree);
     }
 
     /// Keeps the syntax module's answer for a JSONPath selector: the parser's message (none: it
@@ -392,7 +422,7 @@ mod answers {
             None if unchecked => JsonPathSyntax::Unchecked,
             None => JsonPathSyntax::Valid,
         };
-        CACHE.with(|cache| cache.borrow_mut().jsonpath.insert(selector, answer));
+        remember(selector, answer, |a| &mut a.jsonpath);
     }
 }
 

@@ -2,5 +2,6 @@
 
 pub(crate) mod de;
 pub(crate) mod emit;
+mod float;
 pub(crate) mod node;
 mod scalar;

@@ -1,6 +1,7 @@
 //! Plain scalars resolved with the strict YAML 1.2 core schema: null, booleans, integers (decimal,
 //! octal `0o`, hex `0x`) and floats; anything else is a string.
 
+use super::float::parse_finite;
 use crate::span::NodeKind;
 
 /// Resolves a plain scalar with the strict YAML 1.2 core schema.
@@ -15,8 +16,7 @@ pub(crate) fn resolve_plain(text: &str) -> NodeKind {
         return kind;
     }
     if is_float(text)
-        && let Ok(f) = text.parse::<f64>()
-        && f.is_finite()
+        && let Some(f) = parse_finite(text)
     {
         return NodeKind::Float(f);
     }
@@ -69,20 +69,12 @@ fn resolve_int(text: &str) -> Option<NodeKind> {
     if text.starts_with('-') {
         return match text.parse::<i64>() {
             Ok(i) => Some(NodeKind::Int(i)),
-            Err(_) => text
-                .parse::<f64>()
-                .ok()
-                .filter(|f| f.is_finite())
-                .map(NodeKind::Float),
+            Err(_) => parse_finite(text).map(NodeKind::Float),
         };
     }
     match digits.parse::<u64>() {
         Ok(u) => Some(int_kind(u)),
-        Err(_) => digits
-            .parse::<f64>()
-            .ok()
-            .filter(|f| f.is_finite())
-            .map(NodeKind::Float),
+        Err(_) => parse_finite(digits).map(NodeKind::Float),
     }
 }
 
