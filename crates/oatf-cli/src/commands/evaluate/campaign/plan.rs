@@ -491,6 +491,110 @@ mod tests {
         assert_eq!(taken, 1 + groups.len(), "the plain texts are read directly");
     }
 
+    /// Generated texts near the plain shape (values mixing the characters YAML gives a meaning to,
+    /// keys in any order, other indentations, comments, blank lines, line ends, markers): every text
+    /// the plain reader takes reads as serde-saphyr reads it (D-301), and enough are taken for the
+    /// comparison to mean something.
+    #[test]
+    fn generated_manifests_read_as_the_yaml_reader_reads_them() {
+        let saphyr = |text: &str| -> String {
+            let read: Result<Manifest, _> =
+                serde_saphyr::from_str_with_options(text, manifest_parts::options(text));
+            format!("{read:?}")
+        };
+        // xorshift64: the same texts on every run.
+        let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            usize::try_from(state % n as u64).unwrap_or(0)
+        };
+        let pieces = [
+            "a", "Z", "0", "9", ".", "/", "-", "_", "e", "x", "n", "y", "1e3", "0x", "~", ":",
+            ": ", "#", " #", " ", "'", "\"", "*", "&", "!", "%", "@", "`", "|", ">", "{", "[", ",",
+            "?", "null", "true", "No", "on", ".inf", "NaN", "é",
+        ];
+        let keys = [
+            "document", "trace", "group", "compat", "traces", "bogus", "trace ",
+        ];
+        let (mut taken, total) = (0, 3_000);
+        for _ in 0..total {
+            let mut text = String::new();
+            if next(20) == 0 {
+                text.push_str("---\n");
+            }
+            if next(3) == 0 {
+                text.push_str("# head\n\n");
+            }
+            if next(4) == 0 {
+                text.push_str(
+                    [
+                        "compat: spec-exact\n",
+                        "compat: thoughtjack-context\n",
+                        "compat: x\n",
+                    ][next(3)],
+                );
+            }
+            text.push_str("runs:\n");
+            let indent = [0, 2, 4][next(3)];
+            for _ in 0..=next(3) {
+                let mut fields = vec!["document", "trace"];
+                if next(2) == 0 {
+                    fields.push("group");
+                }
+                if next(12) == 0 {
+                    fields.push(keys[next(keys.len())]);
+                }
+                for at in (1..fields.len()).rev() {
+                    fields.swap(at, next(at + 1));
+                }
+                for (i, key) in fields.iter().enumerate() {
+                    let value: String = if next(8) == 0 {
+                        (0..=next(4)).map(|_| pieces[next(pieces.len())]).collect()
+                    } else {
+                        [
+                            "a.yaml",
+                            "t/1.jsonl",
+                            "gpt-4o",
+                            "../u.jsonl",
+                            "/abs/x",
+                            "1/2",
+                        ][next(6)]
+                        .to_owned()
+                    };
+                    let pad = if i == 0 {
+                        indent
+                    } else {
+                        indent + if next(20) == 0 { [1, 3][next(2)] } else { 2 }
+                    };
+                    let lead = if i == 0 { "- " } else { "" };
+                    let end = if next(20) == 0 {
+                        ["\r\n", " \n"][next(2)]
+                    } else {
+                        "\n"
+                    };
+                    text.push_str(&format!("{}{lead}{key}: {value}{end}", " ".repeat(pad)));
+                    if next(20) == 0 {
+                        text.push_str(["\n", "# c\n", "  # c\n", "...\n"][next(4)]);
+                    }
+                }
+            }
+            if Manifest::plain(&text).is_some() {
+                taken += 1;
+            }
+            assert_eq!(
+                format!("{:?}", Manifest::read(&text)),
+                saphyr(&text),
+                "{text:?}"
+            );
+        }
+        assert!(
+            taken * 10 > total,
+            "only {taken} of {total} texts were of the plain shape"
+        );
+    }
+
     #[test]
     fn a_large_manifest_read_in_parts_reads_as_a_whole() {
         let text = big_manifest();
