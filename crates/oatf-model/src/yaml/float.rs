@@ -27,14 +27,11 @@ fn sign(bytes: &[u8]) -> (bool, &[u8]) {
     }
 }
 
-/// The common case without allocating: at most 15 significant digits and a power of ten of at most
-/// 22 either way, both exact in an `f64`, so one multiplication or division rounds correctly (the
-/// standard library's fast path). `None` for anything else, which [`exact`] reads.
-fn few_digits(text: &str) -> Option<f64> {
-    let (negative, rest) = sign(text.as_bytes());
-    let mut mantissa = 0u64;
-    let mut count = 0;
-    let mut exponent = 0i64;
+/// Reads the number after its sign: calls `digit(value, in_fraction)` for each digit of the
+/// mantissa, in order (`false` stops the reading: not a number this reader takes), and answers the
+/// written exponent (0 without one, saturated far past any float's range); `None` when `rest` is not
+/// a number of the grammar of [`parse_finite`] or `digit` stopped.
+fn scan(rest: &[u8], mut digit: impl FnMut(u8, bool) -> bool) -> Option<i64> {
     let mut seen_digit = false;
     let mut in_fraction = false;
     let mut at = 0;
@@ -42,14 +39,9 @@ fn few_digits(text: &str) -> Option<f64> {
         match byte {
             b'0'..=b'9' => {
                 seen_digit = true;
-                if mantissa != 0 || byte != b'0' {
-                    if count == 15 {
-                        return None;
-                    }
-                    mantissa = mantissa * 10 + u64::from(byte - b'0');
-                    count += 1;
+                if !digit(byte - b'0', in_fraction) {
+                    return None;
                 }
-                exponent -= i64::from(in_fraction);
             }
             b'.' if !in_fraction => in_fraction = true,
             b'e' | b'E' => break,
@@ -60,16 +52,39 @@ fn few_digits(text: &str) -> Option<f64> {
     if !seen_digit {
         return None;
     }
-    if at < rest.len() {
-        let (minus, written) = sign(&rest[at + 1..]);
-        if written.is_empty() || written.len() > 4 || !written.iter().all(u8::is_ascii_digit) {
-            return None;
-        }
-        let value = written
-            .iter()
-            .fold(0i64, |v, &b| v * 10 + i64::from(b - b'0'));
-        exponent += if minus { -value } else { value };
+    let Some(after) = rest.get(at + 1..) else {
+        return Some(0);
+    };
+    let (minus, written) = sign(after);
+    if written.is_empty() || !written.iter().all(u8::is_ascii_digit) {
+        return None;
     }
+    let value = written.iter().fold(0i64, |value, &byte| {
+        (value * 10 + i64::from(byte - b'0')).min(1 << 40)
+    });
+    Some(if minus { -value } else { value })
+}
+
+/// The common case without allocating: at most 15 significant digits and a power of ten of at most
+/// 22 either way, both exact in an `f64`, so one multiplication or division rounds correctly (the
+/// standard library's fast path). `None` for anything else, which [`exact`] reads.
+fn few_digits(text: &str) -> Option<f64> {
+    let (negative, rest) = sign(text.as_bytes());
+    let mut mantissa = 0u64;
+    let mut count = 0;
+    let mut exponent = 0i64;
+    let written = scan(rest, |digit, in_fraction| {
+        if mantissa != 0 || digit != 0 {
+            if count == 15 {
+                return false;
+            }
+            mantissa = mantissa * 10 + u64::from(digit);
+            count += 1;
+        }
+        exponent -= i64::from(in_fraction);
+        true
+    })?;
+    exponent += written;
     let magnitude = if mantissa == 0 {
         0.0
     } else if exponent.abs() > 22 {
@@ -93,49 +108,20 @@ fn exact(text: &str) -> Option<f64> {
     let mut digits: Vec<u8> = Vec::new();
     let mut exponent: i64 = 0;
     let mut truncated = false;
-    let mut seen_digit = false;
-    let mut in_fraction = false;
-    let mut at = 0;
-    while let Some(&byte) = rest.get(at) {
-        match byte {
-            b'0'..=b'9' => {
-                seen_digit = true;
-                let digit = byte - b'0';
-                if digits.len() < KEEP && (digit != 0 || !digits.is_empty()) {
-                    digits.push(digit);
-                    exponent -= i64::from(in_fraction);
-                } else if digits.is_empty() {
-                    // A leading zero.
-                    exponent -= i64::from(in_fraction);
-                } else {
-                    truncated |= digit != 0;
-                    exponent += i64::from(!in_fraction);
-                }
-            }
-            b'.' if !in_fraction => in_fraction = true,
-            b'e' | b'E' => break,
-            _ => return None,
+    let written = scan(rest, |digit, in_fraction| {
+        if digits.len() < KEEP && (digit != 0 || !digits.is_empty()) {
+            digits.push(digit);
+            exponent -= i64::from(in_fraction);
+        } else if digits.is_empty() {
+            // A leading zero.
+            exponent -= i64::from(in_fraction);
+        } else {
+            truncated |= digit != 0;
+            exponent += i64::from(!in_fraction);
         }
-        at += 1;
-    }
-    if !seen_digit {
-        return None;
-    }
-    if at < rest.len() {
-        let (minus, written) = sign(&rest[at + 1..]);
-        if written.is_empty() {
-            return None;
-        }
-        let mut value: i64 = 0;
-        for &byte in written {
-            if !byte.is_ascii_digit() {
-                return None;
-            }
-            // Far past any float's range already: saturate.
-            value = (value * 10 + i64::from(byte - b'0')).min(1 << 40);
-        }
-        exponent += if minus { -value } else { value };
-    }
+        true
+    })?;
+    exponent += written;
     while digits.last() == Some(&0) {
         digits.pop();
         exponent += 1;
@@ -381,6 +367,10 @@ mod tests {
             "1E5",
             "1e-5",
             "1e+5",
+            "1e00005",
+            "0e99999",
+            "-0e-99999",
+            "12345e-00022",
             "3.14159",
             "0.1",
             "0.2",

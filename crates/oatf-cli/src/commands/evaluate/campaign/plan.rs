@@ -431,15 +431,17 @@ mod tests {
         text
     }
 
+    /// The manifest serde-saphyr reads from `text`, or its error, as text.
+    fn saphyr(text: &str) -> String {
+        let read: Result<Manifest, _> =
+            serde_saphyr::from_str_with_options(text, manifest_parts::options(text));
+        format!("{read:?}")
+    }
+
     /// The plain reader (D-301) and serde-saphyr read the same manifest from every text the plain
     /// reader takes, and the plain reader takes the generated shape.
     #[test]
     fn a_plain_manifest_reads_as_the_yaml_reader_reads_it() {
-        let saphyr = |text: &str| -> String {
-            let read: Result<Manifest, _> =
-                serde_saphyr::from_str_with_options(text, manifest_parts::options(text));
-            format!("{read:?}")
-        };
         let mut taken = 0;
         let groups = [
             "gpt-4o",
@@ -497,11 +499,6 @@ mod tests {
     /// comparison to mean something.
     #[test]
     fn generated_manifests_read_as_the_yaml_reader_reads_them() {
-        let saphyr = |text: &str| -> String {
-            let read: Result<Manifest, _> =
-                serde_saphyr::from_str_with_options(text, manifest_parts::options(text));
-            format!("{read:?}")
-        };
         // xorshift64: the same texts on every run.
         let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
         let mut next = |n: usize| {
