@@ -582,12 +582,7 @@ pub(crate) fn loop_cost(range: &dyn Val, len: usize, weight: usize, cap: usize) 
                 cost: cap,
                 produced: usize::MAX,
             };
-            for item in list.inner() {
-                if copied.cost() > cap {
-                    break;
-                }
-                copied.add(item.as_ref(), left);
-            }
+            copied.add_all(list.inner().iter().map(|item| item.as_ref()), left);
             copied.cost()
         }
         None => len,

@@ -327,6 +327,14 @@ impl Big {
 mod tests {
     use super::parse_finite;
 
+    /// The next number of a fixed xorshift sequence: the same numbers on every run.
+    fn xorshift(state: &mut u64) -> u64 {
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        *state
+    }
+
     fn std_parse(text: &str) -> Option<f64> {
         text.parse::<f64>().ok().filter(|f| f.is_finite())
     }
@@ -434,12 +442,7 @@ mod tests {
     fn generated_numbers_as_the_standard_library() {
         // A fixed xorshift sequence: the same numbers on every run.
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = move || xorshift(&mut state);
         for _ in 0..30_000 {
             let count = match next() % 10 {
                 0 => 790 + next() % 30,
@@ -475,9 +478,7 @@ mod tests {
     fn every_float_written_shortest_and_long_reads_back() {
         let mut state = 0x2545_f491_4f6c_dd1du64;
         for _ in 0..20_000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            xorshift(&mut state);
             let value = f64::from_bits(state >> 1);
             if !value.is_finite() {
                 continue;
@@ -554,9 +555,7 @@ mod tests {
         // exactly (u128 holds it for these exponents), and one unit of its last digit either side.
         let mut state = 0x1234_5678_9abc_def1u64;
         for _ in 0..20_000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            xorshift(&mut state);
             let odd = u128::from((1u64 << 53) | (state & ((1 << 53) - 1))) * 2 + 1;
             let exponent = (state >> 53) as i64 % 60 - 20;
             let (digits, power) = if exponent >= 0 {
