@@ -10,14 +10,19 @@
 //   imports statically (the first module's, and the regex module's since D-320), so that everything is fetched
 //   at once, while the HTML is parsed;
 // - `validate/inline`: `oatf/validate/inline` (the module inside the JavaScript, base64), with modulepreload;
+// - `validate/at-hand`: the `validate+preload` page whose script waits until every hinted file has arrived (and
+//   500 ms more, for the fresh browser's own start-up work) before it imports the entry: its `fromImport` is what
+//   the package itself costs, instantiating its modules (the `.wasm` compiled from the preloaded responses) and
+//   validating, without the network (D-340);
 // - `oatf`, `oatf+preload`: the full package (`web.js`), without and with the hints.
 //
 // `--vs DIR` adds the same pages for a second package (e.g. main's `target/npm`), served from `vs/` of the same
 // site and taken in turn with the others run by run, named `vs:PAGE`: two packages compared under one load.
 //
 // Times are in ms. `html` is when the page's HTML had arrived (since the navigation began); `fromHtml` the time
-// from then to the validation's result, the figure to compare (the hints start fetching before any script
-// runs); `fromImport` from the script's `import()` to the result; `wasm` when the `.wasm` had arrived and
+// from then to the validation's result, the figure to compare for a page (the hints start fetching before any
+// script runs); `fromImport` from the script's `import()` to the result (for `validate/at-hand`, the package's
+// own cost); `wasm` when the `.wasm` had arrived and
 // `afterWasm` the time from then to the result (compiling, instantiating, validating).
 import { fork } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -50,6 +55,7 @@ const PAGES = {
   validate: { entry: 'validate-web.js' },
   'validate+preload': { entry: 'validate-web.js', wasm: true },
   'validate/inline': { entry: 'validate-inline.js', preload: true },
+  'validate/at-hand': { entry: 'validate-web.js', wasm: true, atHand: true },
   oatf: { entry: 'web.js' },
   'oatf+preload': { entry: 'web.js', wasm: true },
 };
@@ -64,16 +70,24 @@ if (vs) cpSync(vs, join(site, 'vs'), { recursive: true });
 const pageFile = (name) => (name.startsWith('vs:') ? `vs/${pageFile(name.slice(3))}` : `${name.replace(/[^a-z]+/g, '-')}.html`);
 for (const name of chosen) {
   const dir = name.startsWith('vs:') ? join(site, 'vs') : site;
-  const { entry, wasm, preload } = PAGES[name.replace(/^vs:/, '')];
+  const { entry, wasm, preload, atHand } = PAGES[name.replace(/^vs:/, '')];
   const graph = [...staticGraph(dir, entry)];
   const modules = graph.filter((m) => /^oatf_[a-z]+\.js$/.test(m)).map((m) => m.replace(/\.js$/, '_bg.wasm'));
   const hints = wasm || preload
     ? graph.map((m) => `<link rel="modulepreload" href="./${m}">`).join('') +
       (wasm ? modules.map((w) => `<link rel="preload" href="./${w}" as="fetch" crossorigin>`).join('') : '')
     : '';
+  // The at-hand page starts its clock once every hinted file has arrived (and 500 ms more, for the browser's own
+  // start-up work to settle).
+  const hinted = wasm || preload ? graph.length + (wasm ? modules.length : 0) : 0;
+  const wait = atHand
+    ? `while (performance.getEntriesByType('resource').filter((e) => e.responseEnd > 0).length < ${hinted}) await new Promise((ok) => setTimeout(ok, 5));
+await new Promise((ok) => setTimeout(ok, 500));
+`
+    : '';
   writeFileSync(join(site, pageFile(name)), `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,">${hints}<script type="module">
 const text = ${JSON.stringify(example)};
-const started = performance.now();
+${wait}const started = performance.now();
 const oatf = await import('./${entry}');
 const result = await oatf.validate(text);
 const done = performance.now();
@@ -124,7 +138,7 @@ const summary = (list, key) => {
   const median = values[Math.floor(values.length / 2)];
   return `${median.toFixed(1)} (${values[0].toFixed(1)}–${values.at(-1).toFixed(1)})`;
 };
-console.log(`median (range) of ${runs} fresh profiles, ms; fromHtml is the figure to compare`);
+console.log(`median (range) of ${runs} fresh profiles, ms; fromHtml is the figure to compare (fromImport for validate/at-hand)`);
 for (const name of chosen) {
   const list = times[name];
   console.log(`${name.padEnd(17)} fromHtml ${summary(list, 'fromHtml')}  fromImport ${summary(list, 'fromImport')}  ` +
