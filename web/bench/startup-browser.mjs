@@ -1,7 +1,8 @@
 // `node web/bench/startup-browser.mjs [RUNS] [PAGE…]`: in headless Chromium (Debian's, through playwright-core),
 // how long a page takes to load an entry of the npm package and validate examples/mcp-tool-poisoning.yaml
 // (5.6 KB). Each run is a fresh browser profile (nothing cached), the pages taken in turn run by run; the site is
-// served by web/bench/static-server.mjs in a process of its own. The pages (default: `validate`, `validate+preload`, `validate/inline`):
+// served by web/bench/static-server.mjs in a process of its own. The pages (default: `validate`,
+// `validate+preload`, `validate/inline`):
 //
 // - `validate`: `import('./validate-web.js')` (`oatf/validate`) from a page without hints: the browser learns of
 //   each JavaScript module when the one importing it has arrived, and of the `.wasm` when the entry runs;
