@@ -74,15 +74,17 @@ for (const name of chosen) {
   const { entry, wasm, preload, atHand } = PAGES[name.replace(/^vs:/, '')];
   const graph = [...staticGraph(dir, entry)];
   const modules = graph.filter((m) => /^oatf_[a-z]+\.js$/.test(m)).map((m) => m.replace(/\.js$/, '_bg.wasm'));
-  const hints = wasm || preload
-    ? graph.map((m) => `<link rel="modulepreload" href="./${m}">`).join('') +
-      (wasm ? modules.map((w) => `<link rel="preload" href="./${w}" as="fetch" crossorigin>`).join('') : '')
-    : '';
+  const links = wasm || preload
+    ? [
+      ...graph.map((m) => `<link rel="modulepreload" href="./${m}">`),
+      ...(wasm ? modules.map((w) => `<link rel="preload" href="./${w}" as="fetch" crossorigin>`) : []),
+    ]
+    : [];
+  const hints = links.join('');
   // The at-hand page starts its clock once every hinted file has arrived (and 500 ms more, for the browser's own
   // start-up work to settle).
-  const hinted = wasm || preload ? graph.length + (wasm ? modules.length : 0) : 0;
   const wait = atHand
-    ? `while (performance.getEntriesByType('resource').filter((e) => e.responseEnd > 0).length < ${hinted}) await new Promise((ok) => setTimeout(ok, 5));
+    ? `while (performance.getEntriesByType('resource').filter((e) => e.responseEnd > 0).length < ${links.length}) await new Promise((ok) => setTimeout(ok, 5));
 await new Promise((ok) => setTimeout(ok, 500));
 `
     : '';

@@ -327,12 +327,15 @@ impl Big {
 mod tests {
     use super::parse_finite;
 
-    /// The next number of a fixed xorshift sequence: the same numbers on every run.
-    fn xorshift(state: &mut u64) -> u64 {
-        *state ^= *state << 13;
-        *state ^= *state >> 7;
-        *state ^= *state << 17;
-        *state
+    /// A fixed xorshift sequence from `seed`: the same numbers on every run.
+    fn random(seed: u64) -> impl Iterator<Item = u64> {
+        let mut state = seed;
+        std::iter::from_fn(move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            Some(state)
+        })
     }
 
     fn std_parse(text: &str) -> Option<f64> {
@@ -440,9 +443,8 @@ mod tests {
 
     #[test]
     fn generated_numbers_as_the_standard_library() {
-        // A fixed xorshift sequence: the same numbers on every run.
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || xorshift(&mut state);
+        let mut numbers = random(0x9e37_79b9_7f4a_7c15);
+        let mut next = move || numbers.next().unwrap_or_default();
         for _ in 0..30_000 {
             let count = match next() % 10 {
                 0 => 790 + next() % 30,
@@ -476,9 +478,7 @@ mod tests {
 
     #[test]
     fn every_float_written_shortest_and_long_reads_back() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        for _ in 0..20_000 {
-            xorshift(&mut state);
+        for state in random(0x2545_f491_4f6c_dd1d).take(20_000) {
             let value = f64::from_bits(state >> 1);
             if !value.is_finite() {
                 continue;
@@ -553,9 +553,7 @@ mod tests {
     fn halfway_points_round_to_even() {
         // `(2m + 1) × 2^e`, the point halfway between two floats with 53-bit mantissas, written
         // exactly (u128 holds it for these exponents), and one unit of its last digit either side.
-        let mut state = 0x1234_5678_9abc_def1u64;
-        for _ in 0..20_000 {
-            xorshift(&mut state);
+        for state in random(0x1234_5678_9abc_def1).take(20_000) {
             let odd = u128::from((1u64 << 53) | (state & ((1 << 53) - 1))) * 2 + 1;
             let exponent = (state >> 53) as i64 % 60 - 20;
             let (digits, power) = if exponent >= 0 {
