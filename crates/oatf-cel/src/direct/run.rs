@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use super::tree::{Arg, Cmp, Lit, Method, Node, Op, lits_size, strs_size};
 use crate::convert::nests_deeper;
 use crate::limits::CelLimits;
+use crate::budget;
 use crate::metering;
 use crate::regex_cache::RegexCache;
 
@@ -60,59 +61,71 @@ impl<'a> V<'a> {
     }
 
     /// The size the cost budget charges ([`metering::deep_size`] of the value the interpreter
-    /// binds, which for a whole JSON value is [`json_size`]).
-    fn charge(self) -> usize {
+    /// binds, which for a whole JSON value is [`json_size`]), walked only until it is past `cap`
+    /// (the budget left), as `deep_size` is.
+    fn charge(self, cap: usize) -> usize {
         match self {
             V::Str(s) => s.len(),
-            V::Array(items) => items
-                .iter()
-                .map(|item| json_size(item).max(1))
-                .fold(0, usize::saturating_add),
-            V::Object(map) => map
-                .values()
-                .map(|item| json_size(item).max(1))
-                .fold(0, usize::saturating_add),
+            V::Array(items) => sum_within(items.iter(), cap, json_size),
+            V::Object(map) => sum_within(map.values(), cap, json_size),
             V::Lits(items) => lits_size(items),
             _ => 1,
         }
     }
 }
 
-/// [`metering::deep_size`] of the CEL value of `value`: a string its length, a list or map the sum
-/// of its elements' (values') sizes, each at least 1, anything else 1. Bound values nest at most
-/// 128 levels (see [`bound`]), so the recursion is bounded.
-fn json_size(value: &Value) -> usize {
+/// The sum of `size` of `items`, each at least 1, walked until it is past `cap`: the walk of
+/// [`metering::deep_size`] on JSON values (a size past `cap` is refused whatever it is, D-350).
+fn sum_within<'v>(
+    items: impl Iterator<Item = &'v Value>,
+    cap: usize,
+    size: fn(&Value, usize) -> usize,
+) -> usize {
+    let mut total: usize = 0;
+    for item in items {
+        total = total.saturating_add(size(item, cap - total).max(1));
+        if total > cap {
+            break;
+        }
+    }
+    total
+}
+
+/// [`metering::deep_size`] of the CEL value of `value`, walked until it is past `cap`: a string its
+/// length, a list or map the sum of its elements' (values') sizes, each at least 1, anything else
+/// 1. Bound values nest at most 128 levels (see [`bound`]), so the recursion is bounded.
+fn json_size(value: &Value, cap: usize) -> usize {
     match value {
         Value::String(s) => s.len(),
-        Value::Array(items) => items
-            .iter()
-            .map(|item| json_size(item).max(1))
-            .fold(0, usize::saturating_add),
-        Value::Object(map) => map
-            .values()
-            .map(|item| json_size(item).max(1))
-            .fold(0, usize::saturating_add),
+        Value::Array(items) => sum_within(items.iter(), cap, json_size),
+        Value::Object(map) => sum_within(map.values(), cap, json_size),
         _ => 1,
     }
 }
 
 /// The cost of a [`metering::Copied`] of the CEL value of `value`: [`metering::COPY_WEIGHT`] for the
-/// value and each of its nested elements (values), plus the bytes of its strings. Bound values nest
-/// at most 128 levels (see [`bound`]), so the recursion is bounded.
-fn json_copy_size(value: &Value) -> usize {
-    let content = match value {
-        Value::String(s) => s.len(),
-        Value::Array(items) => items
-            .iter()
-            .map(json_copy_size)
-            .fold(0, usize::saturating_add),
-        Value::Object(map) => map
-            .values()
-            .map(json_copy_size)
-            .fold(0, usize::saturating_add),
-        _ => 0,
-    };
-    content.saturating_add(metering::COPY_WEIGHT)
+/// value and each of its nested elements (values), plus the bytes of its strings, walked until it
+/// is past `cap` as `Copied` is. Bound values nest at most 128 levels (see [`bound`]), so the
+/// recursion is bounded.
+fn json_copy_size(value: &Value, cap: usize) -> usize {
+    let own = metering::COPY_WEIGHT;
+    match value {
+        Value::String(s) => own.saturating_add(s.len()),
+        Value::Array(items) => copies_within(items.iter(), own, cap),
+        Value::Object(map) => copies_within(map.values(), own, cap),
+        _ => own,
+    }
+}
+
+/// `total` plus the [`json_copy_size`]s of `items`, walked until it is past `cap`.
+fn copies_within<'v>(items: impl Iterator<Item = &'v Value>, mut total: usize, cap: usize) -> usize {
+    for item in items {
+        if total > cap {
+            break;
+        }
+        total = total.saturating_add(json_copy_size(item, cap - total));
+    }
+    total
 }
 
 /// CEL equality where the subset decides it: `Some(equal)`, or `None` to abstain.
@@ -205,33 +218,39 @@ impl<'a, 'l> Run<'a, 'l> {
         }
     }
 
-    /// Charges `amount` to the cost budget, or gives the cost function's error, charging nothing,
-    /// as [`metering::size_budget`] does.
+    /// Charges `amount` to the cost budget by the rule of [`budget::spend`], as
+    /// [`metering::size_budget`] does: the cost function's error when it is refused.
     fn charge(&mut self, amount: usize) -> Option<Result<(), Fail>> {
-        let total = self.cost.saturating_add(amount);
-        if total > self.limits.max_cost {
+        let within;
+        (self.cost, within) = budget::spend(self.cost, amount, self.limits.max_cost);
+        if !within {
             return self.check(Err(Box::new(metering::cost_exceeded(self.limits.max_cost))));
         }
-        self.cost = total;
         Some(Ok(()))
+    }
+
+    /// The cost budget left: what measuring a value for [`Run::charge`] walks at most.
+    fn cost_left(&self) -> usize {
+        self.limits.max_cost.saturating_sub(self.cost)
     }
 
     /// Charges `amount` to the produced-bytes budget (the result of an arithmetic operator).
     fn produce(&mut self, amount: usize) -> Option<Result<(), Fail>> {
-        let total = self.produced.saturating_add(amount);
-        if total > self.limits.max_produced_bytes {
+        let within;
+        (self.produced, within) =
+            budget::spend(self.produced, amount, self.limits.max_produced_bytes);
+        if !within {
             return self.check(Err(Box::new(metering::produced_exceeded(
                 self.limits.max_produced_bytes,
             ))));
         }
-        self.produced = total;
         Some(Ok(()))
     }
 
     fn arg(&mut self, arg: &'a Arg) -> Out<'a> {
         let value = tri!(self.eval(&arg.node));
         if arg.charged {
-            tri!(self.charge(value.charge()));
+            tri!(self.charge(value.charge(self.cost_left())));
         }
         Some(Ok(value))
     }
@@ -453,22 +472,21 @@ impl<'a, 'l> Run<'a, 'l> {
                     V::Object(map) => map.len(),
                     _ => return None,
                 };
-                // The range is charged before the loop runs, nothing when it would go over.
-                let total = self.iterations.saturating_add(size);
-                if total > self.limits.max_iterations {
+                // The range is charged before the loop runs.
+                let within;
+                (self.iterations, within) =
+                    budget::spend(self.iterations, size, self.limits.max_iterations);
+                if !within {
                     return self
                         .check(Err(Box::new(metering::iterations_exceeded(
                             self.limits.max_iterations,
                         ))))
                         .map(|outcome| outcome.map(|()| V::Null));
                 }
-                self.iterations = total;
-                // Then the loop's cost, as `metering::loop_cost` charges it (D-127, D-330).
+                // Then the loop's cost, as `metering::loop_cost` charges it (D-127, D-330),
+                // walked until it is past the budget left.
                 let binding = match range {
-                    V::Array(items) => items
-                        .iter()
-                        .map(json_copy_size)
-                        .fold(0, usize::saturating_add),
+                    V::Array(items) => copies_within(items.iter(), 0, self.cost_left()),
                     _ => size,
                 };
                 tri!(self.charge(binding.saturating_add(size.saturating_mul(*weight))));
