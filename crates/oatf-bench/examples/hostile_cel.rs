@@ -150,6 +150,33 @@ fn main() {
             &large,
         )
     });
+    // After the cost limit (D-350, D-351): an `all` goes on after an error in its body, so every
+    // later iteration measures or copies a large value again before its charge is refused.
+    let after = json!({
+        "xs": (0..100_000).collect::<Vec<_>>(),
+        "big": (0..100_000).map(|i| json!([i, [i, "abc"]])).collect::<Vec<_>>(),
+    });
+    time("after the limit, comparing", || {
+        eval(
+            &engine,
+            "message.xs.all(x, message.big == message.big)",
+            &after,
+        )
+    });
+    time("after the limit, list literal", || {
+        eval(
+            &engine,
+            "message.xs.all(x, size([message.big]) > 0)",
+            &after,
+        )
+    });
+    time("after the limit, optional", || {
+        eval(
+            &engine,
+            "message.xs.all(x, message.?big.hasValue())",
+            &after,
+        )
+    });
     // Cost: scanning large strings in a loop.
     let big = json!({"xs": (0..1_000).collect::<Vec<_>>(), "s": "a".repeat(10 << 20), "t": "ab"});
     time("cost, contains", || {

@@ -1,15 +1,17 @@
 //! Metering of a program: the syntax tree is rewritten once at compile time so that every call is
-//! charged to the budgets of an evaluation (cost, produced bytes, comprehension iterations), and
-//! the functions that charge them (their counters are per evaluation: [`crate::budget`]).
+//! charged to the budgets of an evaluation (cost, produced bytes, comprehension iterations). The
+//! functions that charge them, and the measures of values they charge, are in [`functions`]
+//! (their counters are per evaluation: [`crate::budget`]).
 
 use std::collections::HashMap;
 
-use cel::common::ast::{CallExpr, ComprehensionExpr, EntryExpr, Expr, IdedExpr, LiteralValue};
-use cel::common::types::{CelInt, CelList, CelMap, CelString};
-use cel::common::value::{CowVal, Val};
-use cel::{ExecutionError, FunctionContext};
+use cel::common::ast::{
+    CallExpr, ComprehensionExpr, EntryExpr, Expr, IdedExpr, LiteralValue, operators,
+};
 
-use crate::budget;
+mod functions;
+
+pub(crate) use functions::*;
 
 /// The function wrapped around the result of every function and operator call: charges its size to
 /// the evaluation's [`CelLimits::max_produced_bytes`].
@@ -31,6 +33,44 @@ pub(crate) const COPY_WEIGHT: usize = 8;
 /// The function wrapped around the target of `replace`, `join` and `split`, with their arguments:
 /// charges the worst-case size of the result to [`CelLimits::max_produced_bytes`] before the call.
 pub(crate) const PRECHECK_FUNCTION: &str = "@oatf_charge_worst_case";
+
+/// The function wrapped around the operand of `a.?f` and `a[?k]`, with the key: charges the
+/// [`Copied`] of the element the optional will hold, as [`COPY_FUNCTION`] does, and passes the
+/// operand through unchanged.
+pub(crate) const ELEMENT_FUNCTION: &str = "@oatf_charge_element";
+
+/// Names that the `cel` crate's environment uses as function namespaces (`strings.quote`,
+/// `optional.of`): the target of a call on such a name is the namespace, not a value, so it is
+/// not metered (a metered target is no longer a name, and the call no longer finds the
+/// function); a call on a variable of that name may be a call of the namespaced function, so
+/// expressions binding such a name keep the interpreter (`crate::direct`).
+pub(crate) const NAMESPACES: [&str; 2] = ["strings", "optional"];
+
+/// Whether `call` calls a namespaced function (`optional.of(x)`): its target is one of the
+/// [`NAMESPACES`].
+fn namespaced(call: &CallExpr) -> bool {
+    call.target.as_deref().is_some_and(
+        |target| matches!(&target.expr, Expr::Ident(name) if NAMESPACES.contains(&name.as_str())),
+    )
+}
+
+/// Whether `call` copies its arguments into its result (`optional.of(x)` holds a copy of `x`): its
+/// arguments are charged as copies ([`COPY_FUNCTION`]), not by their size.
+fn copies_arguments(call: &CallExpr) -> bool {
+    namespaced(call) && matches!(call.func_name.as_str(), "of" | "ofNonZeroValue")
+}
+
+/// Wraps every element of a list literal and every key and value of a map literal that is not a
+/// literal itself in [`COPY_FUNCTION`]: the `cel` crate copies them into the new list or map, and
+/// the copy is charged before it is made (D-351).
+fn charge_copies<'e>(elements: impl Iterator<Item = &'e mut IdedExpr>) {
+    for element in elements {
+        meter(element);
+        if !matches!(element.expr, Expr::Literal(_)) {
+            wrap(COPY_FUNCTION, element);
+        }
+    }
+}
 
 /// Operators whose operands are not walked (logic on booleans, indexing) and whose results are
 /// existing values or booleans: not metered.
@@ -62,17 +102,43 @@ pub(crate) fn meter(expr: &mut IdedExpr) {
     match &mut expr.expr {
         Expr::Call(call) => {
             let metered = !unmetered(&call.func_name);
-            if let Some(target) = call.target.as_deref_mut() {
+            let namespaced = namespaced(call);
+            if let Some(target) = call.target.as_deref_mut()
+                && !namespaced
+            {
                 meter(target);
                 if metered && !matches!(target.expr, Expr::Literal(_)) {
                     wrap(COST_FUNCTION, target);
                 }
             }
+            let charge = if copies_arguments(call) {
+                COPY_FUNCTION
+            } else {
+                COST_FUNCTION
+            };
             for arg in &mut call.args {
                 meter(arg);
                 if metered && !matches!(arg.expr, Expr::Literal(_)) {
-                    wrap(COST_FUNCTION, arg);
+                    wrap(charge, arg);
                 }
+            }
+            // `a.?f` and `a[?k]` copy the element they find into an optional: charged as a copy
+            // before it is made (D-351). The key is evaluated a second time for the charge.
+            if matches!(
+                call.func_name.as_str(),
+                operators::OPT_SELECT | operators::OPT_INDEX
+            ) && call.target.is_none()
+                && let [operand, key] = call.args.as_mut_slice()
+            {
+                let container = std::mem::take(operand);
+                *operand = IdedExpr {
+                    id: container.id,
+                    expr: Expr::Call(CallExpr {
+                        func_name: ELEMENT_FUNCTION.to_owned(),
+                        target: None,
+                        args: vec![container, key.clone()],
+                    }),
+                };
             }
             // Functions whose one call can produce far more than their operands (`s.replace("", t)`,
             // a `join` of a list holding one large string many times, `split` into one string per
@@ -122,8 +188,15 @@ pub(crate) fn meter(expr: &mut IdedExpr) {
             meter_step(&mut c.loop_step, &accu);
             meter(&mut c.result);
         }
-        Expr::List(list) => list.elements.iter_mut().for_each(meter),
-        Expr::Map(map) => meter_entries(&mut map.entries),
+        Expr::List(list) => charge_copies(list.elements.iter_mut()),
+        Expr::Map(map) => {
+            for entry in &mut map.entries {
+                match &mut entry.expr {
+                    EntryExpr::MapEntry(e) => charge_copies([&mut e.key, &mut e.value].into_iter()),
+                    EntryExpr::StructField(field) => meter(&mut field.value),
+                }
+            }
+        }
         Expr::Struct(s) => meter_entries(&mut s.entries),
         Expr::Select(select) => meter(&mut select.operand),
         Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => {}
@@ -173,254 +246,6 @@ fn meter_entries(entries: &mut [cel::common::ast::IdedEntryExpr]) {
             }
         }
     }
-}
-
-/// The size of a value for the budgets: a string or bytes its length in bytes (not its code points:
-/// counting them is linear), a list or map its element count times `per_element`, anything else 1.
-fn value_size(value: &dyn Val, per_element: usize) -> usize {
-    if let Some(s) = value.downcast_ref::<CelString<'_>>() {
-        s.inner().len()
-    } else if let Some(b) = value.downcast_ref::<cel::common::types::CelBytes<'_>>() {
-        b.inner().len()
-    } else if let Some(sizer) = value.as_sizer() {
-        usize::try_from(*sizer.size().inner())
-            .unwrap_or(usize::MAX)
-            .saturating_mul(per_element)
-    } else {
-        1
-    }
-}
-
-/// The size of a value for the cost budget (D-127): a string or bytes its length in bytes, a list
-/// the sum of its elements' sizes and a map of its values' sizes, each at least 1, anything else 1:
-/// what comparing, searching or copying the value may touch, nested parts included. The recursion
-/// follows the value's nesting, at most the message's 128 levels plus the expression's.
-///
-/// The walk stops once the size is past `cap` (the budget left) and answers a size past it: so
-/// measuring a value costs at most what the budget allows, however large the value is.
-pub(crate) fn deep_size(value: &dyn Val, cap: usize) -> usize {
-    if let Some(s) = value.downcast_ref::<CelString<'_>>() {
-        s.inner().len()
-    } else if let Some(b) = value.downcast_ref::<cel::common::types::CelBytes<'_>>() {
-        b.inner().len()
-    } else if let Some(list) = value.downcast_ref::<CelList<'_>>() {
-        sum_within(list.inner().iter().map(|item| item.as_ref()), cap)
-    } else if let Some(map) = value.downcast_ref::<CelMap<'_>>() {
-        sum_within(map.inner().values().map(|item| item.as_ref()), cap)
-    } else {
-        value_size(value, 1)
-    }
-}
-
-/// The sum of the [`deep_size`]s of `items`, each at least 1, walked until it is past `cap`.
-fn sum_within<'v>(items: impl Iterator<Item = &'v dyn Val>, cap: usize) -> usize {
-    let mut total: usize = 0;
-    for item in items {
-        total = total.saturating_add(deep_size(item, cap - total).max(1));
-        if total > cap {
-            break;
-        }
-    }
-    total
-}
-
-/// What copying a value copies (D-330): its values (the value itself and each element of a list or
-/// value of a map, nested parts included) and the bytes of its strings and bytes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Copied {
-    values: usize,
-    bytes: usize,
-}
-
-/// The budget left to a walk of [`Copied::add`]: cost units and produced bytes.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Left {
-    pub(crate) cost: usize,
-    pub(crate) produced: usize,
-}
-
-impl Copied {
-    /// The copy's cost units: [`COPY_WEIGHT`] per value, plus its bytes.
-    pub(crate) fn cost(self) -> usize {
-        self.values
-            .saturating_mul(COPY_WEIGHT)
-            .saturating_add(self.bytes)
-    }
-
-    /// The bytes the copy produces: 48 per value (as [`produced_size`] counts a list's
-    /// elements), plus its bytes.
-    pub(crate) fn produced(self) -> usize {
-        self.values.saturating_mul(48).saturating_add(self.bytes)
-    }
-
-    fn past(self, left: Left) -> bool {
-        self.cost() > left.cost || self.produced() > left.produced
-    }
-
-    /// Adds the copy of `value`, walking it only until the total is past what is `left`: so
-    /// measuring a copy costs at most what the budgets allow, however large the value. The
-    /// recursion follows the value's nesting, at most the message's 128 levels plus the
-    /// expression's.
-    pub(crate) fn add(&mut self, value: &dyn Val, left: Left) {
-        self.values = self.values.saturating_add(1);
-        if let Some(s) = value.downcast_ref::<CelString<'_>>() {
-            self.bytes = self.bytes.saturating_add(s.inner().len());
-        } else if let Some(b) = value.downcast_ref::<cel::common::types::CelBytes<'_>>() {
-            self.bytes = self.bytes.saturating_add(b.inner().len());
-        } else if let Some(list) = value.downcast_ref::<CelList<'_>>() {
-            self.add_all(list.inner().iter().map(|item| item.as_ref()), left);
-        } else if let Some(map) = value.downcast_ref::<CelMap<'_>>() {
-            self.add_all(map.inner().values().map(|item| item.as_ref()), left);
-        }
-    }
-
-    fn add_all<'v>(&mut self, items: impl Iterator<Item = &'v dyn Val>, left: Left) {
-        for item in items {
-            if self.past(left) {
-                return;
-            }
-            self.add(item, left);
-        }
-    }
-}
-
-/// The [`COPY_FUNCTION`] of one evaluation: charges the [`Copied`] of its argument to the cost
-/// budget of `max_cost` and to the produced-bytes budget of `max_produced` (an appended copy is
-/// kept in the comprehension's result), and passes the value through unchanged.
-pub(crate) fn copy_budget(max_cost: usize, max_produced: usize) -> BuiltinFunction {
-    Box::new(move |ftx: &mut FunctionContext<'_, '_>| {
-        let Some(value) = ftx.args.pop() else {
-            return Err(ExecutionError::invalid_argument_count(1, 0));
-        };
-        let left = Left {
-            cost: budget::left(budget::Counter::Cost, max_cost),
-            produced: budget::left(budget::Counter::Produced, max_produced),
-        };
-        let mut copied = Copied::default();
-        copied.add(value.as_ref(), left);
-        if !budget::charge(budget::Counter::Cost, copied.cost(), max_cost) {
-            return Err(cost_exceeded(max_cost));
-        }
-        if !budget::charge(budget::Counter::Produced, copied.produced(), max_produced) {
-            return Err(produced_exceeded(max_produced));
-        }
-        Ok(value)
-    })
-}
-
-/// The size of a value for the produced-bytes budget: [`value_size`] with 48 bytes per element
-/// (counted, not walked: the budget left does not matter).
-pub(crate) fn produced_size(value: &dyn Val, _cap: usize) -> usize {
-    value_size(value, 48)
-}
-
-/// The worst-case size in bytes of `target.replace(old, new)`, `target.join(sep)` and
-/// `target.split(sep)`, from the target and the arguments (`args[0]` is the target); strings
-/// produced by `split` are charged 48 bytes each besides their text.
-fn worst_case(args: &[CowVal<'_, '_>]) -> usize {
-    let text = |i: usize| {
-        args.get(i)
-            .and_then(|v| v.downcast_ref::<CelString<'_>>())
-            .map_or(0, |s| s.inner().len())
-    };
-    let target = args.first().map(|v| v.as_ref());
-    if let Some(list) = target.and_then(|v| v.downcast_ref::<CelList<'_>>()) {
-        // join: every element and a separator between each two.
-        let items: usize = list
-            .inner()
-            .iter()
-            .map(|item| value_size(item.as_ref(), 48))
-            .fold(0, usize::saturating_add);
-        return items.saturating_add(list.inner().len().saturating_mul(text(1)));
-    }
-    let len = text(0);
-    match args.len() {
-        // split(sep) and split(sep, n): at most one piece per separator or per character.
-        2 | 3
-            if args
-                .get(2)
-                .is_none_or(|v| v.downcast_ref::<CelString<'_>>().is_none()) =>
-        {
-            let pieces = len / text(1).max(1) + 1;
-            len.saturating_add(pieces.saturating_mul(48))
-        }
-        // replace(old, new) and replace(old, new, n): at most one replacement per occurrence of
-        // `old`, or per character and at both ends for an empty `old`.
-        _ => {
-            let occurrences = len / text(1).max(1) + 1;
-            len.saturating_add(occurrences.saturating_mul(text(2)))
-        }
-    }
-}
-
-/// A budget function of one evaluation: charges the size of its argument (by `measure`, given the
-/// budget left) to a total of at most `max` and passes the value through unchanged.
-pub(crate) fn size_budget(
-    function: &'static str,
-    max: usize,
-    what: &'static str,
-    option: &'static str,
-    measure: fn(&dyn Val, usize) -> usize,
-    counter: budget::Counter,
-) -> BuiltinFunction {
-    Box::new(move |ftx: &mut FunctionContext<'_, '_>| {
-        let value = if function == PRECHECK_FUNCTION {
-            let size = worst_case(&ftx.args);
-            if ftx.args.is_empty() {
-                return Err(ExecutionError::invalid_argument_count(1, 0));
-            }
-            (ftx.args.swap_remove(0), size)
-        } else {
-            let Some(value) = ftx.args.pop() else {
-                return Err(ExecutionError::invalid_argument_count(1, 0));
-            };
-            let size = measure(value.as_ref(), budget::left(counter, max));
-            (value, size)
-        };
-        let (value, size) = value;
-        if !budget::charge(counter, size, max) {
-            return Err(size_exceeded(function, max, what, option));
-        }
-        Ok(value)
-    })
-}
-
-/// The error of the budget function `function` when an evaluation would go over `max` (the
-/// direct path gives the same, D-125).
-fn size_exceeded(function: &str, max: usize, what: &str, option: &str) -> ExecutionError {
-    ExecutionError::function_error(
-        function,
-        format!(
-            "the expression needs more than the limit of {max} {what} in one evaluation \
-             (CelLimits::{option})"
-        ),
-    )
-}
-
-/// The error of [`COST_FUNCTION`] over `max` ([`CelLimits::max_cost`]).
-pub(crate) fn cost_exceeded(max: usize) -> ExecutionError {
-    size_exceeded(COST_FUNCTION, max, COST_WHAT, "max_cost")
-}
-
-/// The error of [`PRODUCED_FUNCTION`] over `max` ([`CelLimits::max_produced_bytes`]).
-pub(crate) fn produced_exceeded(max: usize) -> ExecutionError {
-    size_exceeded(PRODUCED_FUNCTION, max, PRODUCED_WHAT, "max_produced_bytes")
-}
-
-/// What the cost budget counts, in its error.
-pub(crate) const COST_WHAT: &str = "cost";
-/// What the produced-bytes budget counts, in its error.
-pub(crate) const PRODUCED_WHAT: &str = "bytes of values produced";
-
-/// The error of [`CHARGE_FUNCTION`] over `max` ([`CelLimits::max_iterations`]).
-pub(crate) fn iterations_exceeded(max: usize) -> ExecutionError {
-    ExecutionError::function_error(
-        CHARGE_FUNCTION,
-        format!(
-            "the expression needs more than the limit of {max} comprehension iterations \
-             (CelLimits::max_iterations)"
-        ),
-    )
 }
 
 /// The function wrapped around the range of every comprehension; `@` cannot start a CEL identifier,
@@ -569,66 +394,3 @@ fn charge_entries(entries: &mut [cel::common::ast::IdedEntryExpr], weights: &Has
         }
     }
 }
-
-/// The cost of running a comprehension's loop over `range` (D-127, D-330): binding each element
-/// (a copy in the `cel` crate: a list element the cost of its [`Copied`]; a map key 1) and
-/// evaluating the loop's condition and step, `weight` nodes, for each. The elements are walked only
-/// until their cost is past `cap`, the budget left.
-pub(crate) fn loop_cost(range: &dyn Val, len: usize, weight: usize, cap: usize) -> usize {
-    let binding = match range.downcast_ref::<CelList<'_>>() {
-        Some(list) => {
-            let mut copied = Copied::default();
-            let left = Left {
-                cost: cap,
-                produced: usize::MAX,
-            };
-            copied.add_all(list.inner().iter().map(|item| item.as_ref()), left);
-            copied.cost()
-        }
-        None => len,
-    };
-    binding.saturating_add(len.saturating_mul(weight))
-}
-
-/// The [`CHARGE_FUNCTION`] of one evaluation: charges the size of each list or map a comprehension
-/// is about to iterate to a budget of `max` iterations, then its [`loop_cost`] (with the weight,
-/// its second argument) to the cost budget of `max_cost` (D-127), and passes the range through
-/// unchanged.
-pub(crate) fn iteration_budget(max: usize, max_cost: usize) -> BuiltinFunction {
-    Box::new(move |ftx: &mut FunctionContext<'_, '_>| {
-        let weight = ftx
-            .args
-            .pop()
-            .and_then(|w| w.downcast_ref::<CelInt>().map(|w| *w.inner()))
-            .and_then(|w| usize::try_from(w).ok());
-        let (Some(range), Some(weight)) = (ftx.args.pop(), weight) else {
-            return Err(ExecutionError::invalid_argument_count(2, 0));
-        };
-        if range.as_iterable().is_some() {
-            let size = range.as_sizer().map_or(0, |s| {
-                usize::try_from(*s.size().inner()).unwrap_or(usize::MAX)
-            });
-            if !budget::charge(budget::Counter::Iterations, size, max) {
-                return Err(iterations_exceeded(max));
-            }
-            let cost = loop_cost(
-                range.as_ref(),
-                size,
-                weight,
-                budget::left(budget::Counter::Cost, max_cost),
-            );
-            if !budget::charge(budget::Counter::Cost, cost, max_cost) {
-                return Err(cost_exceeded(max_cost));
-            }
-        }
-        Ok(range)
-    })
-}
-
-/// A function registered with raw access to its arguments (the `cel` crate's `Function`, which it
-/// does not export by name).
-pub(crate) type BuiltinFunction = Box<
-    dyn for<'c, 'a> Fn(&mut FunctionContext<'c, 'a>) -> Result<CowVal<'c, 'a>, ExecutionError>
-        + Send
-        + Sync,
->;

@@ -17,8 +17,9 @@ use crate::convert::to_cel;
 use crate::direct::Direct;
 use crate::limits::CelLimits;
 use crate::metering::{
-    CHARGE_FUNCTION, COPY_FUNCTION, COST_FUNCTION, COST_WHAT, PRECHECK_FUNCTION, PRODUCED_FUNCTION,
-    PRODUCED_WHAT, copy_budget, deep_size, iteration_budget, produced_size, size_budget,
+    CHARGE_FUNCTION, COPY_FUNCTION, COST_FUNCTION, COST_WHAT, ELEMENT_FUNCTION, PRECHECK_FUNCTION,
+    PRODUCED_FUNCTION, PRODUCED_WHAT, copy_budget, deep_size, element_budget, iteration_budget,
+    produced_size, size_budget,
 };
 use crate::parse::first_line;
 use crate::regex_cache::{REGEX_BOUND_MARKER, RegexCache};
@@ -236,6 +237,10 @@ pub(crate) fn root_context(
         (
             COPY_FUNCTION,
             copy_budget(limits.max_cost, limits.max_produced_bytes),
+        ),
+        (
+            ELEMENT_FUNCTION,
+            element_budget(limits.max_cost, limits.max_produced_bytes),
         ),
     ];
     for (name, function) in registered {

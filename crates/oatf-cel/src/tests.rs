@@ -566,3 +566,64 @@ fn measuring_a_value_stops_past_the_budget_left() {
     assert!(size > 100 && size <= 102, "{size}");
     assert_eq!(deep_size(list.as_ref(), usize::MAX), 1_000_000);
 }
+
+/// The outcome of `expression` on `message` under a cost limit of `max_cost`.
+fn with_cost(expression: &str, message: &Value, max_cost: usize) -> Result<bool, EvaluationError> {
+    let engine = CelEngine::with_limits(CelLimits {
+        max_cost,
+        ..CelLimits::default()
+    });
+    engine.compile(expression, &[])?.evaluate(message, &[])
+}
+
+/// The functions of the `optional` namespace are called (metering leaves a namespace's name
+/// alone), and what they put in an optional is charged as a copy (D-351).
+#[test]
+fn optional_functions_are_called_and_charged_as_copies() {
+    let message = json!({"a": 1, "big": (0..100).collect::<Vec<_>>()});
+    check(
+        "optional.of(message.a).value() == 1",
+        message.clone(),
+        Ok(true),
+    );
+    check("optional.none().hasValue()", message.clone(), Ok(false));
+    check(
+        "optional.ofNonZeroValue(0).hasValue()",
+        message.clone(),
+        Ok(false),
+    );
+    // A copy of 101 values is 808 units; measuring the list for `size` is 100.
+    assert_eq!(with_cost("size(message.big) > 0", &message, 500), Ok(true));
+    for copying in [
+        "optional.of(message.big).hasValue()",
+        "message.?big.hasValue()",
+        "message[?'big'].hasValue()",
+    ] {
+        assert_eq!(with_cost(copying, &message, 5_000), Ok(true), "{copying}");
+        let error = with_cost(copying, &message, 500).expect_err(copying);
+        assert!(error.message().contains("max_cost"), "{copying}: {error}");
+    }
+}
+
+/// A list or map literal copies its elements, keys and values into the value it makes: each is
+/// charged as a copy before it is made (D-351), so a literal built around a large part of the
+/// message in a loop stops at the cost limit.
+#[test]
+fn literals_charge_the_copies_they_make() {
+    let message = json!({"big": (0..100).collect::<Vec<_>>(), "k": "key"});
+    for copying in [
+        "size([message.big]) == 1",
+        "size({'k': message.big}) == 1",
+        "size([?optional.of(message.big)]) == 1",
+    ] {
+        assert_eq!(with_cost(copying, &message, 5_000), Ok(true), "{copying}");
+        let error = with_cost(copying, &message, 500).expect_err(copying);
+        assert!(error.message().contains("max_cost"), "{copying}: {error}");
+    }
+    // A key is copied as well: 8 units and its bytes.
+    assert_eq!(
+        with_cost("size({message.k: 1}) == 1", &message, 20),
+        Ok(true)
+    );
+    assert!(with_cost("size({message.k: 1}) == 1", &message, 5).is_err());
+}

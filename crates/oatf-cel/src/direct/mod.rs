@@ -55,10 +55,11 @@ use cel::common::ast::IdedExpr;
 use serde_json::Value;
 
 use crate::limits::CelLimits;
+use crate::metering::NAMESPACES;
 use crate::regex_cache::RegexCache;
 pub(crate) use guard::Guard;
 use run::{Run, V, bound};
-use tree::{NAMESPACES, Node, Scope};
+use tree::{Node, Scope};
 
 /// A compiled expression of the subset.
 #[derive(Debug)]

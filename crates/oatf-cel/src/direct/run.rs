@@ -8,9 +8,9 @@ use oatf_internal::json::field_of;
 use serde_json::{Map, Value};
 
 use super::tree::{Arg, Cmp, Lit, Method, Node, Op, lits_size, strs_size};
+use crate::budget;
 use crate::convert::nests_deeper;
 use crate::limits::CelLimits;
-use crate::budget;
 use crate::metering;
 use crate::regex_cache::RegexCache;
 
@@ -118,7 +118,11 @@ fn json_copy_size(value: &Value, cap: usize) -> usize {
 }
 
 /// `total` plus the [`json_copy_size`]s of `items`, walked until it is past `cap`.
-fn copies_within<'v>(items: impl Iterator<Item = &'v Value>, mut total: usize, cap: usize) -> usize {
+fn copies_within<'v>(
+    items: impl Iterator<Item = &'v Value>,
+    mut total: usize,
+    cap: usize,
+) -> usize {
     for item in items {
         if total > cap {
             break;

@@ -6,10 +6,7 @@ use std::collections::HashMap;
 use cel::common::ast::{CallExpr, ComprehensionExpr, Expr, IdedExpr, LiteralValue, operators};
 use memchr::memmem::Finder;
 
-/// Names that the `cel` crate's environment uses as function namespaces (`strings.quote`,
-/// `optional.of`): a call on a variable of that name may be a call of the namespaced function,
-/// so expressions binding such a name keep the interpreter.
-pub(super) const NAMESPACES: [&str; 2] = ["strings", "optional"];
+use crate::metering::NAMESPACES;
 
 /// A literal of the subset.
 #[derive(Debug, Clone)]

@@ -1,8 +1,9 @@
 //! Time is a stated property of the CEL budgets (D-127, docs/input-safety.md "Time bounds of the
 //! CEL budgets"): generated hostile expressions and inputs at the budgets (nested comprehensions
-//! with small and large bodies, string and list growth, deep nesting of the expression and of the
-//! message, `matches` with large patterns) each end within the bound the documented per-unit costs
-//! give for the limits, whatever their outcome.
+//! with small and large bodies, string and list growth, copies into literals and optionals, loops
+//! going on after a refused charge, deep nesting of the expression and of the message, `matches`
+//! with large patterns) each end within the bound the documented per-unit costs give for the
+//! limits, whatever their outcome.
 //!
 //! The limits are scaled down from the defaults so that the test takes seconds; the bound is
 //! [`bound`] of those limits, times [`DEBUG_FACTOR`] in unoptimized builds and [`SLACK`] for a
@@ -174,6 +175,29 @@ fn hostile() -> impl Strategy<Value = (String, Value)> {
                 json!({"xs": (0..n).collect::<Vec<_>>(), "big": big}),
             )
         });
+    // Values copied into what a literal or an optional makes, around a large part of the message,
+    // in loops that go on after the first refused charge (`all` keeps an error until a deciding
+    // body): the copies are charged before they are made, and a refused charge refuses the rest.
+    let containers = (
+        prop::sample::select(vec![
+            "message.xs.all(x, size([message.big, x]) > 0)",
+            "message.xs.all(x, size({'k': message.big, 'x': x}) > 0)",
+            "message.xs.all(x, message.?big.hasValue())",
+            "message.xs.all(x, message[?'big'].hasValue())",
+            "message.xs.all(x, optional.of(message.big).hasValue())",
+            "message.xs.exists(x, size([?message.?big]) < 0)",
+            "message.xs.all(x, size(message.big) > 0)",
+        ]),
+        1usize..=2_000,
+        1usize..=2_000,
+    )
+        .prop_map(|(expression, n, m)| {
+            let big: Vec<Value> = (0..m).map(|i| json!({"i": i, "s": "abc"})).collect();
+            (
+                expression.to_owned(),
+                json!({"xs": (0..n).collect::<Vec<_>>(), "big": big}),
+            )
+        });
     let depth = (1usize..=40, 1usize..=140).prop_map(|(levels, message_depth)| {
         let mut expression = String::from("message.a");
         for _ in 0..levels {
@@ -202,7 +226,7 @@ fn hostile() -> impl Strategy<Value = (String, Value)> {
                 json!({"ps": patterns, "s": "x".repeat(1_000)}),
             )
         });
-    prop_oneof![3 => loops, 1 => strings, 1 => lists, 1 => depth, 1 => patterns]
+    prop_oneof![3 => loops, 1 => strings, 1 => lists, 1 => containers, 1 => depth, 1 => patterns]
 }
 
 /// Evaluates `expression` on `message` with a fresh engine under [`limits`] and checks the time.
@@ -232,13 +256,19 @@ fn within_bound(expression: &str, message: &Value) -> Result<(), String> {
 
 /// The worst cases found by hand (docs/input-safety.md), at the test's limits: loops whose body
 /// is as large as an expression may be, on both paths; ten nested loops; the two inputs of the
-/// issue that made time a stated property (five nested `all()`, patterns rejected as too large).
+/// issue that made time a stated property (five nested `all()`, patterns rejected as too large);
+/// loops going on after the cost limit, measuring or copying a large value each time (D-350,
+/// D-351).
 #[test]
 fn the_worst_known_cases_end_within_the_stated_bound() {
     let bools = json!({ "xs": vec![true; 18] });
     let body = balanced(11, &["a", "b", "c"]);
     let sum = "a + b + c + d + e >= 0";
     let patterns: Vec<String> = (0..4).map(|i| format!(r"\w{{{}}}", 1_500 + i)).collect();
+    let big = json!({
+        "xs": (0..2_000).collect::<Vec<_>>(),
+        "big": (0..2_000).map(|i| json!([i, [i, "abc"]])).collect::<Vec<_>>(),
+    });
     let cases = [
         (nested(3, "all", &body), bools.clone()),
         (nested(3, "exists_one", &body), bools),
@@ -258,6 +288,12 @@ fn the_worst_known_cases_end_within_the_stated_bound() {
             "message.ps.all(p, !message.s.matches(p))".to_owned(),
             json!({"ps": patterns, "s": "x"}),
         ),
+        // Loops that go on after the cost limit, measuring or copying a large value each time.
+        (
+            "message.xs.all(x, message.big == message.big)".to_owned(),
+            big.clone(),
+        ),
+        ("message.xs.all(x, size([message.big]) > 0)".to_owned(), big),
     ];
     for (expression, message) in &cases {
         if let Err(failure) = within_bound(expression, message) {

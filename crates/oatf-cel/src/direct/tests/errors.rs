@@ -196,3 +196,32 @@ fn loops_are_charged_their_elements_sizes_on_both_paths() {
         "{results} results, {errors} errors"
     );
 }
+
+/// A refused charge spends the rest of the budget, on both paths (D-350): once one iteration of a
+/// loop goes over the cost limit, every later charge is refused too, so an `exists` whose first
+/// body is refused cannot answer `true` from a cheaper later one, and a smaller limit never
+/// answers what a larger one refuses.
+#[test]
+fn a_refused_charge_refuses_every_later_one_on_both_paths() {
+    let message = json!({"xs": ["a string of thirty characters.", "a", "b"]});
+    let expression = "message.xs.exists(a, size(a) == 1)";
+    let mut answered = Vec::new();
+    for max_cost in 0..200 {
+        let engine = CelEngine::with_limits(CelLimits {
+            max_cost,
+            ..CelLimits::default()
+        });
+        assert!(
+            agree(&engine, expression, &message, &Value::Null, &Value::Null),
+            "the direct path abstained at max_cost {max_cost}"
+        );
+        let program = engine.compile_program(expression, &[]).expect("compiles");
+        answered.push(program.run(&message, &[]).is_ok());
+    }
+    let first = answered.iter().position(|ok| *ok).expect("answered at 199");
+    assert!(first > 0, "answered at every limit");
+    assert!(
+        answered[first..].iter().all(|ok| *ok),
+        "a result below an error: {answered:?}"
+    );
+}
