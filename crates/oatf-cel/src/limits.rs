@@ -26,7 +26,13 @@ pub struct CelLimits {
     /// comprehension are bounded by their operands, not by steps alone; and every comprehension,
     /// when it starts, the size of each element it binds plus its length times the weight of its
     /// loop (the nodes of its condition and step, times the number of enclosing comprehensions),
-    /// so that a large loop body is bounded too (D-127).
+    /// so that a large loop body is bounded too (D-127). A value copied into a list or map
+    /// literal, an optional or a `map`/`filter` result is charged as a copy, 8 units a value
+    /// plus its bytes, before it is copied (D-330, D-351).
+    ///
+    /// For every budget, a refused charge spends the rest of it: once one charge of an
+    /// evaluation goes over its limit, every later charge of that budget is refused too, even
+    /// where CEL would go on (an `all` or `exists` after an error in its body) (D-350).
     pub max_cost: usize,
     /// The most distinct `matches` patterns one evaluation may use (default 64). Each is compiled
     /// once per engine and cached; the budget counts the patterns of the evaluation whether or not
