@@ -71,12 +71,12 @@ pub(crate) fn left(counter: Counter, max: usize) -> usize {
     })
 }
 
-/// The rule of every budget, on both paths (D-350): `amount` is added to what was `spent` whether or
-/// not it fits, and the charge is refused when the total is past `max`. So a refused charge spends
-/// the rest of the budget: every later charge of the evaluation is refused too, and measuring a
-/// value for one walks nothing (the budget left is zero). Without it an `all` or `exists` loop,
-/// which goes on after an error in its body as CEL says, walked up to the budget left again on
-/// every later iteration. Returns the new total and whether it is within `max`.
+/// The rule of every budget, on both paths (D-350): `amount` is added to what was `spent`
+/// whether or not it fits, and the charge is refused when the total is past `max`. So a refused
+/// charge spends the rest of the budget: every later charge of the evaluation is refused too, and
+/// measuring a value for one walks nothing (the budget left is zero). Without it an `all` or
+/// `exists` loop, which goes on after an error in its body as CEL says, walked up to the budget
+/// left again on every later iteration. Returns the new total and whether it is within `max`.
 pub(crate) fn spend(spent: usize, amount: usize, max: usize) -> (usize, bool) {
     let total = spent.saturating_add(amount);
     (total, total <= max)

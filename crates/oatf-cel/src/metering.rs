@@ -11,18 +11,21 @@ use cel::common::ast::{
 
 mod functions;
 
+#[cfg(doc)]
+use crate::CelLimits;
+
 pub(crate) use functions::*;
 
 /// The function wrapped around the result of every function and operator call: charges its size to
-/// the evaluation's [`CelLimits::max_produced_bytes`](crate::CelLimits::max_produced_bytes).
+/// the evaluation's [`CelLimits::max_produced_bytes`].
 pub(crate) const PRODUCED_FUNCTION: &str = "@oatf_charge_produced";
 /// The function wrapped around every argument of a function or operator call: charges its size to
-/// the evaluation's [`CelLimits::max_cost`](crate::CelLimits::max_cost).
+/// the evaluation's [`CelLimits::max_cost`].
 pub(crate) const COST_FUNCTION: &str = "@oatf_charge_cost";
 
 /// The function wrapped around an element a comprehension's step appends to its list (`map`,
-/// `filter`): charges its [`Copied`] to the evaluation's [`CelLimits::max_cost`](crate::CelLimits::max_cost) and
-/// [`CelLimits::max_produced_bytes`](crate::CelLimits::max_produced_bytes).
+/// `filter`): charges its [`Copied`] to the evaluation's [`CelLimits::max_cost`] and
+/// [`CelLimits::max_produced_bytes`].
 pub(crate) const COPY_FUNCTION: &str = "@oatf_charge_copy";
 
 /// The cost units of copying one value, besides its text (D-330): the `cel` crate copies a bound
@@ -31,7 +34,7 @@ pub(crate) const COPY_FUNCTION: &str = "@oatf_charge_copy";
 pub(crate) const COPY_WEIGHT: usize = 8;
 
 /// The function wrapped around the target of `replace`, `join` and `split`, with their arguments:
-/// charges the worst-case size of the result to [`CelLimits::max_produced_bytes`](crate::CelLimits::max_produced_bytes) before the call.
+/// charges the worst-case size of the result to [`CelLimits::max_produced_bytes`] before the call.
 pub(crate) const PRECHECK_FUNCTION: &str = "@oatf_charge_worst_case";
 
 /// The function wrapped around the operand of `a.?f` and `a[?k]`, with the key: charges the
@@ -93,11 +96,11 @@ fn wrap(function: &str, expr: &mut IdedExpr) {
     };
 }
 
-/// Meters `expr` (see [`CelLimits::max_cost`](crate::CelLimits::max_cost) and [`CelLimits::max_produced_bytes`](crate::CelLimits::max_produced_bytes)): every argument
+/// Meters `expr` (see [`CelLimits::max_cost`] and [`CelLimits::max_produced_bytes`]): every argument
 /// of a call (its target too) is wrapped in [`COST_FUNCTION`], every call in [`PRODUCED_FUNCTION`].
 /// Literals are not wrapped (they are part of the bounded expression). The loop steps of
 /// comprehensions keep the shapes the `cel` crate recognizes (see [`meter_step`]). The tree is at
-/// most [`CelLimits::max_ast_depth`](crate::CelLimits::max_ast_depth) deep, so recursion is bounded.
+/// most [`CelLimits::max_ast_depth`] deep, so recursion is bounded.
 pub(crate) fn meter(expr: &mut IdedExpr) {
     match &mut expr.expr {
         Expr::Call(call) => {
@@ -330,7 +333,7 @@ pub(crate) fn iteration_weights(expr: &IdedExpr) -> HashMap<u64, usize> {
 /// Wraps the range of every comprehension of `expr` in [`CHARGE_FUNCTION`], with the
 /// comprehension's weight from `weights` ([`iteration_weights`]) as a second argument. The loop
 /// condition and step are left alone: the `cel` crate recognizes their shapes to run
-/// `all`/`exists`/`map`/`filter` efficiently. The tree is at most [`CelLimits::max_ast_depth`](crate::CelLimits::max_ast_depth)
+/// `all`/`exists`/`map`/`filter` efficiently. The tree is at most [`CelLimits::max_ast_depth`]
 /// deep, so recursion is bounded.
 pub(crate) fn charge_comprehensions(expr: &mut IdedExpr, weights: &HashMap<u64, usize>) {
     let id = expr.id;

@@ -6,6 +6,10 @@ use cel::common::value::{CowVal, Val};
 use cel::{ExecutionError, FunctionContext};
 
 use super::{CHARGE_FUNCTION, COPY_WEIGHT, COST_FUNCTION, PRECHECK_FUNCTION, PRODUCED_FUNCTION};
+#[cfg(doc)]
+use super::{COPY_FUNCTION, ELEMENT_FUNCTION};
+#[cfg(doc)]
+use crate::CelLimits;
 use crate::budget;
 
 /// What a value is to the measures, found with one call for a scalar (its type's kind) and one more
@@ -167,7 +171,7 @@ fn charge_copy(
     Ok(())
 }
 
-/// The [`COPY_FUNCTION`](super::COPY_FUNCTION) of one evaluation: charges the copy of its argument ([`charge_copy`])
+/// The [`COPY_FUNCTION`] of one evaluation: charges the copy of its argument ([`charge_copy`])
 /// and passes the value through unchanged.
 pub(crate) fn copy_budget(max_cost: usize, max_produced: usize) -> BuiltinFunction {
     Box::new(move |ftx: &mut FunctionContext<'_, '_>| {
@@ -179,7 +183,7 @@ pub(crate) fn copy_budget(max_cost: usize, max_produced: usize) -> BuiltinFuncti
     })
 }
 
-/// The [`ELEMENT_FUNCTION`](super::ELEMENT_FUNCTION) of one evaluation: charges the copy ([`charge_copy`]) of the element
+/// The [`ELEMENT_FUNCTION`] of one evaluation: charges the copy ([`charge_copy`]) of the element
 /// of its first argument (a container, or an optional holding one) at its second, when there is
 /// one, and passes the container through unchanged.
 pub(crate) fn element_budget(max_cost: usize, max_produced: usize) -> BuiltinFunction {
@@ -290,12 +294,12 @@ fn size_exceeded(function: &str, max: usize, what: &str, option: &str) -> Execut
     )
 }
 
-/// The error of [`COST_FUNCTION`] over `max` ([`CelLimits::max_cost`](crate::CelLimits::max_cost)).
+/// The error of [`COST_FUNCTION`] over `max` ([`CelLimits::max_cost`]).
 pub(crate) fn cost_exceeded(max: usize) -> ExecutionError {
     size_exceeded(COST_FUNCTION, max, COST_WHAT, "max_cost")
 }
 
-/// The error of [`PRODUCED_FUNCTION`] over `max` ([`CelLimits::max_produced_bytes`](crate::CelLimits::max_produced_bytes)).
+/// The error of [`PRODUCED_FUNCTION`] over `max` ([`CelLimits::max_produced_bytes`]).
 pub(crate) fn produced_exceeded(max: usize) -> ExecutionError {
     size_exceeded(PRODUCED_FUNCTION, max, PRODUCED_WHAT, "max_produced_bytes")
 }
@@ -305,7 +309,7 @@ pub(crate) const COST_WHAT: &str = "cost";
 /// What the produced-bytes budget counts, in its error.
 pub(crate) const PRODUCED_WHAT: &str = "bytes of values produced";
 
-/// The error of [`CHARGE_FUNCTION`] over `max` ([`CelLimits::max_iterations`](crate::CelLimits::max_iterations)).
+/// The error of [`CHARGE_FUNCTION`] over `max` ([`CelLimits::max_iterations`]).
 pub(crate) fn iterations_exceeded(max: usize) -> ExecutionError {
     ExecutionError::function_error(
         CHARGE_FUNCTION,
