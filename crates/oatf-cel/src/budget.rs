@@ -82,6 +82,26 @@ pub(crate) fn spend(spent: usize, amount: usize, max: usize) -> (usize, bool) {
     (total, total <= max)
 }
 
+/// The sum of the sizes of `items` by `size` (given the budget left for it), each at least 1,
+/// walked until it is past `cap`, the budget left: the one walk of a nested size on both paths
+/// (`metering::deep_size` on CEL values, the direct path's on JSON values). Its answer is exact
+/// when it is within `cap` and past `cap` otherwise, which is all a charge ([`spend`]) needs to
+/// know: measuring a value costs at most what the budget allows, however large the value is.
+pub(crate) fn sum_within<T>(
+    items: impl Iterator<Item = T>,
+    cap: usize,
+    size: impl Fn(T, usize) -> usize,
+) -> usize {
+    let mut total: usize = 0;
+    for item in items {
+        total = total.saturating_add(size(item, cap - total).max(1));
+        if total > cap {
+            break;
+        }
+    }
+    total
+}
+
 /// Adds `amount` to `counter` ([`spend`]); says whether the total is within `max`.
 pub(crate) fn charge(counter: Counter, amount: usize, max: usize) -> bool {
     with(counter, |spent| {

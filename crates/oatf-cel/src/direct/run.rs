@@ -66,29 +66,12 @@ impl<'a> V<'a> {
     fn charge(self, cap: usize) -> usize {
         match self {
             V::Str(s) => s.len(),
-            V::Array(items) => sum_within(items.iter(), cap, json_size),
-            V::Object(map) => sum_within(map.values(), cap, json_size),
+            V::Array(items) => budget::sum_within(items.iter(), cap, json_size),
+            V::Object(map) => budget::sum_within(map.values(), cap, json_size),
             V::Lits(items) => lits_size(items),
             _ => 1,
         }
     }
-}
-
-/// The sum of `size` of `items`, each at least 1, walked until it is past `cap`: the walk of
-/// [`metering::deep_size`] on JSON values (a size past `cap` is refused whatever it is, D-350).
-fn sum_within<'v>(
-    items: impl Iterator<Item = &'v Value>,
-    cap: usize,
-    size: fn(&Value, usize) -> usize,
-) -> usize {
-    let mut total: usize = 0;
-    for item in items {
-        total = total.saturating_add(size(item, cap - total).max(1));
-        if total > cap {
-            break;
-        }
-    }
-    total
 }
 
 /// [`metering::deep_size`] of the CEL value of `value`, walked until it is past `cap`: a string its
@@ -97,8 +80,8 @@ fn sum_within<'v>(
 fn json_size(value: &Value, cap: usize) -> usize {
     match value {
         Value::String(s) => s.len(),
-        Value::Array(items) => sum_within(items.iter(), cap, json_size),
-        Value::Object(map) => sum_within(map.values(), cap, json_size),
+        Value::Array(items) => budget::sum_within(items.iter(), cap, json_size),
+        Value::Object(map) => budget::sum_within(map.values(), cap, json_size),
         _ => 1,
     }
 }

@@ -71,24 +71,20 @@ fn value_size(value: &dyn Val, per_element: usize) -> usize {
 pub(crate) fn deep_size(value: &dyn Val, cap: usize) -> usize {
     match shape(value) {
         Shape::Text(len) => len,
-        Shape::List(list) => sum_within(list.inner().iter().map(|item| item.as_ref()), cap),
-        Shape::Map(map) => sum_within(map.inner().values().map(|item| item.as_ref()), cap),
+        Shape::List(list) => budget::sum_within(
+            list.inner().iter().map(|item| item.as_ref()),
+            cap,
+            deep_size,
+        ),
+        Shape::Map(map) => budget::sum_within(
+            map.inner().values().map(|item| item.as_ref()),
+            cap,
+            deep_size,
+        ),
         Shape::Optional(Some(inner)) => deep_size(inner, cap.saturating_sub(1)).saturating_add(1),
         Shape::Optional(None) | Shape::Scalar => 1,
         Shape::Other => value_size(value, 1),
     }
-}
-
-/// The sum of the [`deep_size`]s of `items`, each at least 1, walked until it is past `cap`.
-fn sum_within<'v>(items: impl Iterator<Item = &'v dyn Val>, cap: usize) -> usize {
-    let mut total: usize = 0;
-    for item in items {
-        total = total.saturating_add(deep_size(item, cap - total).max(1));
-        if total > cap {
-            break;
-        }
-    }
-    total
 }
 
 /// What copying a value copies (D-330): its values (the value itself and each element of a list or
