@@ -73,7 +73,11 @@
 //!   is charged its size, nested parts included, as in cel-go's cost model, so `size(s)`,
 //!   `s.contains(t)` and `x in xs` on large operands cost what they scan, not one step; and every
 //!   comprehension, when it starts, the elements it binds and its length times the size of its loop
-//!   body (D-127), so a 16 KiB body in nested loops is bounded too.
+//!   body (D-127), so a 16 KiB body in nested loops is bounded too. A value copied into a list,
+//!   a map, an optional or a `map`/`filter` result is charged as a copy before it is made (D-330,
+//!   D-351), a list or map compared by `==`, `!=` or `in` three units a value (D-353), and a
+//!   refused charge spends the rest of the budget, so a loop that goes on after one does no more
+//!   measuring (D-350).
 //!   [`CelLimits::max_regex_compiles`] (64) bounds the distinct `matches` patterns one evaluation
 //!   uses (counted whether or not they were compiled before, so the outcome does not depend on
 //!   earlier evaluations); a pattern that cannot be compiled is remembered, with its error, and

@@ -28,7 +28,8 @@ pub struct CelLimits {
     /// loop (the nodes of its condition and step, times the number of enclosing comprehensions),
     /// so that a large loop body is bounded too (D-127). A value copied into a list or map
     /// literal, an optional or a `map`/`filter` result is charged as a copy, 8 units a value
-    /// plus its bytes, before it is copied (D-330, D-351).
+    /// plus its bytes, before it is copied (D-330, D-351); a list or map compared by `==`, `!=`
+    /// or `in`, 3 units a value (D-353).
     ///
     /// For every budget, a refused charge spends the rest of it: once one charge of an
     /// evaluation goes over its limit, every later charge of that budget is refused too, even

@@ -17,9 +17,9 @@ use crate::convert::to_cel;
 use crate::direct::Direct;
 use crate::limits::CelLimits;
 use crate::metering::{
-    CHARGE_FUNCTION, COPY_FUNCTION, COST_FUNCTION, COST_WHAT, ELEMENT_FUNCTION, PRECHECK_FUNCTION,
-    PRODUCED_FUNCTION, PRODUCED_WHAT, copy_budget, deep_size, element_budget, iteration_budget,
-    produced_size, size_budget,
+    CHARGE_FUNCTION, COMPARE_FUNCTION, COPY_FUNCTION, COST_FUNCTION, COST_WHAT, ELEMENT_FUNCTION,
+    PRECHECK_FUNCTION, PRODUCED_FUNCTION, PRODUCED_WHAT, compared_size, copy_budget, deep_size,
+    element_budget, iteration_budget, produced_size, size_budget,
 };
 use crate::parse::first_line;
 use crate::regex_cache::{REGEX_BOUND_MARKER, RegexCache};
@@ -231,6 +231,18 @@ pub(crate) fn root_context(
                 COST_WHAT,
                 "max_cost",
                 deep_size,
+                budget::Counter::Cost,
+            ),
+        ),
+        (
+            // Its error is the cost function's, as on the direct path.
+            COMPARE_FUNCTION,
+            size_budget(
+                COST_FUNCTION,
+                limits.max_cost,
+                COST_WHAT,
+                "max_cost",
+                compared_size,
                 budget::Counter::Cost,
             ),
         ),

@@ -627,3 +627,23 @@ fn literals_charge_the_copies_they_make() {
     );
     assert!(with_cost("size({message.k: 1}) == 1", &message, 5).is_err());
 }
+
+/// An operand of `==`, `!=` or `in` that is a list or map is charged three times its size
+/// (D-353): comparing nested boxed values costs more than measuring them. A scalar or a string is
+/// charged as before.
+#[test]
+fn compared_lists_are_charged_their_weighted_size() {
+    let message = json!({"a": 1, "s": "abcd", "big": (0..100).collect::<Vec<_>>()});
+    // 2 × 3 × 100 units: over 500, within 5,000; 200 units before the weight.
+    for comparing in [
+        "message.big == message.big",
+        "!(message.big != message.big)",
+        "!(1000 in message.big) && !(1000 in message.big)",
+    ] {
+        assert_eq!(with_cost(comparing, &message, 5_000), Ok(true), "{comparing}");
+        let error = with_cost(comparing, &message, 500).expect_err(comparing);
+        assert!(error.message().contains("max_cost"), "{comparing}: {error}");
+    }
+    assert_eq!(with_cost("message.a == 1", &message, 1), Ok(true));
+    assert_eq!(with_cost("message.s == 'abcd'", &message, 4), Ok(true));
+}

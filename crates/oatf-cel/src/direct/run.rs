@@ -242,6 +242,23 @@ impl<'a, 'l> Run<'a, 'l> {
         Some(Ok(value))
     }
 
+    /// An operand of `==`, `!=` or `in`, charged as the metered tree's compare function charges
+    /// it ([`metering::compared_size`], D-353): a list or map its weighted size.
+    fn compared(&mut self, arg: &'a Arg) -> Out<'a> {
+        let value = tri!(self.eval(&arg.node));
+        if arg.charged {
+            let cap = self.cost_left();
+            let size = match value {
+                V::Array(_) | V::Object(_) | V::Lits(_) => {
+                    metering::compared(cap, |cap| value.charge(cap))
+                }
+                _ => value.charge(cap),
+            };
+            tri!(self.charge(size));
+        }
+        Some(Ok(value))
+    }
+
     /// A boolean, or an error; `None` for any other value (the interpreter's error would not be one
     /// the direct path reproduces).
     fn boolean(&mut self, node: &'a Node) -> Option<Result<bool, Fail>> {
@@ -324,12 +341,12 @@ impl<'a, 'l> Run<'a, 'l> {
                 }
             }
             Node::Eq(a, b, equals) => {
-                let a = tri!(self.arg(a));
-                let b = tri!(self.arg(b));
+                let a = tri!(self.compared(a));
+                let b = tri!(self.compared(b));
                 V::Bool(equal(a, b)? == *equals)
             }
             Node::EqStr(a, literal, equals) => {
-                let a = tri!(self.arg(a));
+                let a = tri!(self.compared(a));
                 V::Bool(equal(a, V::Str(literal))? == *equals)
             }
             Node::Compare(a, b, op) => {
@@ -371,8 +388,8 @@ impl<'a, 'l> Run<'a, 'l> {
                 result
             }
             Node::In(a, b) => {
-                let needle = tri!(self.arg(a));
-                match tri!(self.arg(b)) {
+                let needle = tri!(self.compared(a));
+                match tri!(self.compared(b)) {
                     V::Lits(items) => V::Bool(any(items.iter().map(V::lit), needle)?),
                     V::Array(items) => V::Bool(any(items.iter().map(V::of), needle)?),
                     V::Object(map) => match needle {
@@ -387,7 +404,7 @@ impl<'a, 'l> Run<'a, 'l> {
                 _ => return None,
             },
             Node::ErasedIn(a, size) => {
-                let needle = tri!(self.arg(a));
+                let needle = tri!(self.compared(a));
                 tri!(self.charge(*size));
                 match needle {
                     V::Str(_) | V::Bool(_) | V::Null | V::Int(_) | V::UInt(_) | V::Double(_) => {
@@ -397,9 +414,9 @@ impl<'a, 'l> Run<'a, 'l> {
                 }
             }
             Node::InStrs(a, items) => {
-                let needle = tri!(self.arg(a));
+                let needle = tri!(self.compared(a));
                 // The list literal is charged its size, as `In` charges it.
-                tri!(self.charge(strs_size(items)));
+                tri!(self.charge(strs_size(items).saturating_mul(metering::COMPARE_WEIGHT)));
                 match needle {
                     V::Str(needle) => V::Bool(items.iter().any(|item| **item == *needle)),
                     // Another scalar equals no string; a list or map is not decided here.

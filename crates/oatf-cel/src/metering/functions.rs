@@ -5,7 +5,10 @@ use cel::common::types::{CelBytes, CelInt, CelList, CelMap, CelOptional, CelStri
 use cel::common::value::{CowVal, Val};
 use cel::{ExecutionError, FunctionContext};
 
-use super::{CHARGE_FUNCTION, COPY_WEIGHT, COST_FUNCTION, PRECHECK_FUNCTION, PRODUCED_FUNCTION};
+use super::{
+    CHARGE_FUNCTION, COMPARE_WEIGHT, COPY_WEIGHT, COST_FUNCTION, PRECHECK_FUNCTION,
+    PRODUCED_FUNCTION,
+};
 #[cfg(doc)]
 use super::{COPY_FUNCTION, ELEMENT_FUNCTION};
 #[cfg(doc)]
@@ -85,6 +88,23 @@ pub(crate) fn deep_size(value: &dyn Val, cap: usize) -> usize {
         Shape::Optional(None) | Shape::Scalar => 1,
         Shape::Other => value_size(value, 1),
     }
+}
+
+/// The size of an operand of `==`, `!=` or `in` for the cost budget (D-353): a list's or a map's
+/// [`deep_size`] times [`COMPARE_WEIGHT`], anything else its `deep_size`, walked until it is past
+/// `cap` ([`compared`]).
+pub(crate) fn compared_size(value: &dyn Val, cap: usize) -> usize {
+    match shape(value) {
+        Shape::List(_) | Shape::Map(_) | Shape::Other => compared(cap, |cap| deep_size(value, cap)),
+        Shape::Text(_) | Shape::Optional(_) | Shape::Scalar => deep_size(value, cap),
+    }
+}
+
+/// The weighted size of a list or map compared (D-353), on both paths: `size` measured until it
+/// is past `cap / COMPARE_WEIGHT`, times [`COMPARE_WEIGHT`], so exact when within `cap` and past it
+/// otherwise.
+pub(crate) fn compared(cap: usize, size: impl FnOnce(usize) -> usize) -> usize {
+    size(cap / COMPARE_WEIGHT).saturating_mul(COMPARE_WEIGHT)
 }
 
 /// What copying a value copies (D-330): its values (the value itself and each element of a list or
