@@ -640,7 +640,11 @@ fn compared_lists_are_charged_their_weighted_size() {
         "!(message.big != message.big)",
         "!(1000 in message.big) && !(1000 in message.big)",
     ] {
-        assert_eq!(with_cost(comparing, &message, 5_000), Ok(true), "{comparing}");
+        assert_eq!(
+            with_cost(comparing, &message, 5_000),
+            Ok(true),
+            "{comparing}"
+        );
         let error = with_cost(comparing, &message, 500).expect_err(comparing);
         assert!(error.message().contains("max_cost"), "{comparing}: {error}");
     }
