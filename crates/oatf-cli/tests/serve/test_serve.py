@@ -238,11 +238,11 @@ def raw_session(document, lines, *extra, timeout=10):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    process.stdin.write("".join(line + "\n" for line in lines).encode())
-    process.stdin.close()
-    out = process.stdout.read()
-    err = process.stderr.read()
-    return process.wait(timeout=timeout), out.decode(), err.decode()
+    # `communicate` writes the lines, closes standard input and reads both outputs; a server that
+    # refuses its document exits before reading them, and `communicate` takes the broken pipe as
+    # such, where a plain write raised `BrokenPipeError` when the exit came first.
+    out, err = process.communicate("".join(line + "\n" for line in lines).encode(), timeout=timeout)
+    return process.returncode, out.decode(), err.decode()
 
 
 INITIALIZE = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}})
