@@ -67,10 +67,16 @@ fn namespaced(call: &CallExpr) -> bool {
     )
 }
 
-/// Whether `call` copies its arguments into its result (`optional.of(x)` holds a copy of `x`): its
-/// arguments are charged as copies ([`COPY_FUNCTION`]), not by their size.
-fn copies_arguments(call: &CallExpr) -> bool {
-    namespaced(call) && matches!(call.func_name.as_str(), "of" | "ofNonZeroValue")
+/// The function that charges each argument of `call` (`namespaced` says whether it calls a
+/// namespaced function): a function that copies its arguments into its result (`optional.of(x)`
+/// holds a copy of `x`) charges them as copies ([`COPY_FUNCTION`], D-351), `==`, `!=` and `in`
+/// as compared ([`COMPARE_FUNCTION`], D-353), any other by their size ([`COST_FUNCTION`]).
+fn argument_charge(call: &CallExpr, namespaced: bool) -> &'static str {
+    match call.func_name.as_str() {
+        "of" | "ofNonZeroValue" if namespaced => COPY_FUNCTION,
+        operators::EQUALS | operators::NOT_EQUALS | operators::IN => COMPARE_FUNCTION,
+        _ => COST_FUNCTION,
+    }
 }
 
 /// Wraps every element of a list literal and every key and value of a map literal that is not a
@@ -124,16 +130,7 @@ pub(crate) fn meter(expr: &mut IdedExpr) {
                     wrap(COST_FUNCTION, target);
                 }
             }
-            let charge = if copies_arguments(call) {
-                COPY_FUNCTION
-            } else if matches!(
-                call.func_name.as_str(),
-                operators::EQUALS | operators::NOT_EQUALS | operators::IN
-            ) {
-                COMPARE_FUNCTION
-            } else {
-                COST_FUNCTION
-            };
+            let charge = argument_charge(call, namespaced);
             for arg in &mut call.args {
                 meter(arg);
                 if metered && !matches!(arg.expr, Expr::Literal(_)) {

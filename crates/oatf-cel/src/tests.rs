@@ -576,6 +576,24 @@ fn with_cost(expression: &str, message: &Value, max_cost: usize) -> Result<bool,
     engine.compile(expression, &[])?.evaluate(message, &[])
 }
 
+/// Each of `expressions` answers `true` on `message` under a cost limit of 5,000 and fails with
+/// the cost error under 500.
+#[track_caller]
+fn true_within_5000_over_500(expressions: &[&str], message: &Value) {
+    for &expression in expressions {
+        assert_eq!(
+            with_cost(expression, message, 5_000),
+            Ok(true),
+            "{expression}"
+        );
+        let error = with_cost(expression, message, 500).expect_err(expression);
+        assert!(
+            error.message().contains("max_cost"),
+            "{expression}: {error}"
+        );
+    }
+}
+
 /// The functions of the `optional` namespace are called (metering leaves a namespace's name
 /// alone), and what they put in an optional is charged as a copy (D-351).
 #[test]
@@ -594,15 +612,14 @@ fn optional_functions_are_called_and_charged_as_copies() {
     );
     // A copy of 101 values is 808 units; measuring the list for `size` is 100.
     assert_eq!(with_cost("size(message.big) > 0", &message, 500), Ok(true));
-    for copying in [
-        "optional.of(message.big).hasValue()",
-        "message.?big.hasValue()",
-        "message[?'big'].hasValue()",
-    ] {
-        assert_eq!(with_cost(copying, &message, 5_000), Ok(true), "{copying}");
-        let error = with_cost(copying, &message, 500).expect_err(copying);
-        assert!(error.message().contains("max_cost"), "{copying}: {error}");
-    }
+    true_within_5000_over_500(
+        &[
+            "optional.of(message.big).hasValue()",
+            "message.?big.hasValue()",
+            "message[?'big'].hasValue()",
+        ],
+        &message,
+    );
 }
 
 /// A list or map literal copies its elements, keys and values into the value it makes: each is
@@ -611,15 +628,14 @@ fn optional_functions_are_called_and_charged_as_copies() {
 #[test]
 fn literals_charge_the_copies_they_make() {
     let message = json!({"big": (0..100).collect::<Vec<_>>(), "k": "key"});
-    for copying in [
-        "size([message.big]) == 1",
-        "size({'k': message.big}) == 1",
-        "size([?optional.of(message.big)]) == 1",
-    ] {
-        assert_eq!(with_cost(copying, &message, 5_000), Ok(true), "{copying}");
-        let error = with_cost(copying, &message, 500).expect_err(copying);
-        assert!(error.message().contains("max_cost"), "{copying}: {error}");
-    }
+    true_within_5000_over_500(
+        &[
+            "size([message.big]) == 1",
+            "size({'k': message.big}) == 1",
+            "size([?optional.of(message.big)]) == 1",
+        ],
+        &message,
+    );
     // A key is copied as well: 8 units and its bytes.
     assert_eq!(
         with_cost("size({message.k: 1}) == 1", &message, 20),
@@ -635,19 +651,14 @@ fn literals_charge_the_copies_they_make() {
 fn compared_lists_are_charged_their_weighted_size() {
     let message = json!({"a": 1, "s": "abcd", "big": (0..100).collect::<Vec<_>>()});
     // 2 × 3 × 100 units: over 500, within 5,000; 200 units before the weight.
-    for comparing in [
-        "message.big == message.big",
-        "!(message.big != message.big)",
-        "!(1000 in message.big) && !(1000 in message.big)",
-    ] {
-        assert_eq!(
-            with_cost(comparing, &message, 5_000),
-            Ok(true),
-            "{comparing}"
-        );
-        let error = with_cost(comparing, &message, 500).expect_err(comparing);
-        assert!(error.message().contains("max_cost"), "{comparing}: {error}");
-    }
+    true_within_5000_over_500(
+        &[
+            "message.big == message.big",
+            "!(message.big != message.big)",
+            "!(1000 in message.big) && !(1000 in message.big)",
+        ],
+        &message,
+    );
     assert_eq!(with_cost("message.a == 1", &message, 1), Ok(true));
     assert_eq!(with_cost("message.s == 'abcd'", &message, 4), Ok(true));
 }

@@ -70,9 +70,7 @@ fn residual(node: &Node, from_message: &mut Vec<bool>, needles: &mut Vec<String>
             // larger charge can only make it abstain (D-127).
             Node::ErasedIn(
                 arg(a, from_message, needles),
-                strs_size(items)
-                    .saturating_mul(crate::metering::COMPARE_WEIGHT)
-                    .next_power_of_two(),
+                crate::metering::compared(usize::MAX, |_| strs_size(items)).next_power_of_two(),
             )
         }
         Node::Lit(l) => Node::Lit(l.clone()),

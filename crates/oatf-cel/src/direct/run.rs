@@ -416,7 +416,8 @@ impl<'a, 'l> Run<'a, 'l> {
             Node::InStrs(a, items) => {
                 let needle = tri!(self.compared(a));
                 // The list literal is charged its size, as `In` charges it.
-                tri!(self.charge(strs_size(items).saturating_mul(metering::COMPARE_WEIGHT)));
+                let size = metering::compared(self.cost_left(), |_| strs_size(items));
+                tri!(self.charge(size));
                 match needle {
                     V::Str(needle) => V::Bool(items.iter().any(|item| **item == *needle)),
                     // Another scalar equals no string; a list or map is not decided here.

@@ -18,6 +18,7 @@ use crate::budget;
 /// What a value is to the measures, found with one call for a scalar (its type's kind) and one more
 /// for a string, bytes, a list, a map or an optional: trying each type in turn took up to six calls
 /// a value, most of the time of measuring one (D-352).
+#[derive(Clone, Copy)]
 enum Shape<'b, 'v> {
     /// A string or bytes: its length in bytes.
     Text(usize),
@@ -72,7 +73,12 @@ fn value_size(value: &dyn Val, per_element: usize) -> usize {
 /// The walk stops once the size is past `cap` (the budget left) and answers a size past it: so
 /// measuring a value costs at most what the budget allows, however large the value is.
 pub(crate) fn deep_size(value: &dyn Val, cap: usize) -> usize {
-    match shape(value) {
+    measure(value, shape(value), cap)
+}
+
+/// [`deep_size`] of `value`, whose shape is `shape`.
+fn measure(value: &dyn Val, shape: Shape<'_, '_>, cap: usize) -> usize {
+    match shape {
         Shape::Text(len) => len,
         Shape::List(list) => budget::sum_within(
             list.inner().iter().map(|item| item.as_ref()),
@@ -94,9 +100,12 @@ pub(crate) fn deep_size(value: &dyn Val, cap: usize) -> usize {
 /// [`deep_size`] times [`COMPARE_WEIGHT`], anything else its `deep_size`, walked until it is past
 /// `cap` ([`compared`]).
 pub(crate) fn compared_size(value: &dyn Val, cap: usize) -> usize {
-    match shape(value) {
-        Shape::List(_) | Shape::Map(_) | Shape::Other => compared(cap, |cap| deep_size(value, cap)),
-        Shape::Text(_) | Shape::Optional(_) | Shape::Scalar => deep_size(value, cap),
+    let shape = shape(value);
+    match shape {
+        Shape::List(_) | Shape::Map(_) | Shape::Other => {
+            compared(cap, |cap| measure(value, shape, cap))
+        }
+        Shape::Text(_) | Shape::Optional(_) | Shape::Scalar => measure(value, shape, cap),
     }
 }
 

@@ -98,6 +98,26 @@ fn balanced(levels: u32, vars: &[&str]) -> String {
     )
 }
 
+/// One of `expressions` on a message of `xs`, 1 to 2,000 integers, and `big`, 1 to 2,000 values
+/// made by `element`.
+fn over_big(
+    expressions: Vec<&'static str>,
+    element: fn(usize) -> Value,
+) -> impl Strategy<Value = (String, Value)> {
+    (
+        prop::sample::select(expressions),
+        1usize..=2_000,
+        1usize..=2_000,
+    )
+        .prop_map(move |(expression, n, m)| {
+            let big: Vec<Value> = (0..m).map(element).collect();
+            (
+                expression.to_owned(),
+                json!({"xs": (0..n).collect::<Vec<_>>(), "big": big}),
+            )
+        })
+}
+
 /// A hostile expression and the message it runs on.
 fn hostile() -> impl Strategy<Value = (String, Value)> {
     let xs = |n: usize| json!({ "xs": (0..n).collect::<Vec<_>>() });
@@ -156,30 +176,22 @@ fn hostile() -> impl Strategy<Value = (String, Value)> {
                 json!({"s": "ab".repeat(len / 2 + 1), "xs": (0..n).collect::<Vec<_>>()}),
             )
         });
-    let lists = (
-        prop::sample::select(vec![
+    let lists = over_big(
+        vec![
             "size(message.xs.map(x, message.xs)) > 0",
             "message.xs.all(x, message.xs + message.xs == message.xs)",
             "message.xs.all(x, message.big == message.big)",
             "message.xs.all(x, message.xs.exists(y, y in message.big))",
             "size(message.xs.map(x, message.big)) > 0",
             "size(message.xs.filter(x, message.big.all(y, true))) > 0",
-        ]),
-        1usize..=2_000,
-        1usize..=2_000,
-    )
-        .prop_map(|(expression, n, m)| {
-            let big: Vec<Value> = (0..m).map(|i| json!([i, [i, "abc"]])).collect();
-            (
-                expression.to_owned(),
-                json!({"xs": (0..n).collect::<Vec<_>>(), "big": big}),
-            )
-        });
+        ],
+        |i| json!([i, [i, "abc"]]),
+    );
     // Values copied into what a literal or an optional makes, around a large part of the message,
     // in loops that go on after the first refused charge (`all` keeps an error until a deciding
     // body): the copies are charged before they are made, and a refused charge refuses the rest.
-    let containers = (
-        prop::sample::select(vec![
+    let containers = over_big(
+        vec![
             "message.xs.all(x, size([message.big, x]) > 0)",
             "message.xs.all(x, size({'k': message.big, 'x': x}) > 0)",
             "message.xs.all(x, message.?big.hasValue())",
@@ -187,17 +199,9 @@ fn hostile() -> impl Strategy<Value = (String, Value)> {
             "message.xs.all(x, optional.of(message.big).hasValue())",
             "message.xs.exists(x, size([?message.?big]) < 0)",
             "message.xs.all(x, size(message.big) > 0)",
-        ]),
-        1usize..=2_000,
-        1usize..=2_000,
-    )
-        .prop_map(|(expression, n, m)| {
-            let big: Vec<Value> = (0..m).map(|i| json!({"i": i, "s": "abc"})).collect();
-            (
-                expression.to_owned(),
-                json!({"xs": (0..n).collect::<Vec<_>>(), "big": big}),
-            )
-        });
+        ],
+        |i| json!({"i": i, "s": "abc"}),
+    );
     let depth = (1usize..=40, 1usize..=140).prop_map(|(levels, message_depth)| {
         let mut expression = String::from("message.a");
         for _ in 0..levels {
