@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::support::{TempDir, oatf, repo};
+use crate::support::{TempDir, mask_times, oatf, repo};
 
 fn fixture(name: &str) -> String {
     repo()
@@ -14,6 +14,7 @@ fn fixture(name: &str) -> String {
         .to_string()
 }
 
+/// The exit code and the JSON report of `oatf evaluate` on a fixture, its timestamps masked.
 fn evaluate(trace: &str, compat: Option<&str>) -> (i32, Value) {
     let (attack, trace) = (fixture("attack.yaml"), fixture(trace));
     let mut args = vec!["evaluate", &attack, &trace, "--format", "json"];
@@ -21,6 +22,8 @@ fn evaluate(trace: &str, compat: Option<&str>) -> (i32, Value) {
         args.extend(["--compat", compat]);
     }
     let (code, stdout, stderr) = oatf(&repo(), &args);
+    // Timestamps masked: two runs compared whole may straddle a second.
+    let stdout = mask_times(&stdout);
     let report = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}{stderr}"));
     (code, report)
 }

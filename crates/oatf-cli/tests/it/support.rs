@@ -119,3 +119,37 @@ pub(crate) fn scratch_file(name: &str, content: &str) -> PathBuf {
     std::fs::write(&path, content).unwrap();
     path
 }
+
+/// Replaces every RFC 3339 UTC timestamp (`2026-11-20T10:00:00Z`, with or without a fraction) with
+/// `[time]`: verdicts carry the moment they were made.
+pub(crate) fn mask_times(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let shape = b"dddd-dd-ddTdd:dd:dd";
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let fits = bytes.len() - i >= shape.len()
+            && shape.iter().zip(&bytes[i..]).all(|(s, b)| match s {
+                b'd' => b.is_ascii_digit(),
+                s => s == b,
+            });
+        if fits {
+            let mut end = i + shape.len();
+            if bytes.get(end) == Some(&b'.') {
+                end += 1;
+                while bytes.get(end).is_some_and(u8::is_ascii_digit) {
+                    end += 1;
+                }
+            }
+            if bytes.get(end) == Some(&b'Z') {
+                out.push_str("[time]");
+                i = end + 1;
+                continue;
+            }
+        }
+        let c = text[i..].chars().next().unwrap_or('\u{fffd}');
+        out.push(c);
+        i += c.len_utf8().max(1);
+    }
+    out
+}
